@@ -1,0 +1,66 @@
+// Behavioural model of DMA Calypte (CESNET NDK, S004), low-latency DMA.
+// F2H (RX DMA): a packet from user logic passes the controller's pipeline
+// (f2h_cycles), is cut into segment_B (128 B) MWr to the channel's ring
+// buffer in host memory, never across a 4 KiB boundary, then one 8 B MWr
+// updates the channel's pointers in host memory.
+// H2F (TX DMA): the host writes the packet into the controller's BAR with
+// write-combining, fences, then writes the 8 B DMA header; the header
+// releases the packet to user logic after h2f_cycles, and the controller
+// writes its updated read pointers (8 B) back to host memory.
+// Both per-channel; channels share the bus. Ring sizes are per channel.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "models/core/scheduler.h"
+#include "models/dma/dma_util.h"
+#include "models/pcie/endpoint.h"
+
+namespace hx::dma {
+
+struct CalypteConfig {
+  double clock_mhz = 250.0;
+  int f2h_cycles = 20;
+  int h2f_cycles = 20;
+  int segment_B = 128;
+  int channels = 16;
+  int bus_bits = 256;
+};
+
+// BAR0 offsets
+constexpr std::uint64_t kCalypteH2FData = 0x100000;    // 1 MiB per channel window
+constexpr std::uint64_t kCalypteH2FHeader = 0x80000;   // 8 B per channel
+
+class CalypteDma final : public pcie::Device, public Actor {
+ public:
+  CalypteDma(const std::string& name, const CalypteConfig& cfg);
+  void attach(pcie::Endpoint& ep) override;
+  // Host side of channel `ch`: ring buffer and pointer-update address.
+  void set_f2h_ring(int ch, std::uint64_t base, std::uint64_t size, std::uint64_t update_addr);
+  void set_h2f_update(int ch, std::uint64_t update_addr);
+  // User logic sends a packet toward the host; returns its ring address.
+  std::uint64_t send(int ch, std::uint32_t bytes, std::uint64_t stream, std::uint64_t off);
+  // Packet delivered to user logic by H2F: (channel, bytes, time).
+  std::function<void(int, std::uint32_t, Tick)> on_h2f_packet;
+
+  void on_write(const pcie::Tlp& t) override;
+  void on_completion(const pcie::Tlp& t) override;
+  bool busy() const override { return m_inflight > 0; }
+  std::string status() const override;
+  void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
+
+ private:
+  struct Chan {
+    std::uint64_t ring = 0, ring_size = 0, wptr = 0, f2h_update = 0;
+    std::uint64_t h2f_update = 0, h2f_bytes = 0;
+  };
+  std::string m_name;
+  CalypteConfig m_cfg;
+  Tick m_cycle;
+  int m_s_f2h = -1, m_s_upd = -1;
+  std::vector<Chan> m_ch;
+  int m_inflight = 0;
+};
+
+}  // namespace hx::dma

@@ -1,0 +1,195 @@
+#include "models/host/host_cpu.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "models/core/error.h"
+
+namespace hx::host {
+
+using pcie::TlpKind;
+
+HostCpu::HostCpu(sc_core::sc_module_name name, const HostCpuConfig& cfg, RootComplex& rc)
+    : sc_core::sc_module(name), m_cfg(cfg), m_rc(rc), m_rng(global_seed(), std::string(name)) {
+  m_rc.attach_host(this);
+  for (int c = 0; c < std::max(1, cfg.cores); ++c)
+    m_tick_phase.push_back(cfg.os_tick_period ? m_rng.below(cfg.os_tick_period) : 0);
+  auto& reg = StatsRegistry::instance();
+  const std::string n(name);
+  reg.add_counter(n + ".uc_writes", &uc_writes, "1", "UC MMIO stores");
+  reg.add_counter(n + ".wc_lines", &wc_lines, "line", "WC lines flushed as MWr");
+  reg.add_counter(n + ".mmio_reads", &mmio_reads, "1", "MMIO reads (round trips)");
+  reg.add_counter(n + ".polls_detected", &polls_detected, "1", "memory polls that saw a device write");
+  reg.add_counter(n + ".irqs", &irqs, "1", "interrupts taken");
+  reg.add_counter(n + ".os_ticks", &os_ticks, "1", "OS timer ticks that stalled a thread");
+}
+
+Tick HostCpu::now() const { return now_tick(); }
+
+void HostCpu::spawn(const std::string& name, int core, std::function<void(int)> body) {
+  if (core < 0 || core >= std::max(1, m_cfg.cores)) sim_fail(basename(), "no core " + std::to_string(core));
+  sc_core::sc_spawn_options o;
+  sc_core::sc_spawn([body, core] { body(core); }, (std::string(basename()) + "_" + name).c_str(), &o);
+}
+
+// Stretch [start, end) by the OS timer ticks that fall inside it.
+Tick HostCpu::noisy_end(int core, Tick start, Tick end) {
+  if (!m_cfg.os_tick_period || !m_cfg.os_tick_cost) return end;
+  const Tick P = m_cfg.os_tick_period, phase = m_tick_phase[static_cast<std::size_t>(core)];
+  Tick t = start;
+  while (true) {
+    // first tick strictly after t
+    const Tick k = (t >= phase) ? (t - phase) / P + 1 : 0;
+    const Tick tick = phase + k * P;
+    if (tick >= end) return end;
+    ++os_ticks;
+    end += m_cfg.os_tick_cost;
+    t = tick;
+  }
+}
+
+void HostCpu::wait_until(Tick t) {
+  const Tick now = now_tick();
+  if (t > now) sc_core::wait(sc_core::sc_time::from_value(t - now));
+}
+
+void HostCpu::compute(int core, Tick d) {
+  const Tick now = now_tick();
+  wait_until(noisy_end(core, now, now + d));
+}
+
+void HostCpu::send_write(std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off,
+                         std::uint64_t checksum) {
+  Tlp* t = pcie::TlpPool::instance().get();
+  t->kind = TlpKind::MemWr;
+  t->addr = addr;
+  t->addr64 = addr >= (1ull << 32);
+  t->len = len;
+  t->data_stream = stream;
+  t->data_off = off;
+  t->checksum = checksum;
+  t->created = now_tick();
+  m_rc.issue_mmio(t);
+}
+
+void HostCpu::mmio_write_uc(int core, std::uint64_t addr, std::uint32_t len, std::uint64_t stream,
+                            std::uint64_t off) {
+  send_write(addr, len, stream, off, pcie::pattern_checksum(stream, off, len));
+  ++uc_writes;
+  compute(core, m_cfg.uc_write_cost);
+}
+
+void HostCpu::mmio_write_wc(int core, std::uint64_t addr, std::uint32_t len, std::uint64_t stream,
+                            std::uint64_t off) {
+  // Whole 64 B lines leave as they fill; the tail leaves at the fence.
+  std::uint64_t a = addr;
+  const std::uint64_t end = addr + len;
+  while (a < end) {
+    const std::uint64_t stop = std::min(end, (a / 64 + 1) * 64);
+    compute(core, m_cfg.wc_line_cost);
+    const std::uint32_t n = static_cast<std::uint32_t>(stop - a);
+    send_write(a, n, stream, off + (a - addr), pcie::pattern_checksum(stream, off + (a - addr), n));
+    ++wc_lines;
+    a = stop;
+  }
+}
+
+void HostCpu::mmio_copy_wc(int core, std::uint64_t dst, std::uint64_t src, std::uint32_t len,
+                           std::uint64_t stream, std::uint64_t off) {
+  read_lines(core, len);
+  std::uint64_t a = dst;
+  const std::uint64_t end = dst + len;
+  std::vector<std::uint8_t> buf;
+  while (a < end) {
+    const std::uint64_t stop = std::min(end, (a / 64 + 1) * 64);
+    compute(core, m_cfg.wc_line_cost);
+    const std::uint32_t n = static_cast<std::uint32_t>(stop - a);
+    buf.resize(n);
+    // The bytes are what memory holds now: a corrupted or misplaced DMA write
+    // shows up as a checksum mismatch at the device.
+    m_rc.memory().store().read(src + (a - dst), buf.data(), n);
+    send_write(a, n, stream, off + (a - dst), pcie::bytes_checksum(buf.data(), n));
+    ++wc_lines;
+    a = stop;
+  }
+}
+
+void HostCpu::fence(int core) { compute(core, m_cfg.fence_cost); }
+
+void HostCpu::read_lines(int core, std::uint32_t bytes) {
+  compute(core, m_cfg.copy_line_cost * ((bytes + 63) / 64));
+}
+
+void HostCpu::mmio_read(int core, std::uint64_t addr, std::uint32_t len) {
+  Tlp* t = pcie::TlpPool::instance().get();
+  t->kind = TlpKind::MemRd;
+  t->addr = addr;
+  t->addr64 = addr >= (1ull << 32);
+  t->req_len = len;
+  t->tag = m_next_tag++;
+  t->created = now_tick();
+  auto& ev = m_reads[t->tag];
+  ev = std::make_unique<sc_core::sc_event>();
+  sc_core::sc_event* e = ev.get();
+  ++mmio_reads;
+  m_rc.issue_mmio(t);
+  sc_core::wait(*e);
+  const Tick now = now_tick();
+  wait_until(noisy_end(core, now, now));
+}
+
+void HostCpu::on_mmio_completion(const Tlp& t, Tick) {
+  auto it = m_reads.find(t.tag);
+  if (it == m_reads.end()) sim_fail(basename(), "completion for an MMIO read that is not outstanding");
+  it->second->notify(sc_core::SC_ZERO_TIME);
+  // The event object must outlive the notification: keep it until the next read reuses the tag.
+}
+
+int HostCpu::arm_watch(std::uint64_t addr, std::uint32_t len, int core) {
+  Watch w;
+  w.addr = addr;
+  w.len = len;
+  w.core = core;
+  w.ev = std::make_unique<sc_core::sc_event>();
+  m_watches.push_back(std::move(w));
+  return static_cast<int>(m_watches.size() - 1);
+}
+
+void HostCpu::wait_watch(int id) {
+  Watch& w = m_watches[static_cast<std::size_t>(id)];
+  if (!w.done) sc_core::wait(*w.ev);
+  wait_until(m_watches[static_cast<std::size_t>(id)].detected);
+}
+
+void HostCpu::on_memory_write(std::uint64_t addr, std::uint32_t len, Tick commit) {
+  for (auto& w : m_watches) {
+    if (w.done || addr >= w.addr + w.len || w.addr >= addr + len) continue;
+    w.done = true;
+    ++polls_detected;
+    // Seen on the next poll iteration after the commit, plus the line fetch.
+    const Tick phase = m_cfg.poll_period ? m_rng.below(m_cfg.poll_period) : 0;
+    const Tick seen = commit + phase + m_cfg.poll_miss;
+    w.detected = noisy_end(w.core, commit, seen);
+    w.ev->notify(sc_core::sc_time::from_value(w.detected - now_tick()));
+  }
+}
+
+void HostCpu::on_msi(std::uint32_t vector, Tick at) {
+  auto& m = m_msi[vector];
+  if (!m.ev) m.ev = std::make_unique<sc_core::sc_event>();
+  ++m.pending;
+  m.last = at;
+  m.ev->notify(sc_core::SC_ZERO_TIME);
+}
+
+void HostCpu::wait_msi(int core, std::uint32_t vector) {
+  auto& m = m_msi[vector];
+  if (!m.ev) m.ev = std::make_unique<sc_core::sc_event>();
+  while (m.pending == 0) sc_core::wait(*m.ev);
+  --m.pending;
+  ++irqs;
+  const Tick now = now_tick();
+  wait_until(noisy_end(core, now, std::max(now, m.last + m_cfg.irq_latency)));
+}
+
+}  // namespace hx::host

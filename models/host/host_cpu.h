@@ -1,0 +1,103 @@
+// The host's software side: cores running driver and application code.
+// Each software thread is one SC_THREAD (never one per transaction). Costs:
+//  - system call entry/exit, page pinning per 4 KiB page;
+//  - UC MMIO store: the core stalls uc_write_cost per store (UC stores are
+//    serialising); WC MMIO: stores combine into 64 B lines, each line costs
+//    wc_line_cost and leaves as one MWr; a fence drains the WC buffers;
+//  - MMIO read: a full PCIe round trip, the core waits for the completion;
+//  - polling a memory location: after the device's write commits, the core
+//    sees it on its next poll iteration (uniform phase within poll_period)
+//    plus the cache-line transfer (poll_miss);
+//  - interrupts: MSI arrival to thread wake-up (irq_latency);
+//  - OS noise: a periodic timer tick on each core stalls whatever the
+//    thread is doing by os_tick_cost (the rare multi-microsecond maxima of
+//    S004's distributions).
+#pragma once
+#include <systemc>
+#include <functional>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "models/core/rng.h"
+#include "models/host/root_complex.h"
+
+namespace hx::host {
+
+struct HostCpuConfig {
+  int cores = 8;
+  Tick syscall_cost = 1 * kUs;
+  Tick pin_page_cost = 100 * kNs;
+  Tick uc_write_cost = 200 * kNs;
+  Tick wc_line_cost = 5 * kNs;
+  Tick fence_cost = 20 * kNs;
+  Tick irq_latency = 3 * kUs;
+  Tick poll_period = 20 * kNs;
+  Tick poll_miss = 60 * kNs;
+  Tick copy_line_cost = 2 * kNs;
+  Tick os_tick_period = 4 * kMs;
+  Tick os_tick_cost = 15 * kUs;
+};
+
+class HostCpu final : public sc_core::sc_module, public HostSide {
+ public:
+  HostCpu(sc_core::sc_module_name name, const HostCpuConfig& cfg, RootComplex& rc);
+  const HostCpuConfig& config() const { return m_cfg; }
+
+  // Start a software thread on core `core` (SC_THREAD; runs `body`).
+  void spawn(const std::string& name, int core, std::function<void(int core)> body);
+
+  // --- calls made from inside a software thread ---
+  void compute(int core, Tick d);
+  void syscall(int core) { compute(core, m_cfg.syscall_cost); }
+  void pin_pages(int core, std::uint64_t pages) { compute(core, m_cfg.pin_page_cost * pages); }
+  void mmio_write_uc(int core, std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off);
+  void mmio_write_wc(int core, std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off);
+  // WC copy of real bytes already in host memory at `src` (e.g. a received packet).
+  void mmio_copy_wc(int core, std::uint64_t dst, std::uint64_t src, std::uint32_t len, std::uint64_t stream,
+                    std::uint64_t off);
+  void fence(int core);
+  void mmio_read(int core, std::uint64_t addr, std::uint32_t len);
+  void read_lines(int core, std::uint32_t bytes);
+  // Polling: arm before triggering the write, then wait for it.
+  int arm_watch(std::uint64_t addr, std::uint32_t len, int core);
+  void wait_watch(int id);
+  void wait_msi(int core, std::uint32_t vector);
+  Tick now() const;
+
+  // HostSide
+  void on_memory_write(std::uint64_t addr, std::uint32_t len, Tick commit) override;
+  void on_msi(std::uint32_t vector, Tick at) override;
+  void on_mmio_completion(const Tlp& t, Tick at) override;
+
+  Counter uc_writes, wc_lines, mmio_reads, polls_detected, irqs, os_ticks;
+
+ private:
+  Tick noisy_end(int core, Tick start, Tick end);
+  void wait_until(Tick t);
+  void send_write(std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off,
+                  std::uint64_t checksum);
+  struct Watch {
+    std::uint64_t addr;
+    std::uint32_t len;
+    int core;
+    bool done = false;
+    Tick detected = 0;
+    std::unique_ptr<sc_core::sc_event> ev;
+  };
+  struct MsiWait {
+    int pending = 0;
+    Tick last = 0;
+    std::unique_ptr<sc_core::sc_event> ev;
+  };
+  HostCpuConfig m_cfg;
+  RootComplex& m_rc;
+  Rng m_rng;
+  std::vector<Tick> m_tick_phase;
+  std::vector<Watch> m_watches;
+  std::map<std::uint32_t, MsiWait> m_msi;
+  std::map<std::uint16_t, std::unique_ptr<sc_core::sc_event>> m_reads;
+  std::uint16_t m_next_tag = 0;
+};
+
+}  // namespace hx::host

@@ -1,0 +1,226 @@
+#include "models/host/root_complex.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "models/core/error.h"
+
+namespace hx::host {
+
+using pcie::TlpKind;
+
+namespace {
+enum : std::uint32_t { kInbound, kWriteDone, kToHost };
+}
+
+RootComplex::RootComplex(sc_core::sc_module_name name, const RootComplexConfig& cfg)
+    : sc_core::sc_module(name), m_cfg(cfg), m_sched(basename()), m_mem(std::string(name) + ".memory", cfg.memory) {
+  for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
+    m_ports.push_back(std::make_unique<pcie::PciePort>(*this, std::string(name) + ".rp" + std::to_string(i), cfg.ports[i]));
+    m_ports.back()->index = static_cast<int>(i);
+  }
+  m_txq.resize(cfg.ports.size());
+  auto& reg = StatsRegistry::instance();
+  const std::string n(name);
+  reg.add_counter(n + ".writes", &writes, "TLP", "inbound memory writes");
+  reg.add_counter(n + ".write_bytes", &write_bytes, "B", "inbound memory write bytes");
+  reg.add_counter(n + ".reads", &reads, "TLP", "inbound memory read requests");
+  reg.add_counter(n + ".read_bytes", &read_bytes, "B", "bytes returned in completions");
+  reg.add_counter(n + ".completions", &completions, "TLP", "completions sent");
+  reg.add_counter(n + ".msis", &msis, "1", "MSI writes received");
+  reg.add_counter(n + ".p2p_forwarded", &p2p_forwarded, "TLP", "peer-to-peer requests forwarded");
+}
+
+int RootComplex::port_for_addr(std::uint64_t a) const {
+  for (std::size_t i = 0; i < m_cfg.routes.size(); ++i)
+    if (m_cfg.routes[i].claims_addr(a)) return static_cast<int>(i);
+  return -1;
+}
+
+bool RootComplex::idle() const {
+  if (m_posted_inflight || !m_posted_wait.empty()) return false;
+  for (const auto& q : m_txq)
+    for (const auto& c : q)
+      if (!c.empty()) return false;
+  return true;
+}
+
+void RootComplex::rx_tlp(pcie::PciePort& p, Tlp* t, Tick, Tick tail) {
+  m_sched.at(tail + m_cfg.inbound_latency, this, kInbound, static_cast<std::uint64_t>(p.index), t);
+}
+
+void RootComplex::on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) {
+  switch (kind) {
+    case kInbound:
+      inbound(static_cast<Tlp*>(ptr), static_cast<int>(arg));
+      break;
+    case kWriteDone:
+      --m_posted_inflight;
+      while (!m_posted_wait.empty() && m_posted_inflight < m_cfg.posted_buffer) {
+        auto [t, port] = m_posted_wait.front();
+        m_posted_wait.pop_front();
+        accept_write(t, port);
+      }
+      break;
+    case kToHost: {
+      Tlp* t = static_cast<Tlp*>(ptr);
+      if (m_host) m_host->on_mmio_completion(*t, now_tick());
+      pcie::TlpPool::instance().put(t);
+      break;
+    }
+  }
+}
+
+void RootComplex::inbound(Tlp* t, int port) {
+  auto& rp = *m_ports[port];
+  switch (t->kind) {
+    case TlpKind::Cpl:
+    case TlpKind::CplD:
+      // Completion of a core's MMIO read.
+      rp.release(*t);
+      m_sched.at(now_tick() + m_cfg.outbound_latency, this, kToHost, 0, t);
+      return;
+    default:
+      break;
+  }
+  if (t->kind == TlpKind::MemWr && t->addr >= m_cfg.msi_base && t->addr < m_cfg.msi_base + 4096) {
+    rp.release(*t);
+    ++msis;
+    if (m_host) m_host->on_msi(static_cast<std::uint32_t>(t->data_off), now_tick());
+    pcie::TlpPool::instance().put(t);
+    return;
+  }
+  const bool in_dram = t->addr >= m_cfg.dram_base && t->addr - m_cfg.dram_base < m_cfg.dram_size;
+  if (!in_dram) {
+    const int out = port_for_addr(t->addr);
+    if (out < 0) sim_fail(basename(), std::string(kind_name(t->kind)) + " to unclaimed address 0x" +
+                                          [&] { char b[32]; snprintf(b, sizeof b, "%llx", (unsigned long long)t->addr); return std::string(b); }());
+    if (!m_cfg.p2p) sim_fail(basename(), "peer-to-peer request but the root complex has p2p disabled");
+    rp.release(*t);
+    ++p2p_forwarded;
+    enqueue(out, t, now_tick());
+    return;
+  }
+  if (t->kind == TlpKind::MemWr) {
+    if (m_posted_inflight >= m_cfg.posted_buffer) {
+      m_posted_wait.emplace_back(t, port);  // credits stay held: back-pressure
+      return;
+    }
+    accept_write(t, port);
+  } else if (t->kind == TlpKind::MemRd) {
+    serve_read(t, port);
+  } else {
+    sim_fail(basename(), std::string("unsupported inbound ") + kind_name(t->kind));
+  }
+}
+
+void RootComplex::accept_write(Tlp* t, int port) {
+  m_ports[port]->release(*t);
+  ++m_posted_inflight;
+  ++writes;
+  write_bytes += t->len;
+  // Store the real bytes; they must match what the producer checksummed.
+  std::vector<std::uint8_t> buf(t->len);
+  for (std::uint32_t i = 0; i < t->len; ++i) buf[i] = pcie::pattern_byte(t->data_stream, t->data_off + i);
+  if (pcie::bytes_checksum(buf.data(), t->len) != t->checksum)
+    sim_fail(basename(), "payload check failed on a write to 0x" + std::to_string(t->addr));
+  m_mem.store().write(t->addr, buf.data(), t->len);
+  const Tick now = now_tick();
+  const Tick commit = m_mem.write(t->addr, t->len, now);
+  m_last_write_commit = std::max(m_last_write_commit, commit);
+  if (m_host) m_host->on_memory_write(t->addr, t->len, commit);
+  m_sched.at(commit, this, kWriteDone);
+  pcie::TlpPool::instance().put(t);
+}
+
+void RootComplex::serve_read(Tlp* t, int port) {
+  auto& rp = *m_ports[port];
+  rp.release(*t);
+  ++reads;
+  const Tick now = now_tick();
+  // A read must not pass older posted writes: start after they commit.
+  const Tick start = std::max(now, m_last_write_commit);
+  const std::uint64_t L = static_cast<std::uint64_t>(m_cfg.memory.line_B);
+  const std::uint64_t end = t->addr + t->req_len;
+  const std::uint64_t cpl = static_cast<std::uint64_t>(
+      std::min(m_cfg.cpl_max_B, rp.peer() ? std::min(rp.config().mps, rp.peer()->config().mps) : rp.config().mps));
+  const std::uint64_t rcb = static_cast<std::uint64_t>(m_cfg.rcb_B);
+  std::uint64_t a = t->addr;
+  std::uint64_t line = a / L * L;
+  Tick issue = start;
+  Tick last_line_ready = start;
+  std::uint32_t remaining = t->req_len;
+  while (a < end) {
+    // Completion boundary: the next multiple of the completion size, which
+    // is itself a multiple of the RCB (spec 2.3.1.1).
+    const std::uint64_t size = std::max(rcb, cpl / rcb * rcb);
+    const std::uint64_t stop = std::min(end, (a / size + 1) * size);
+    while (line < stop) {
+      last_line_ready = std::max(last_line_ready, m_mem.read_line(line, issue));
+      issue += m_cfg.read_line_interval;
+      line += L;
+    }
+    Tlp* c = pcie::TlpPool::instance().get();
+    c->kind = TlpKind::CplD;
+    c->vc = t->vc;
+    c->requester = t->requester;
+    c->tag = t->tag;
+    c->addr = a;
+    c->len = static_cast<std::uint32_t>(stop - a);
+    c->req_len = remaining;
+    c->checksum = m_mem.store().checksum(a, c->len);
+    c->flow = t->flow;
+    c->ctx = t->ctx;
+    c->created = now;
+    remaining -= c->len;
+    read_bytes += c->len;
+    ++completions;
+    enqueue(port, c, last_line_ready + m_cfg.completion_latency);
+    a = stop;
+  }
+  pcie::TlpPool::instance().put(t);
+}
+
+void RootComplex::issue_mmio(Tlp* t) {
+  const int port = port_for_addr(t->addr);
+  if (port < 0) sim_fail(basename(), "MMIO to an address no root port claims");
+  enqueue(port, t, now_tick() + m_cfg.outbound_latency);
+}
+
+void RootComplex::enqueue(int port, Tlp* t, Tick ready) {
+  t->ready = ready;
+  t->seq = m_seq++;
+  m_txq[port][static_cast<int>(t->fc())].push_back(t);
+  m_ports[port]->wake_at(ready);
+}
+
+Tlp* RootComplex::tx_select(pcie::PciePort& p) {
+  auto& qs = m_txq[p.index];
+  const Tick now = now_tick();
+  const std::uint64_t p_seq = qs[0].empty() ? ~0ull : qs[0].front()->seq;
+  int best = -1;
+  std::uint64_t best_seq = ~0ull;
+  Tick next_ready = kNever;
+  for (int c = 0; c < pcie::kFcClasses; ++c) {
+    if (qs[c].empty()) continue;
+    Tlp* h = qs[c].front();
+    if (h->ready > now) {
+      next_ready = std::min(next_ready, h->ready);
+      continue;
+    }
+    if (c != 0 && h->seq > p_seq && qs[0].front()->ready <= now) continue;
+    if (h->seq < best_seq && p.can_send(*h)) {
+      best = c;
+      best_seq = h->seq;
+    }
+  }
+  if (best < 0) {
+    if (next_ready != kNever) p.wake_at(next_ready);
+    return nullptr;
+  }
+  Tlp* t = qs[best].front();
+  qs[best].pop_front();
+  return t;
+}
+
+}  // namespace hx::host

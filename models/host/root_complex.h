@@ -1,0 +1,98 @@
+// Root complex with its root ports, host bridge and memory controller.
+// Mechanisms:
+//  - inbound posted writes pass an IIO pipeline (inbound_latency) into a
+//    posted-write buffer of finite entries; a full buffer withholds credits,
+//    so slow memory (partial-line RMW) back-pressures the link;
+//  - inbound reads wait for older posted writes to commit (PCIe ordering:
+//    a read must not pass a posted write), then fetch their lines one per
+//    read_line_interval (per-request streaming of the IIO) through the memory
+//    controller; completions are cut at RCB-aligned boundaries no larger than
+//    the completion size limit and the port's MPS and sent in order;
+//  - MWr to the MSI window becomes an interrupt to the host CPU model;
+//  - requests to another root port's hierarchy (or back down the same port,
+//    after an ACS redirect) are forwarded only if peer-to-peer is enabled;
+//  - core MMIO reads/writes leave through the root port owning the address.
+// Simplifications: no IOMMU here yet (models/ats adds it); unlimited read
+// trackers; the LLC/DDIO is not modelled separately from memory latency.
+#pragma once
+#include <systemc>
+#include <array>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "models/core/scheduler.h"
+#include "models/memory/memory.h"
+#include "models/pcie/port.h"
+#include "models/pcie/routing.h"
+
+namespace hx::host {
+
+using pcie::Tlp;
+
+struct RootComplexConfig {
+  Tick inbound_latency = 100 * kNs;
+  Tick outbound_latency = 100 * kNs;
+  Tick completion_latency = 0;       // memory data ready -> completion queued
+  Tick read_line_interval = 10 * kNs;
+  int cpl_max_B = 256;
+  int rcb_B = 64;
+  int posted_buffer = 64;
+  bool p2p = true;
+  std::uint64_t dram_base = 0, dram_size = 1ull << 36;
+  std::uint64_t msi_base = 0xfee00000ull;
+  std::vector<pcie::PortConfig> ports;
+  std::vector<pcie::PortRoute> routes;
+  mem::MemoryConfig memory;
+};
+
+// What the root complex tells the host CPU model.
+class HostSide {
+ public:
+  virtual ~HostSide() = default;
+  virtual void on_memory_write(std::uint64_t addr, std::uint32_t len, Tick commit) = 0;
+  virtual void on_msi(std::uint32_t vector, Tick at) = 0;
+  virtual void on_mmio_completion(const Tlp& t, Tick at) = 0;
+};
+
+class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, public Actor {
+ public:
+  RootComplex(sc_core::sc_module_name name, const RootComplexConfig& cfg);
+  pcie::PciePort& root_port(std::size_t i) { return *m_ports[i]; }
+  std::size_t num_ports() const { return m_ports.size(); }
+  mem::MemoryController& memory() { return m_mem; }
+  void attach_host(HostSide* h) { m_host = h; }
+  const RootComplexConfig& config() const { return m_cfg; }
+
+  // A core sends an MMIO request (MWr/MRd to a device BAR).
+  void issue_mmio(Tlp* t);
+  bool idle() const;
+
+  pcie::Tlp* tx_select(pcie::PciePort& p) override;
+  void rx_tlp(pcie::PciePort& p, Tlp* t, Tick head, Tick tail) override;
+  Scheduler& scheduler() override { return m_sched; }
+  void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
+
+  Counter writes, reads, completions, msis, p2p_forwarded, write_bytes, read_bytes;
+
+ private:
+  void inbound(Tlp* t, int port);
+  void accept_write(Tlp* t, int port);
+  void serve_read(Tlp* t, int port);
+  void enqueue(int port, Tlp* t, Tick ready);
+  int port_for_addr(std::uint64_t a) const;
+
+  RootComplexConfig m_cfg;
+  Scheduler m_sched;
+  mem::MemoryController m_mem;
+  std::vector<std::unique_ptr<pcie::PciePort>> m_ports;
+  std::vector<std::array<std::deque<Tlp*>, pcie::kFcClasses>> m_txq;
+  std::deque<std::pair<Tlp*, int>> m_posted_wait;
+  int m_posted_inflight = 0;
+  Tick m_last_write_commit = 0;
+  std::uint64_t m_seq = 0;
+  std::uint16_t m_mmio_tag = 0;
+  HostSide* m_host = nullptr;
+};
+
+}  // namespace hx::host

@@ -1,0 +1,102 @@
+#include "models/memory/memory.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "models/pcie/tlp.h"
+
+namespace hx::mem {
+
+std::uint8_t SparseMemory::initial(std::uint64_t addr) { return pcie::pattern_byte(pcie::kMemoryStream, addr); }
+
+void SparseMemory::write(std::uint64_t addr, const std::uint8_t* p, std::uint32_t len) {
+  while (len) {
+    const std::uint64_t page = addr >> 12;
+    const std::uint32_t off = static_cast<std::uint32_t>(addr & 4095);
+    const std::uint32_t n = std::min<std::uint32_t>(len, 4096 - off);
+    auto& pg = m_pages[page];
+    if (!pg) {
+      pg = std::make_unique<Page>();
+      for (std::uint32_t i = 0; i < 4096; ++i) (*pg)[i] = initial((page << 12) + i);
+    }
+    std::memcpy(pg->data() + off, p, n);
+    addr += n;
+    p += n;
+    len -= n;
+  }
+}
+
+void SparseMemory::read(std::uint64_t addr, std::uint8_t* p, std::uint32_t len) const {
+  while (len) {
+    const std::uint64_t page = addr >> 12;
+    const std::uint32_t off = static_cast<std::uint32_t>(addr & 4095);
+    const std::uint32_t n = std::min<std::uint32_t>(len, 4096 - off);
+    auto it = m_pages.find(page);
+    if (it == m_pages.end()) {
+      for (std::uint32_t i = 0; i < n; ++i) p[i] = initial(addr + i);
+    } else {
+      std::memcpy(p, it->second->data() + off, n);
+    }
+    addr += n;
+    p += n;
+    len -= n;
+  }
+}
+
+std::uint64_t SparseMemory::checksum(std::uint64_t addr, std::uint32_t len) const {
+  std::vector<std::uint8_t> buf(len);
+  read(addr, buf.data(), len);
+  return pcie::bytes_checksum(buf.data(), len);
+}
+
+MemoryController::MemoryController(const std::string& name, const MemoryConfig& cfg)
+    : m_cfg(cfg),
+      m_line_time(static_cast<Tick>(std::llround(cfg.line_B / cfg.channel_GBps * 1000.0))),
+      m_channel_free(static_cast<std::size_t>(std::max(1, cfg.channels)), 0) {
+  auto& reg = StatsRegistry::instance();
+  reg.add_counter(name + ".lines_read", &lines_read, "line", "DRAM line reads");
+  reg.add_counter(name + ".lines_written", &lines_written, "line", "DRAM line writes");
+  reg.add_counter(name + ".partial_writes", &partial_writes, "line", "partial-line writes (read-modify-write)");
+}
+
+Tick MemoryController::occupy(std::uint64_t line_addr, Tick t, Tick busy) {
+  const std::size_t ch = static_cast<std::size_t>((line_addr / static_cast<std::uint64_t>(m_cfg.line_B)) %
+                                                  m_channel_free.size());
+  const Tick start = std::max(t, m_channel_free[ch]);
+  m_channel_free[ch] = start + busy;
+  return start;
+}
+
+Tick MemoryController::write(std::uint64_t addr, std::uint32_t len, Tick t) {
+  const std::uint64_t L = static_cast<std::uint64_t>(m_cfg.line_B);
+  Tick done = t;
+  std::uint64_t a = addr;
+  const std::uint64_t end = addr + len;
+  while (a < end) {
+    const std::uint64_t line = a / L * L;
+    const std::uint64_t stop = std::min(end, line + L);
+    const bool partial = (a != line) || (stop != line + L);
+    Tick commit;
+    if (partial) {
+      const Tick start = occupy(line, t, m_line_time * 2 + m_cfg.rmw_extra);
+      commit = start + m_cfg.read_latency + m_cfg.write_latency;
+      ++partial_writes;
+    } else {
+      const Tick start = occupy(line, t, m_line_time);
+      commit = start + m_cfg.write_latency;
+    }
+    ++lines_written;
+    done = std::max(done, commit);
+    a = stop;
+  }
+  return done;
+}
+
+Tick MemoryController::read_line(std::uint64_t line_addr, Tick t) {
+  ++lines_read;
+  const Tick start = occupy(line_addr, t, m_line_time);
+  return start + m_cfg.read_latency;
+}
+
+}  // namespace hx::mem

@@ -1,0 +1,66 @@
+// Host DRAM behind the memory controller.
+// Mechanisms: a line-granular channel server (each 64 B line occupies its
+// channel for line_time = 64 B / channel bandwidth), read and write latency,
+// and partial-line writes as read-modify-write: DDR writes whole bursts, so a
+// write that covers part of a line costs a line read plus a line write and
+// waits for the read (S001 experiment 1: "host DDR only writes fast in
+// bursts"). Lines interleave across channels by line address.
+// Simplifications: no banks/rows/refresh; no caches (DDIO/LLC) in between.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "models/core/stats.h"
+#include "models/core/tick.h"
+
+namespace hx::mem {
+
+struct MemoryConfig {
+  Tick read_latency = 80 * kNs;
+  Tick write_latency = 40 * kNs;
+  double channel_GBps = 10.0;  // per channel
+  int channels = 2;
+  Tick rmw_extra = 40 * kNs;   // extra channel occupancy of a partial-line write
+  int line_B = 64;
+};
+
+// Real bytes, 4 KiB pages allocated on first write; unwritten bytes read as
+// a deterministic pattern of their address.
+class SparseMemory {
+ public:
+  void write(std::uint64_t addr, const std::uint8_t* p, std::uint32_t len);
+  void read(std::uint64_t addr, std::uint8_t* p, std::uint32_t len) const;
+  std::uint64_t checksum(std::uint64_t addr, std::uint32_t len) const;
+  static std::uint8_t initial(std::uint64_t addr);
+
+ private:
+  using Page = std::array<std::uint8_t, 4096>;
+  std::unordered_map<std::uint64_t, std::unique_ptr<Page>> m_pages;
+};
+
+class MemoryController {
+ public:
+  MemoryController(const std::string& name, const MemoryConfig& cfg);
+  // A write of [addr, addr+len) accepted at `t`: returns when the last line is
+  // committed.
+  Tick write(std::uint64_t addr, std::uint32_t len, Tick t);
+  // One line read issued at `t`: returns when its data is available.
+  Tick read_line(std::uint64_t line_addr, Tick t);
+  const MemoryConfig& config() const { return m_cfg; }
+  SparseMemory& store() { return m_store; }
+
+  Counter lines_read, lines_written, partial_writes;
+
+ private:
+  Tick occupy(std::uint64_t line_addr, Tick t, Tick busy);
+  MemoryConfig m_cfg;
+  Tick m_line_time;
+  std::vector<Tick> m_channel_free;
+  SparseMemory m_store;
+};
+
+}  // namespace hx::mem

@@ -1,0 +1,136 @@
+#include "models/pcie/endpoint.h"
+
+#include <algorithm>
+
+#include "models/core/error.h"
+
+namespace hx::pcie {
+
+namespace {
+enum : std::uint32_t { kRx, kRegRead };
+}
+
+Endpoint::Endpoint(sc_core::sc_module_name name, const EndpointConfig& cfg)
+    : sc_core::sc_module(name), m_cfg(cfg), m_sched(basename()) {
+  PortConfig pc = cfg.port;
+  pc.credits_hdr[static_cast<int>(FcClass::Cpl)] = 0;  // endpoints: infinite completion credits
+  pc.credits_data[static_cast<int>(FcClass::Cpl)] = 0;
+  m_port = std::make_unique<PciePort>(*this, std::string(name) + ".up", pc);
+  add_stream("completions", 64);
+  auto& reg = StatsRegistry::instance();
+  reg.add_counter(std::string(name) + ".rx_tlps", &rx_tlps, "TLP", "TLPs received");
+  reg.add_counter(std::string(name) + ".rx_bytes", &rx_bytes, "B", "payload bytes received");
+}
+
+void Endpoint::set_device(Device* d) {
+  m_dev = d;
+  d->attach(*this);
+}
+
+int Endpoint::add_stream(const std::string& name, std::size_t depth) {
+  m_streams.push_back(Stream{name, depth, {}});
+  return static_cast<int>(m_streams.size() - 1);
+}
+
+int Endpoint::mps() const {
+  const int a = m_port->config().mps;
+  return m_port->peer() ? std::min(a, m_port->peer()->config().mps) : a;
+}
+
+Tlp* Endpoint::make(TlpKind kind) {
+  Tlp* t = TlpPool::instance().get();
+  t->kind = kind;
+  t->requester = m_cfg.rid;
+  t->created = now_tick();
+  return t;
+}
+
+void Endpoint::push(int stream, Tlp* t, Tick at) {
+  const Tick now = now_tick();
+  t->ready = std::max(at, now) + m_cfg.tx_latency;
+  m_streams[static_cast<std::size_t>(stream)].q.push_back(t);
+  m_port->wake_at(t->ready);
+}
+
+Tlp* Endpoint::tx_select(PciePort& p) {
+  const Tick now = now_tick();
+  Tick next = kNever;
+  auto try_stream = [&](std::size_t s) -> Tlp* {
+    auto& q = m_streams[s].q;
+    if (q.empty()) return nullptr;
+    Tlp* h = q.front();
+    if (h->ready > now) {
+      next = std::min(next, h->ready);
+      return nullptr;
+    }
+    if (!p.can_send(*h)) return nullptr;
+    q.pop_front();
+    return h;
+  };
+  if (Tlp* t = try_stream(0)) return t;  // completions first
+  const std::size_t n = m_streams.size();
+  for (std::size_t k = 0; k + 1 < n; ++k) {
+    const std::size_t s = 1 + (m_rr - 1 + k) % (n - 1);
+    if (Tlp* t = try_stream(s)) {
+      m_rr = 1 + s % (n - 1);
+      if (m_dev) m_dev->on_tx_space(static_cast<int>(s));
+      return t;
+    }
+  }
+  if (next != kNever) p.wake_at(next);
+  return nullptr;
+}
+
+void Endpoint::tx_done(PciePort&, const Tlp& t, Tick start, Tick end) {
+  if (m_dev) m_dev->on_sent(t, start, end);
+}
+
+void Endpoint::rx_tlp(PciePort&, Tlp* t, Tick, Tick tail) {
+  m_sched.at(tail + m_cfg.rx_latency, this, kRx, 0, t);
+}
+
+void Endpoint::on_action(std::uint32_t kind, std::uint64_t, void* ptr) {
+  Tlp* t = static_cast<Tlp*>(ptr);
+  if (kind == kRx) {
+    m_port->release(*t);
+    ++rx_tlps;
+    rx_bytes += t->len;
+    switch (t->kind) {
+      case TlpKind::Cpl:
+      case TlpKind::CplD:
+        if (!m_dev) sim_fail(basename(), "completion arrived at an endpoint without device logic");
+        m_dev->on_completion(*t);
+        TlpPool::instance().put(t);
+        break;
+      case TlpKind::MemWr:
+      case TlpKind::MsgD:
+      case TlpKind::Msg:
+        if (m_dev) m_dev->on_write(*t);
+        TlpPool::instance().put(t);
+        break;
+      case TlpKind::MemRd:
+        m_sched.at(now_tick() + m_cfg.reg_read_latency, this, kRegRead, 0, t);
+        break;
+      default:
+        sim_fail(basename(), std::string("unexpected ") + kind_name(t->kind));
+    }
+  } else if (kind == kRegRead) {
+    Tlp* c = make(TlpKind::CplD);
+    c->requester = t->requester;
+    c->completer = m_cfg.rid;
+    c->tag = t->tag;
+    c->addr = t->addr;
+    c->len = std::max<std::uint32_t>(4, t->req_len);
+    c->req_len = c->len;
+    c->data_stream = kMemoryStream;
+    c->data_off = t->addr;
+    c->checksum = pattern_checksum(kMemoryStream, t->addr, c->len);
+    // Completions bypass the TX pipeline queueing behind data (absolute priority).
+    m_streams[0].q.push_back(c);
+    c->ready = now_tick() + m_cfg.tx_latency;
+    m_port->wake_at(c->ready);
+    TlpPool::instance().put(t);
+  }
+}
+
+}  // namespace hx::pcie

@@ -1,0 +1,96 @@
+// A PCIe endpoint function: the hard block's transaction layer between the
+// link and the device logic (a DMA engine, a NIC, user logic).
+// Mechanisms:
+//  - TX pipeline latency (user logic -> wire) and RX pipeline latency
+//    (last byte in -> user logic), at the block's clock;
+//  - TX streams: bounded FIFOs that the device fills; the transmit arbiter
+//    gives completions (stream 0) absolute priority and serves the other
+//    streams round-robin (S001's Rosta TX arbiter; a common design);
+//  - the transmitter's datapath beat (PortConfig::tx_align_B) rounds each
+//    TLP's wire time up to whole beats;
+//  - BAR reads answered by the function after reg_read_latency.
+// The endpoint advertises infinite completion credits, as the spec requires
+// of endpoints (sec. 2.6.1), and drains its receive buffer as TLPs arrive.
+#pragma once
+#include <systemc>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/core/scheduler.h"
+#include "models/pcie/port.h"
+#include "models/pcie/routing.h"
+
+namespace hx::pcie {
+
+struct EndpointConfig {
+  PortConfig port;
+  std::uint16_t rid = 0x0100;       // bus:dev.fn given by enumeration
+  std::vector<AddrRange> bars;
+  Tick tx_latency = 100 * kNs;
+  Tick rx_latency = 100 * kNs;
+  Tick reg_read_latency = 40 * kNs;
+  int mrrs = 512;
+  int tags = 32;
+  std::uint64_t msi_addr = 0xfee00000ull;
+};
+
+class Endpoint;
+
+// Device logic behind an endpoint.
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual void attach(Endpoint& ep) { m_ep = &ep; }
+  // A write into one of our BARs (the target path).
+  virtual void on_write(const Tlp& t) = 0;
+  virtual void on_completion(const Tlp& t) = 0;
+  virtual void on_tx_space(int stream) {}
+  virtual void on_sent(const Tlp& t, Tick start, Tick end) {}
+  virtual bool busy() const = 0;
+  virtual std::string status() const { return {}; }
+
+ protected:
+  Endpoint* m_ep = nullptr;
+};
+
+class Endpoint final : public sc_core::sc_module, public PortOwner, public Actor {
+ public:
+  Endpoint(sc_core::sc_module_name name, const EndpointConfig& cfg);
+  PciePort& upstream() { return *m_port; }
+  const EndpointConfig& config() const { return m_cfg; }
+  void set_device(Device* d);
+  Device* device() const { return m_dev; }
+
+  int add_stream(const std::string& name, std::size_t depth);
+  bool stream_full(int s) const { return m_streams[static_cast<std::size_t>(s)].q.size() >= m_streams[static_cast<std::size_t>(s)].depth; }
+  std::size_t stream_size(int s) const { return m_streams[static_cast<std::size_t>(s)].q.size(); }
+  // Hand a TLP to the transaction layer; it may leave after the TX pipeline.
+  void push(int stream, Tlp* t, Tick at = 0);
+  Tlp* make(TlpKind kind);  // a TLP from this function (requester id set)
+  int mps() const;          // effective MPS on the link (min of both ends)
+
+  Tlp* tx_select(PciePort& p) override;
+  void rx_tlp(PciePort& p, Tlp* t, Tick head, Tick tail) override;
+  void tx_done(PciePort& p, const Tlp& t, Tick start, Tick end) override;
+  Scheduler& scheduler() override { return m_sched; }
+  void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
+
+  Counter rx_tlps, rx_bytes;
+
+ private:
+  struct Stream {
+    std::string name;
+    std::size_t depth;
+    std::deque<Tlp*> q;
+  };
+  EndpointConfig m_cfg;
+  Scheduler m_sched;
+  std::unique_ptr<PciePort> m_port;
+  std::vector<Stream> m_streams;
+  std::size_t m_rr = 1;
+  Device* m_dev = nullptr;
+};
+
+}  // namespace hx::pcie

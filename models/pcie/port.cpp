@@ -1,0 +1,257 @@
+#include "models/pcie/port.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "models/core/error.h"
+
+namespace hx::pcie {
+
+namespace {
+// SKP ordered sets: 4 B every 1538 B (S010, pcie_constants.yaml skp_ordered_set).
+constexpr double kSkpFraction = 4.0 / 1538.0;
+const char* kClassName[] = {"P", "NP", "Cpl"};
+}  // namespace
+
+PciePort::PciePort(PortOwner& owner, std::string name, const PortConfig& cfg)
+    : m_owner(owner), m_name(std::move(name)), m_cfg(cfg) {
+  auto& reg = StatsRegistry::instance();
+  reg.add_counter(m_name + ".tx_tlps", &tx_tlps, "TLP", "TLPs transmitted");
+  reg.add_counter(m_name + ".tx_bytes", &tx_bytes, "B", "bytes on the wire incl. framing and DLLPs");
+  reg.add_counter(m_name + ".tx_payload", &tx_payload, "B", "TLP payload bytes transmitted");
+  reg.add_counter(m_name + ".tx_dllps", &tx_dllps, "DLLP", "ACK and UpdateFC DLLPs transmitted");
+  reg.add_counter(m_name + ".busy", &busy_ps, "ps", "time the transmit wire was occupied");
+  reg.add_counter(m_name + ".credit_stalls", &credit_stalls, "1", "selections that found no credits");
+}
+
+void PciePort::connect(PciePort& a, PciePort& b, const LinkConfig& link) {
+  if (a.m_peer || b.m_peer) sim_fail(a.m_name, "port connected twice");
+  a.m_peer = &b;
+  b.m_peer = &a;
+  for (PciePort* p : {&a, &b}) {
+    PciePort* rx = p->m_peer;
+    p->m_link = link;
+    const Generation& g = generation(link.gen);
+    double rate_Bpns = g.gts * g.efficiency * link.width / 8.0;  // bytes per ns
+    if (link.skp && g.encoding != Encoding::kFlit) rate_Bpns *= (1.0 - kSkpFraction);
+    p->m_ps_per_byte = 1000.0 / rate_Bpns;
+    // Gen1/2 start STP on lane 0 (lane 4m on wider links): TLPs occupy whole
+    // 4-byte symbol columns on x4 and wider links (spec 4.2.1). The
+    // transmitter's datapath beat can be coarser (tx_align_B).
+    const int lane_align = std::min(link.width, 4);
+    p->m_align = std::max(lane_align, p->m_cfg.tx_align_B);
+    p->m_dllp_time = p->serialize(static_cast<std::uint32_t>(g.dllp_B));
+    const int vcs = std::min(p->m_cfg.vcs, rx->m_cfg.vcs);
+    for (int vc = 0; vc < kMaxVcs; ++vc) {
+      for (int c = 0; c < kFcClasses; ++c) {
+        Credits& cr = p->m_tx_credits[vc][c];
+        if (vc >= vcs) {
+          cr = Credits{};  // no credits: VC not enabled on this link
+          continue;
+        }
+        cr.hdr = rx->m_cfg.credits_hdr[c];
+        cr.data = rx->m_cfg.credits_data[c];
+        cr.inf_hdr = cr.hdr == 0;
+        cr.inf_data = cr.data == 0;
+      }
+    }
+  }
+}
+
+std::uint32_t PciePort::wire_bytes(const Tlp& t) const {
+  const Generation& g = generation(m_link.gen);
+  std::uint32_t b = static_cast<std::uint32_t>(t.header_B()) + t.payload_wire_B() +
+                    static_cast<std::uint32_t>(g.tlp_framing_B) + (t.ecrc ? 4u : 0u);
+  const std::uint32_t a = static_cast<std::uint32_t>(m_align);
+  return (b + a - 1) / a * a;
+}
+
+Tick PciePort::serialize(std::uint32_t bytes) const {
+  return static_cast<Tick>(std::llround(static_cast<double>(bytes) * m_ps_per_byte));
+}
+
+void PciePort::refresh_credits(Tick now) {
+  while (!m_credit_inflight.empty() && m_credit_inflight.front().t <= now) {
+    const InFlight& f = m_credit_inflight.front();
+    Credits& c = m_tx_credits[f.vc][f.cls];
+    c.hdr += f.hdr;
+    c.data += f.data;
+    m_credit_inflight.pop_front();
+  }
+}
+
+bool PciePort::can_send(const Tlp& t) {
+  refresh_credits(now_tick());
+  const Credits& c = m_tx_credits[t.vc][static_cast<int>(t.fc())];
+  const bool ok = (c.inf_hdr || c.hdr >= 1) && (c.inf_data || c.data >= t.data_credits());
+  if (!ok) {
+    // A VC with no credits at all is not enabled on this link.
+    if (!c.inf_hdr && c.hdr == 0 && !c.inf_data && c.data == 0 && t.vc >= std::min(m_cfg.vcs, m_peer->m_cfg.vcs))
+      sim_fail(m_name, std::string("TLP on VC") + std::to_string(t.vc) + " which this link does not enable");
+    ++credit_stalls;
+    m_blocked = true;
+  }
+  return ok;
+}
+
+void PciePort::kick() { try_send(); }
+
+void PciePort::wake_at(Tick t) {
+  const Tick now = now_tick();
+  if (t < now) t = now;
+  if (m_next_wake != kNever && m_next_wake >= now && m_next_wake <= t) return;
+  m_next_wake = t;
+  m_owner.scheduler().at(t, this, kWake, t);
+}
+
+void PciePort::try_send() {
+  if (!m_peer) return;
+  const Tick now = now_tick();
+  if (m_wire_free > now) {
+    wake_at(m_wire_free);
+    return;
+  }
+  m_blocked = false;
+  Tlp* t = m_owner.tx_select(*this);
+  if (!t) {
+    if (m_blocked && !m_credit_inflight.empty()) wake_at(m_credit_inflight.front().t);
+    return;
+  }
+  transmit(t, now);
+  wake_at(m_wire_free);
+}
+
+void PciePort::transmit(Tlp* t, Tick now) {
+  Credits& c = m_tx_credits[t->vc][static_cast<int>(t->fc())];
+  if (!c.inf_hdr) c.hdr -= 1;
+  if (!c.inf_data) c.data -= t->data_credits();
+  if (c.hdr < 0 || c.data < 0) sim_fail(m_name, "flow-control credits went negative");
+  if (t->len > static_cast<std::uint32_t>(m_cfg.mps) && carries_data(t->kind))
+    sim_fail(m_name, std::string("transmitting a ") + kind_name(t->kind) + " of " + std::to_string(t->len) +
+                         " B above this port's MPS " + std::to_string(m_cfg.mps));
+  const std::uint32_t bytes = wire_bytes(*t);
+  const Tick dur = serialize(bytes);
+  const Tick start = now;
+  const Tick end = start + dur;
+  m_wire_free = end;
+  tx_tlps += 1;
+  tx_bytes += bytes;
+  tx_payload += t->len;
+  busy_ps += dur;
+  ++t->hops;
+  const Tick head = start + serialize(static_cast<std::uint32_t>(t->header_B() + 4)) + m_link.latency;
+  const Tick tail = end + m_link.latency;
+  m_owner.tx_done(*this, *t, start, end);
+  m_peer->on_received(*t, tail);
+  m_peer->m_owner.rx_tlp(*m_peer, t, head, tail);
+}
+
+// Receiver side: buffer occupancy and the ACK policy.
+void PciePort::on_received(const Tlp& t, Tick tail) {
+  const int cls = static_cast<int>(t.fc());
+  m_rx_hdr[t.vc][cls] += 1;
+  m_rx_data[t.vc][cls] += t.data_credits();
+  if (m_cfg.credits_hdr[cls] && m_rx_hdr[t.vc][cls] > m_cfg.credits_hdr[cls])
+    sim_fail(m_name, "receive buffer overflow (header credits) on " + std::string(kClassName[cls]));
+  if (m_cfg.credits_data[cls] && m_rx_data[t.vc][cls] > m_cfg.credits_data[cls])
+    sim_fail(m_name, "receive buffer overflow (data credits) on " + std::string(kClassName[cls]));
+  if (++m_unacked >= m_link.ack_every) {
+    m_unacked = 0;
+    m_owner.scheduler().at(tail, this, kAckDue, 0);
+  } else if (!m_ack_timer) {
+    m_ack_timer = true;
+    m_owner.scheduler().at(tail + m_link.ack_timeout, this, kAckDue, 1);
+  }
+}
+
+Tick PciePort::send_dllp(Tick at) {
+  const Tick start = std::max(at, m_wire_free);
+  m_wire_free = start + m_dllp_time;
+  tx_dllps += 1;
+  tx_bytes += static_cast<std::uint64_t>(generation(m_link.gen).dllp_B);
+  busy_ps += m_dllp_time;
+  return m_wire_free + m_link.latency;  // arrival at the partner
+}
+
+void PciePort::release(const Tlp& t) {
+  const int cls = static_cast<int>(t.fc());
+  const int vc = t.vc;
+  m_rx_hdr[vc][cls] -= 1;
+  m_rx_data[vc][cls] -= t.data_credits();
+  if (m_rx_hdr[vc][cls] < 0 || m_rx_data[vc][cls] < 0) sim_fail(m_name, "released a TLP that was not buffered");
+  const bool inf_h = m_cfg.credits_hdr[cls] == 0, inf_d = m_cfg.credits_data[cls] == 0;
+  if (inf_h && inf_d) return;  // infinite credits are never returned
+  if (!inf_h) m_fc_hdr[vc][cls] += 1;
+  if (!inf_d) m_fc_data[vc][cls] += t.data_credits();
+  m_fc_tlps[vc][cls] += 1;
+  // The receiver knows what its partner can still send: advertised minus
+  // what it holds unreported. When that would block a maximum-size TLP, it
+  // returns credits at once; otherwise it batches (spec 2.6.1.2 leaves the
+  // policy to the implementation within the UpdateFC latency limits).
+  const int held_h = m_rx_hdr[vc][cls] + m_fc_hdr[vc][cls];
+  const int held_d = m_rx_data[vc][cls] + m_fc_data[vc][cls];
+  const int max_tlp_data = (m_cfg.mps + kCreditDataUnit - 1) / kCreditDataUnit;
+  const bool starving = (!inf_h && m_cfg.credits_hdr[cls] - held_h < 1) ||
+                        (!inf_d && m_cfg.credits_data[cls] - held_d < max_tlp_data);
+  if (starving || m_fc_tlps[vc][cls] >= m_link.fc_update_every) {
+    flush_fc(vc, cls);
+  } else if (!m_fc_timer[vc][cls]) {
+    m_fc_timer[vc][cls] = true;
+    m_owner.scheduler().at(now_tick() + m_link.fc_update_timeout, this, kFcDue,
+                           static_cast<std::uint64_t>(vc * kFcClasses + cls));
+  }
+}
+
+void PciePort::flush_fc(int vc, int cls) {
+  if (m_fc_tlps[vc][cls] == 0) return;
+  const Tick arrive = send_dllp(now_tick());
+  m_peer->m_credit_inflight.push_back(InFlight{arrive, vc, cls, m_fc_hdr[vc][cls], m_fc_data[vc][cls]});
+  m_fc_hdr[vc][cls] = m_fc_data[vc][cls] = m_fc_tlps[vc][cls] = 0;
+  if (m_peer->m_blocked) m_peer->wake_at(arrive);
+}
+
+void PciePort::on_action(std::uint32_t kind, std::uint64_t arg, void*) {
+  switch (kind) {
+    case kWake:
+      if (arg == m_next_wake) m_next_wake = kNever;
+      try_send();
+      break;
+    case kAckDue:
+      if (arg == 1) {
+        m_ack_timer = false;
+        if (m_unacked == 0) break;
+        m_unacked = 0;
+      }
+      send_dllp(now_tick());
+      break;
+    case kFcDue: {
+      const int vc = static_cast<int>(arg) / kFcClasses, cls = static_cast<int>(arg) % kFcClasses;
+      m_fc_timer[vc][cls] = false;
+      flush_fc(vc, cls);
+      break;
+    }
+  }
+}
+
+bool PciePort::has_rx_occupancy() const {
+  for (int vc = 0; vc < kMaxVcs; ++vc)
+    for (int c = 0; c < kFcClasses; ++c)
+      if (m_rx_hdr[vc][c]) return true;
+  return false;
+}
+
+std::string PciePort::blocked_reason() {
+  refresh_credits(now_tick());
+  std::ostringstream os;
+  for (int vc = 0; vc < std::min(m_cfg.vcs, m_peer ? m_peer->m_cfg.vcs : 1); ++vc)
+    for (int c = 0; c < kFcClasses; ++c) {
+      const Credits& cr = m_tx_credits[vc][c];
+      if ((!cr.inf_hdr && cr.hdr <= 0) || (!cr.inf_data && cr.data <= 0))
+        os << " VC" << vc << " " << kClassName[c] << (cr.hdr <= 0 && !cr.inf_hdr ? " header" : " data")
+           << " credits 0;";
+    }
+  return os.str();
+}
+
+}  // namespace hx::pcie

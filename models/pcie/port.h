@@ -1,0 +1,131 @@
+// One end of a PCIe link: the transmit serialiser of one link direction and
+// the receive buffer of the other. Mechanisms (DESIGN.md section 4):
+//  - serialisation: wire bytes (header + payload + framing/DLL, rounded up to
+//    the transmitter's datapath beat) over lane rate x width x encoding;
+//  - flow control per VC and class (P/NP/Cpl x header/data credits): the
+//    transmitter only sends what the receiver advertised; the receiver frees
+//    credits when its owner drains the TLP and returns them in UpdateFC DLLPs
+//    that occupy its own transmit wire and arrive after the link latency;
+//  - ACK DLLPs every N TLPs or on a timer, also occupying the reverse wire.
+// Simplifications: no replay buffer or bit errors (a link is error free), no
+// power states; SKP ordered sets as a constant fraction of the line rate.
+#pragma once
+#include <array>
+#include <deque>
+#include <string>
+
+#include "models/core/scheduler.h"
+#include "models/core/stats.h"
+#include "models/pcie/protocol.h"
+#include "models/pcie/tlp.h"
+
+namespace hx::pcie {
+
+struct LinkConfig {
+  int gen = 3;
+  int width = 8;
+  Tick latency = 0;            // PHY + SerDes + propagation, one direction
+  bool skp = true;             // SKP ordered-set overhead (S010: 4 B every 1538 B)
+  int ack_every = 4;           // ACK DLLP after this many TLPs...
+  Tick ack_timeout = 0;        // ...or this long after the first un-ACKed TLP
+  int fc_update_every = 4;     // UpdateFC after this many freed TLPs of a class...
+  Tick fc_update_timeout = 0;  // ...or this long after the first unreported free
+};
+
+struct PortConfig {
+  int mps = 128;               // programmed Max_Payload_Size of this port
+  int tx_align_B = 4;          // transmitter datapath beat: TLPs start on a beat
+  int vcs = 1;
+  // Receive buffer advertised to the link partner, per VC; 0 = infinite.
+  std::array<int, kFcClasses> credits_hdr{{32, 32, 0}};
+  std::array<int, kFcClasses> credits_data{{256, 0, 0}};
+};
+
+class PciePort;
+
+class PortOwner {
+ public:
+  virtual ~PortOwner() = default;
+  // Pick the next TLP for `p` (use p.can_send()); nullptr if none is
+  // eligible now. An owner whose work becomes ready later calls p.wake_at().
+  virtual Tlp* tx_select(PciePort& p) = 0;
+  // A TLP will arrive: its header at `head`, its last byte at `tail`.
+  virtual void rx_tlp(PciePort& p, Tlp* t, Tick head, Tick tail) = 0;
+  // A TLP left on the wire [start, end).
+  virtual void tx_done(PciePort& p, const Tlp& t, Tick start, Tick end) {}
+  virtual Scheduler& scheduler() = 0;
+};
+
+class PciePort final : public Actor {
+ public:
+  PciePort(PortOwner& owner, std::string name, const PortConfig& cfg);
+  static void connect(PciePort& a, PciePort& b, const LinkConfig& link);
+
+  const std::string& name() const { return m_name; }
+  bool connected() const { return m_peer != nullptr; }
+  PciePort* peer() const { return m_peer; }
+  const PortConfig& config() const { return m_cfg; }
+  const LinkConfig& link() const { return m_link; }
+  int index = 0;  // owner's port index
+
+  void kick();                 // the owner may have something to send
+  void wake_at(Tick t);        // retry selection at t
+  bool can_send(const Tlp& t);
+  void release(const Tlp& t);  // the owner drained t from this port's receive buffer
+
+  std::uint32_t wire_bytes(const Tlp& t) const;
+  Tick serialize(std::uint32_t bytes) const;
+  double bytes_per_ns() const { return 1000.0 / m_ps_per_byte; }
+  Tick wire_free() const { return m_wire_free; }
+
+  // Diagnosis for the deadlock watchdog: what the transmitter waits for.
+  std::string blocked_reason();
+  bool has_rx_occupancy() const;
+
+  void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
+
+  // statistics
+  Counter tx_tlps, tx_bytes, tx_payload, tx_dllps, busy_ps, credit_stalls;
+
+ private:
+  enum : std::uint32_t { kWake, kAckDue, kFcDue };
+  struct Credits {
+    int hdr = 0, data = 0;
+    bool inf_hdr = false, inf_data = false;
+  };
+  struct InFlight {
+    Tick t;
+    int vc, cls, hdr, data;
+  };
+  void try_send();
+  void transmit(Tlp* t, Tick now);
+  void refresh_credits(Tick now);
+  Tick send_dllp(Tick at);
+  void on_received(const Tlp& t, Tick tail);
+  void flush_fc(int vc, int cls);
+
+  PortOwner& m_owner;
+  std::string m_name;
+  PortConfig m_cfg;
+  LinkConfig m_link;
+  PciePort* m_peer = nullptr;
+  double m_ps_per_byte = 1.0;
+  int m_align = 4;
+  Tick m_dllp_time = 0;
+
+  // transmitter
+  Tick m_wire_free = 0;
+  Tick m_next_wake = kNever;
+  std::array<std::array<Credits, kFcClasses>, kMaxVcs> m_tx_credits{};
+  std::deque<InFlight> m_credit_inflight;
+  bool m_blocked = false;
+
+  // receiver
+  std::array<std::array<int, kFcClasses>, kMaxVcs> m_rx_hdr{}, m_rx_data{};  // occupancy
+  std::array<std::array<int, kFcClasses>, kMaxVcs> m_fc_hdr{}, m_fc_data{}, m_fc_tlps{};  // freed, unreported
+  std::array<std::array<bool, kFcClasses>, kMaxVcs> m_fc_timer{};
+  int m_unacked = 0;
+  bool m_ack_timer = false;
+};
+
+}  // namespace hx::pcie

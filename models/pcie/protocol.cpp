@@ -1,0 +1,39 @@
+#include "models/pcie/protocol.h"
+
+#include <stdexcept>
+
+namespace hx::pcie {
+
+namespace {
+const Generation kGenerations[] = {
+    {1, 2.5, Encoding::k8b10b, 8.0 / 10.0, 8, 8, "gen1"},
+    {2, 5.0, Encoding::k8b10b, 8.0 / 10.0, 8, 8, "gen2"},
+    {3, 8.0, Encoding::k128b130b, 128.0 / 130.0, 8, 8, "gen3"},
+    {4, 16.0, Encoding::k128b130b, 128.0 / 130.0, 8, 8, "gen4"},
+    {5, 32.0, Encoding::k128b130b, 128.0 / 130.0, 8, 8, "gen5"},
+    {6, 64.0, Encoding::kFlit, 242.0 / 256.0, 0, 0, "gen6"},
+};
+}  // namespace
+
+bool valid_generation(int gen) { return gen >= 1 && gen <= 6; }
+bool valid_width(int w) { return w == 1 || w == 2 || w == 4 || w == 8 || w == 16 || w == 32; }
+
+const Generation& generation(int gen) {
+  if (!valid_generation(gen)) throw std::out_of_range("PCIe generation " + std::to_string(gen));
+  return kGenerations[gen - 1];
+}
+
+const char* kind_name(TlpKind k) {
+  switch (k) {
+    case TlpKind::MemWr: return "MWr";
+    case TlpKind::MemRd: return "MRd";
+    case TlpKind::Cpl: return "Cpl";
+    case TlpKind::CplD: return "CplD";
+    case TlpKind::Msg: return "Msg";
+    case TlpKind::MsgD: return "MsgD";
+    case TlpKind::AtsReq: return "AtsReq";
+  }
+  return "?";
+}
+
+}  // namespace hx::pcie

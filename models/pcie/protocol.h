@@ -1,0 +1,78 @@
+// PCIe protocol definitions, apart from the components that use them
+// (STYLE.md rule 1). Sizes follow the PCIe Base Specification:
+//  - TLP header: 3 DW (12 B) for 32-bit addresses and completions, 4 DW (16 B)
+//    for 64-bit addresses and messages; optional 4 B ECRC digest (sec. 2.2).
+//  - Data link layer: 2 B sequence number + 4 B LCRC (sec. 3.6).
+//  - Physical framing: Gen1/2 add STP and END symbols (1 B each, sec. 4.2.1);
+//    Gen3-5 use a 4-symbol STP token that carries the sequence number and no
+//    END (sec. 4.2.2.3), so both come to 8 B per TLP beyond the header. The
+//    pcie-bench model (S010) uses the same 8 B for every generation.
+//  - DLLPs (ACK, UpdateFC) are 8 B on the wire in every non-flit generation.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "models/core/tick.h"
+
+namespace hx::pcie {
+
+enum class Encoding : std::uint8_t { k8b10b, k128b130b, kFlit };
+
+struct Generation {
+  int gen;
+  double gts;            // transfer rate per lane, GT/s
+  Encoding encoding;
+  double efficiency;     // payload bits per line bit
+  int tlp_framing_B;     // PHY framing + DLL bytes added to every TLP
+  int dllp_B;            // bytes of one DLLP on the wire
+  const char* name;
+};
+
+// Data table, gen 1..6. Gen6 flit mode is approximated as in the pcie-bench
+// model (242 of 256 bytes of a flit carry TLP/DLLP bytes; no per-TLP LCRC).
+const Generation& generation(int gen);
+bool valid_generation(int gen);
+bool valid_width(int width);
+
+// Flow-control classes (sec. 2.6.1): posted, non-posted, completion.
+enum class FcClass : std::uint8_t { P = 0, NP = 1, Cpl = 2 };
+constexpr int kFcClasses = 3;
+constexpr int kMaxVcs = 2;  // VC0: PCIe and ATS; VC1: CCIX (S000)
+
+// Transaction kinds. Beyond memory reads/writes and completions the enum
+// reserves the message families that later models carry over the same ports:
+// ATS translation requests/completions and invalidations (on VC0), CCIX
+// protocol messages (on VC1) and MSI writes are ordinary MWr.
+enum class TlpKind : std::uint8_t {
+  MemWr,
+  MemRd,
+  Cpl,      // completion without data (UR, or a response to a non-posted write)
+  CplD,     // completion with data
+  Msg,      // message without data (e.g. ATS invalidation completion)
+  MsgD,     // message with data (e.g. ATS invalidation request, CCIX message)
+  AtsReq,   // translation request: non-posted memory read with AT=01b
+};
+
+const char* kind_name(TlpKind k);
+
+inline FcClass fc_class(TlpKind k) {
+  switch (k) {
+    case TlpKind::MemWr:
+    case TlpKind::Msg:
+    case TlpKind::MsgD:
+      return FcClass::P;
+    case TlpKind::MemRd:
+    case TlpKind::AtsReq:
+      return FcClass::NP;
+    default:
+      return FcClass::Cpl;
+  }
+}
+
+inline bool carries_data(TlpKind k) {
+  return k == TlpKind::MemWr || k == TlpKind::CplD || k == TlpKind::MsgD;
+}
+
+constexpr int kCreditDataUnit = 16;  // one data credit = 4 DW (sec. 2.6.1)
+
+}  // namespace hx::pcie

@@ -1,0 +1,111 @@
+#include "models/pcie/switch.h"
+
+#include <algorithm>
+
+#include "models/core/error.h"
+
+namespace hx::pcie {
+
+namespace {
+enum : std::uint32_t { kArrive };
+}
+
+Switch::Switch(sc_core::sc_module_name name, const SwitchConfig& cfg)
+    : sc_core::sc_module(name), m_cfg(cfg), m_sched(basename()) {
+  if (cfg.ports.size() < 2) sim_fail(basename(), "a switch needs an upstream and at least one downstream port");
+  for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
+    const std::string pn = std::string(name) + (i == 0 ? ".up" : ".down" + std::to_string(i - 1));
+    m_ports.push_back(std::make_unique<PciePort>(*this, pn, cfg.ports[i]));
+    m_ports.back()->index = static_cast<int>(i);
+  }
+  m_egress.resize(cfg.ports.size());
+  for (auto& e : m_egress) e.q.resize(cfg.ports.size());
+  auto& reg = StatsRegistry::instance();
+  reg.add_counter(std::string(name) + ".forwarded", &forwarded, "TLP", "TLPs forwarded");
+  reg.add_counter(std::string(name) + ".acs_redirected", &redirected, "TLP", "peer requests redirected upstream by ACS");
+}
+
+int Switch::route(const Tlp& t, int in) const {
+  const int n = static_cast<int>(m_ports.size());
+  if (t.kind == TlpKind::Cpl || t.kind == TlpKind::CplD) {
+    const int bus = bus_of(t.requester);
+    for (int p = 1; p < n; ++p)
+      if (m_cfg.routes[p].claims_bus(bus)) return p;
+    return 0;
+  }
+  for (int p = 1; p < n; ++p)
+    if (m_cfg.routes[p].claims_addr(t.addr)) return p;
+  return 0;
+}
+
+void Switch::rx_tlp(PciePort& p, Tlp* t, Tick head, Tick tail) {
+  t->src_port = static_cast<std::uint16_t>(p.index);
+  // Cut-through: forwarding may begin `latency` after the header arrived,
+  // but the egress must not finish before the tail has arrived. The egress
+  // rate is only known after routing; route now (the header is what routing
+  // needs) and compute eligibility for that egress.
+  int out = route(*t, p.index);
+  if (out == p.index) {
+    if (p.index == 0) sim_fail(basename(), "request to unclaimed address " + std::to_string(t->addr) + " from upstream");
+    sim_fail(basename(), "TLP would be routed back out of its ingress port");
+  }
+  if (m_cfg.acs_redirect && p.index != 0 && out != 0 && t->kind != TlpKind::Cpl && t->kind != TlpKind::CplD) {
+    out = 0;
+    ++redirected;
+  }
+  Tick eligible;
+  if (m_cfg.cut_through) {
+    const Tick egress_dur = m_ports[out]->serialize(m_ports[out]->wire_bytes(*t));
+    eligible = std::max(head + m_cfg.latency, tail + m_cfg.latency > egress_dur ? tail + m_cfg.latency - egress_dur : 0);
+  } else {
+    eligible = tail + m_cfg.latency;
+  }
+  m_sched.at(eligible, this, kArrive, static_cast<std::uint64_t>(out), t);
+}
+
+void Switch::on_action(std::uint32_t, std::uint64_t arg, void* ptr) {
+  Tlp* t = static_cast<Tlp*>(ptr);
+  const int out = static_cast<int>(arg);
+  t->seq = m_seq++;
+  m_egress[out].q[t->src_port][t->vc][static_cast<int>(t->fc())].push_back(t);
+  ++m_queued;
+  m_ports[out]->kick();
+}
+
+Tlp* Switch::tx_select(PciePort& p) {
+  Egress& e = m_egress[p.index];
+  const std::size_t n = e.q.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t in = (e.rr + k) % n;
+    for (int vc = 0; vc < kMaxVcs; ++vc) {
+      auto& qs = e.q[in][vc];
+      // Ordering inside one ingress: the oldest eligible head, but a read or
+      // completion never passes an older posted write (spec table 2-40).
+      auto& P = qs[0];
+      const std::uint64_t p_seq = P.empty() ? ~0ull : P.front()->seq;
+      int best = -1;
+      std::uint64_t best_seq = ~0ull;
+      for (int c = 0; c < kFcClasses; ++c) {
+        if (qs[c].empty()) continue;
+        Tlp* h = qs[c].front();
+        if (c != 0 && h->seq > p_seq) continue;
+        if (h->seq < best_seq && p.can_send(*h)) {
+          best = c;
+          best_seq = h->seq;
+        }
+      }
+      if (best >= 0) {
+        Tlp* t = qs[best].front();
+        qs[best].pop_front();
+        --m_queued;
+        e.rr = (in + 1) % n;
+        ++forwarded;
+        m_ports[t->src_port]->release(*t);  // leaves the ingress buffer now
+        return t;
+      }
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace hx::pcie

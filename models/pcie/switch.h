@@ -1,0 +1,66 @@
+// PLX-style PCIe switch. Port 0 is the upstream port, ports 1..N-1 are
+// downstream. Mechanisms:
+//  - address routing of requests through each downstream port's memory
+//    window (from enumeration), ID routing of completions by bus range;
+//  - peer-to-peer between downstream ports, or ACS P2P Request Redirect,
+//    which sends every peer request up to the root complex;
+//  - ingress-to-egress latency, cut-through (the egress may start once the
+//    header is in and the tail can no longer catch up) or store-and-forward;
+//  - per-egress round-robin arbitration among ingress ports, inside each
+//    ingress keeping PCIe ordering (reads and completions never pass an
+//    older posted write; posted writes may pass blocked reads);
+//  - per-port MPS: a TLP above the egress port's MPS is a malformed TLP.
+// Simplifications: one shared latency for all port pairs; no multicast.
+#pragma once
+#include <systemc>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/core/scheduler.h"
+#include "models/pcie/port.h"
+#include "models/pcie/routing.h"
+
+namespace hx::pcie {
+
+struct SwitchConfig {
+  Tick latency = 150 * kNs;
+  bool cut_through = true;
+  bool acs_redirect = false;
+  std::vector<PortConfig> ports;        // [0] upstream
+  std::vector<PortRoute> routes;        // per port (downstream ones used)
+};
+
+class Switch final : public sc_core::sc_module, public PortOwner, public Actor {
+ public:
+  Switch(sc_core::sc_module_name name, const SwitchConfig& cfg);
+  PciePort& upstream() { return *m_ports[0]; }
+  PciePort& downstream(std::size_t i) { return *m_ports[i + 1]; }
+  PciePort& port(std::size_t i) { return *m_ports[i]; }
+  std::size_t num_ports() const { return m_ports.size(); }
+
+  Tlp* tx_select(PciePort& p) override;
+  void rx_tlp(PciePort& p, Tlp* t, Tick head, Tick tail) override;
+  Scheduler& scheduler() override { return m_sched; }
+  void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
+
+  std::size_t queued() const { return m_queued; }
+  Counter forwarded, redirected;
+
+ private:
+  int route(const Tlp& t, int in_port) const;
+  struct Egress {
+    // [ingress][vc][class] FIFOs; rr = next ingress to look at
+    std::vector<std::array<std::array<std::deque<Tlp*>, kFcClasses>, kMaxVcs>> q;
+    std::size_t rr = 0;
+  };
+  SwitchConfig m_cfg;
+  Scheduler m_sched;
+  std::vector<std::unique_ptr<PciePort>> m_ports;
+  std::vector<Egress> m_egress;
+  std::uint64_t m_seq = 0;
+  std::size_t m_queued = 0;
+};
+
+}  // namespace hx::pcie

@@ -1,0 +1,88 @@
+// The transaction object carried through the fabric. Pooled: the hot path
+// never allocates. Payload bytes are not copied hop by hop; a TLP carries a
+// 64-bit checksum of its bytes, computed where the data is produced and
+// re-derived where it is consumed (DESIGN.md section 9).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "models/core/tick.h"
+#include "models/pcie/protocol.h"
+
+namespace hx::pcie {
+
+struct Tlp {
+  TlpKind kind = TlpKind::MemWr;
+  std::uint8_t vc = 0;
+  bool addr64 = false;
+  bool ecrc = false;
+  std::uint16_t requester = 0;   // bus:dev.fn of the requester
+  std::uint16_t completer = 0;   // for completions
+  std::uint16_t tag = 0;
+  std::uint16_t msg_code = 0;    // message / coherence opcode
+  std::uint64_t addr = 0;        // request address; for completions the address of its first byte
+  std::uint32_t len = 0;         // payload bytes carried (0 for MRd)
+  std::uint32_t req_len = 0;     // MRd: bytes requested; CplD: byte count remaining incl. this one
+  std::uint64_t checksum = 0;    // of the payload bytes
+  // What the payload bytes are: bytes [data_off, data_off+len) of the
+  // deterministic pattern stream `data_stream` (see pattern_byte). A memory
+  // that stores a write regenerates them from here and checks `checksum`.
+  std::uint64_t data_stream = 0;
+  std::uint64_t data_off = 0;
+  std::uint64_t id = 0;          // unique per simulation: conservation checks
+  std::uint32_t flow = 0;        // which workload flow it belongs to
+  Tick created = 0;              // when its producer made it
+  Tick ready = 0;                // earliest time it may be transmitted
+  std::uint64_t seq = 0;         // arrival order inside a component (ordering rules)
+  std::uint16_t src_port = 0;    // ingress port inside a component
+  std::uint16_t hops = 0;
+  void* ctx = nullptr;           // originator's context (opaque to the fabric)
+
+  FcClass fc() const { return fc_class(kind); }
+  int header_B() const {
+    switch (kind) {
+      case TlpKind::MemWr:
+      case TlpKind::MemRd:
+      case TlpKind::AtsReq:
+        return addr64 ? 16 : 12;
+      case TlpKind::Msg:
+      case TlpKind::MsgD:
+        return 16;
+      default:
+        return 12;
+    }
+  }
+  // Payload on the wire is whole DWs.
+  std::uint32_t payload_wire_B() const { return carries_data(kind) ? ((len + 3u) & ~3u) : 0u; }
+  int data_credits() const {
+    return carries_data(kind) ? static_cast<int>((payload_wire_B() + kCreditDataUnit - 1) / kCreditDataUnit) : 0;
+  }
+};
+
+class TlpPool {
+ public:
+  static TlpPool& instance();
+  Tlp* get();
+  void put(Tlp* t);
+  std::uint64_t live() const { return m_live; }
+  std::uint64_t issued() const { return m_next_id; }
+  void reset();
+
+ private:
+  std::vector<Tlp*> m_free;
+  std::vector<std::vector<Tlp>> m_blocks;
+  std::uint64_t m_live = 0;
+  std::uint64_t m_next_id = 1;
+};
+
+// Checksum of `len` bytes of a deterministic data pattern, as would be read
+// at byte offsets [off, off+len) of a stream identified by `stream`.
+std::uint64_t pattern_checksum(std::uint64_t stream, std::uint64_t off, std::uint32_t len);
+// Checksum of real bytes.
+std::uint64_t bytes_checksum(const std::uint8_t* p, std::uint32_t len);
+std::uint8_t pattern_byte(std::uint64_t stream, std::uint64_t off);
+// The stream whose byte at offset a is the initial content of host memory at
+// address a.
+constexpr std::uint64_t kMemoryStream = 0x5eedull;
+
+}  // namespace hx::pcie

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages hxsim needs, only those missing. Idempotent, non-interactive.
+set -euo pipefail
+pkgs=(g++ cmake ninja-build pkgconf git ccache libsystemc-dev libyaml-cpp-dev nlohmann-json3-dev
+      libgtest-dev libboost-graph-dev libcli11-dev python3-matplotlib verilator yosys)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
