@@ -84,7 +84,8 @@ void RostaDma::refill() {
     if (m_desc_off == seg.len) {
       ++m_desc;
       m_desc_off = 0;
-      m_next_gen += static_cast<Tick>(m_cfg.desc_gap_cycles) * m_cycle;
+      // Host jobs walk the descriptor list; a peer command is one transfer.
+      if (j->kind == Kind::HostWrite) m_next_gen += static_cast<Tick>(m_cfg.desc_gap_cycles) * m_cycle;
     }
   }
 }
@@ -209,10 +210,8 @@ void RostaDma::on_write(const Tlp& t) {
         (m_rx_stream && t.data_stream != m_rx_stream))
       sim_fail(m_name, "peer write data check failed");
     const Tick now = now_tick();
-    if (m_rx_first == kNever) {
-      m_rx_first = now;
-      if (on_rx_first) on_rx_first(now);
-    }
+    if (m_rx_first == kNever) m_rx_first = now;
+    if (on_rx) on_rx(now);
     m_rx_last = now;
     m_rx_bytes += t.len;
     if (m_echo) {

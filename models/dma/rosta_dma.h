@@ -64,7 +64,7 @@ class RostaDma final : public pcie::Device, public Actor {
   Tick rx_first() const { return m_rx_first; }
   Tick rx_last() const { return m_rx_last; }
   std::uint64_t rx_bytes() const { return m_rx_bytes; }
-  std::function<void(Tick)> on_rx_first;
+  std::function<void(Tick)> on_rx;  // every peer write arriving on the target path
 
   void on_write(const pcie::Tlp& t) override;
   void on_completion(const pcie::Tlp& t) override;

@@ -130,6 +130,9 @@ void PciePort::transmit(Tlp* t, Tick now) {
   if (t->len > static_cast<std::uint32_t>(m_cfg.mps) && carries_data(t->kind))
     sim_fail(m_name, std::string("transmitting a ") + kind_name(t->kind) + " of " + std::to_string(t->len) +
                          " B above this port's MPS " + std::to_string(m_cfg.mps));
+  if (carries_data(t->kind) && t->len > static_cast<std::uint32_t>(m_peer->m_cfg.mps))
+    sim_fail(m_name, std::string("malformed TLP: a ") + kind_name(t->kind) + " of " + std::to_string(t->len) +
+                         " B to a receiver whose MPS is " + std::to_string(m_peer->m_cfg.mps));
   const std::uint32_t bytes = wire_bytes(*t);
   const Tick dur = serialize(bytes);
   const Tick start = now;

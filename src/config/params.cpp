@@ -1,0 +1,232 @@
+#include "src/config/params.h"
+
+#include <sstream>
+
+namespace hx::cfg {
+
+namespace {
+
+template <class C>
+Param<C> P(const char* name, const char* type, const char* def, const char* desc,
+           std::function<void(C&, const Cursor&)> f) {
+  return Param<C>{ParamDecl{name, type, def, desc}, std::move(f)};
+}
+
+int pow2(const Cursor& c, long long lo, long long hi) {
+  const long long v = static_cast<long long>(c.size());
+  if (v < lo || v > hi || (v & (v - 1))) {
+    c.fail(c.scalar() + " must be a power of two from " + std::to_string(lo) + "B to " + std::to_string(hi) + "B");
+  }
+  return static_cast<int>(v);
+}
+
+}  // namespace
+
+const ParamTable<pcie::LinkConfig>& link_params() {
+  using C = pcie::LinkConfig;
+  static const ParamTable<C> t = {
+      P<C>("gen", "int", "3", "PCIe generation 1-6 (rate and encoding from the generation table)",
+           [](C& c, const Cursor& v) { c.gen = static_cast<int>(v.integer(1, 6)); }),
+      P<C>("width", "int", "8", "lanes: 1, 2, 4, 8, 16 or 32",
+           [](C& c, const Cursor& v) {
+             c.width = static_cast<int>(v.integer(1, 32));
+             if (!pcie::valid_width(c.width)) v.fail(v.scalar() + " is not a PCIe link width (1, 2, 4, 8, 16, 32)");
+           }),
+      P<C>("latency", "time", "10ns", "PHY/SerDes + propagation per direction (first bit out to first bit in)",
+           [](C& c, const Cursor& v) { c.latency = v.time(); }),
+      P<C>("skp", "bool", "true", "account SKP ordered sets (4 B every 1538 B, S010)",
+           [](C& c, const Cursor& v) { c.skp = v.boolean(); }),
+      P<C>("ack_every", "int", "4", "receiver sends an ACK DLLP after this many TLPs",
+           [](C& c, const Cursor& v) { c.ack_every = static_cast<int>(v.integer(1, 4096)); }),
+      P<C>("ack_timeout", "time", "200ns", "...or this long after the first un-ACKed TLP",
+           [](C& c, const Cursor& v) { c.ack_timeout = v.time(); }),
+      P<C>("fc_update_every", "int", "4", "receiver returns credits (UpdateFC DLLP) after this many freed TLPs of a class",
+           [](C& c, const Cursor& v) { c.fc_update_every = static_cast<int>(v.integer(1, 4096)); }),
+      P<C>("fc_update_timeout", "time", "200ns", "...or this long after the first unreported free (sooner if the partner would starve)",
+           [](C& c, const Cursor& v) { c.fc_update_timeout = v.time(); }),
+  };
+  return t;
+}
+
+const ParamTable<pcie::PortConfig>& port_params() {
+  using C = pcie::PortConfig;
+  static const ParamTable<C> t = {
+      P<C>("tx_align", "size", "4B", "transmitter datapath beat: each TLP occupies whole beats on the wire",
+           [](C& c, const Cursor& v) { c.tx_align_B = pow2(v, 1, 64); }),
+      P<C>("vcs", "int", "1", "virtual channels enabled (VC0, VC1)",
+           [](C& c, const Cursor& v) { c.vcs = static_cast<int>(v.integer(1, pcie::kMaxVcs)); }),
+      P<C>("p_hdr", "int", "32", "posted header credits advertised per VC (0 = infinite)",
+           [](C& c, const Cursor& v) { c.credits_hdr[0] = static_cast<int>(v.integer(0, 127)); }),
+      P<C>("p_data", "int", "256", "posted data credits (16 B each) per VC (0 = infinite)",
+           [](C& c, const Cursor& v) { c.credits_data[0] = static_cast<int>(v.integer(0, 2047)); }),
+      P<C>("np_hdr", "int", "32", "non-posted header credits per VC (0 = infinite)",
+           [](C& c, const Cursor& v) { c.credits_hdr[1] = static_cast<int>(v.integer(0, 127)); }),
+      P<C>("np_data", "int", "0", "non-posted data credits per VC (0 = infinite)",
+           [](C& c, const Cursor& v) { c.credits_data[1] = static_cast<int>(v.integer(0, 2047)); }),
+      P<C>("cpl_hdr", "int", "32", "completion header credits per VC (0 = infinite; endpoints and root ports always advertise infinite)",
+           [](C& c, const Cursor& v) { c.credits_hdr[2] = static_cast<int>(v.integer(0, 127)); }),
+      P<C>("cpl_data", "int", "256", "completion data credits per VC (0 = infinite)",
+           [](C& c, const Cursor& v) { c.credits_data[2] = static_cast<int>(v.integer(0, 2047)); }),
+  };
+  return t;
+}
+
+const ParamTable<SwitchParams>& switch_params() {
+  using C = SwitchParams;
+  static const ParamTable<C> t = {
+      P<C>("latency", "time", "150ns", "ingress-to-egress latency (PLX datasheets: 100-160 ns, S030)",
+           [](C& c, const Cursor& v) { c.latency = v.time(); }),
+      P<C>("cut_through", "bool", "true", "cut-through forwarding (false: store-and-forward)",
+           [](C& c, const Cursor& v) { c.cut_through = v.boolean(); }),
+      P<C>("acs_redirect", "bool", "false", "ACS P2P Request Redirect: peer requests go up to the root complex",
+           [](C& c, const Cursor& v) { c.acs_redirect = v.boolean(); }),
+  };
+  return t;
+}
+
+const ParamTable<host::RootComplexConfig>& rc_params() {
+  using C = host::RootComplexConfig;
+  static const ParamTable<C> t = {
+      P<C>("inbound_latency", "time", "100ns", "root port receive to memory request (IIO pipeline)",
+           [](C& c, const Cursor& v) { c.inbound_latency = v.time(); }),
+      P<C>("outbound_latency", "time", "100ns", "core MMIO store to root port transmit; completion to core",
+           [](C& c, const Cursor& v) { c.outbound_latency = v.time(); }),
+      P<C>("completion_latency", "time", "0ns", "read data ready to completion queued at the root port",
+           [](C& c, const Cursor& v) { c.completion_latency = v.time(); }),
+      P<C>("read_line_interval", "time", "10ns", "one inbound read request fetches one cache line per this interval",
+           [](C& c, const Cursor& v) { c.read_line_interval = v.time(); }),
+      P<C>("cpl_max", "size", "256B", "largest completion payload the root complex sends (also limited by MPS)",
+           [](C& c, const Cursor& v) { c.cpl_max_B = pow2(v, 64, 4096); }),
+      P<C>("rcb", "size", "64B", "read completion boundary (64 B or 128 B)",
+           [](C& c, const Cursor& v) {
+             c.rcb_B = static_cast<int>(v.size());
+             if (c.rcb_B != 64 && c.rcb_B != 128) v.fail("RCB is 64B or 128B");
+           }),
+      P<C>("posted_buffer", "int", "64", "inbound posted writes the root complex holds before memory commits them",
+           [](C& c, const Cursor& v) { c.posted_buffer = static_cast<int>(v.integer(1, 1 << 20)); }),
+      P<C>("p2p", "bool", "true", "forward peer-to-peer requests between root ports (and reflect ACS-redirected ones)",
+           [](C& c, const Cursor& v) { c.p2p = v.boolean(); }),
+      P<C>("dram_base", "size", "4GiB", "first address of host DRAM",
+           [](C& c, const Cursor& v) { c.dram_base = v.size(); }),
+      P<C>("dram_size", "size", "64GiB", "host DRAM size", [](C& c, const Cursor& v) { c.dram_size = v.size(); }),
+  };
+  return t;
+}
+
+const ParamTable<mem::MemoryConfig>& memory_params() {
+  using C = mem::MemoryConfig;
+  static const ParamTable<C> t = {
+      P<C>("read_latency", "time", "80ns", "memory controller read latency (request to data)",
+           [](C& c, const Cursor& v) { c.read_latency = v.time(); }),
+      P<C>("write_latency", "time", "40ns", "write accept to commit", [](C& c, const Cursor& v) { c.write_latency = v.time(); }),
+      P<C>("channel_bw", "bandwidth", "12.8GB/s", "bandwidth of one memory channel",
+           [](C& c, const Cursor& v) { c.channel_GBps = v.bandwidth() / 1e9; if (c.channel_GBps <= 0) v.fail("must be positive"); }),
+      P<C>("channels", "int", "2", "independent channels, interleaved by line",
+           [](C& c, const Cursor& v) { c.channels = static_cast<int>(v.integer(1, 64)); }),
+      P<C>("rmw_extra", "time", "40ns", "extra channel occupancy of a partial-line write (read-modify-write turnaround)",
+           [](C& c, const Cursor& v) { c.rmw_extra = v.time(); }),
+  };
+  return t;
+}
+
+const ParamTable<host::HostCpuConfig>& cpu_params() {
+  using C = host::HostCpuConfig;
+  static const ParamTable<C> t = {
+      P<C>("cores", "int", "8", "cores available to software threads", [](C& c, const Cursor& v) { c.cores = static_cast<int>(v.integer(1, 4096)); }),
+      P<C>("syscall", "time", "1us", "system call entry and exit", [](C& c, const Cursor& v) { c.syscall_cost = v.time(); }),
+      P<C>("pin_page", "time", "100ns", "pinning one 4 KiB user page", [](C& c, const Cursor& v) { c.pin_page_cost = v.time(); }),
+      P<C>("uc_write", "time", "200ns", "core stall per UC MMIO store", [](C& c, const Cursor& v) { c.uc_write_cost = v.time(); }),
+      P<C>("wc_line", "time", "5ns", "core time per 64 B write-combined MMIO line", [](C& c, const Cursor& v) { c.wc_line_cost = v.time(); }),
+      P<C>("fence", "time", "20ns", "store fence after WC stores", [](C& c, const Cursor& v) { c.fence_cost = v.time(); }),
+      P<C>("irq_latency", "time", "3us", "MSI arrival to the waiting thread running", [](C& c, const Cursor& v) { c.irq_latency = v.time(); }),
+      P<C>("poll_period", "time", "20ns", "one iteration of a polling loop", [](C& c, const Cursor& v) { c.poll_period = v.time(); }),
+      P<C>("poll_miss", "time", "60ns", "fetching a polled line after a device write invalidated it", [](C& c, const Cursor& v) { c.poll_miss = v.time(); }),
+      P<C>("copy_line", "time", "2ns", "core reading one cache line of a received buffer", [](C& c, const Cursor& v) { c.copy_line_cost = v.time(); }),
+      P<C>("os_tick_period", "time", "4ms", "OS timer tick period per core (0 = no OS noise)", [](C& c, const Cursor& v) { c.os_tick_period = v.time(); }),
+      P<C>("os_tick_cost", "time", "15us", "time a timer tick takes from the running thread", [](C& c, const Cursor& v) { c.os_tick_cost = v.time(); }),
+  };
+  return t;
+}
+
+const ParamTable<EndpointParams>& endpoint_params() {
+  using C = EndpointParams;
+  static const ParamTable<C> t = {
+      P<C>("tx_latency", "time", "100ns", "hard block TX pipeline: TLP from device logic to the wire",
+           [](C& c, const Cursor& v) { c.tx_latency = v.time(); }),
+      P<C>("rx_latency", "time", "100ns", "hard block RX pipeline: last byte in to device logic",
+           [](C& c, const Cursor& v) { c.rx_latency = v.time(); }),
+      P<C>("reg_read_latency", "time", "40ns", "BAR register read turnaround", [](C& c, const Cursor& v) { c.reg_read_latency = v.time(); }),
+      P<C>("mrrs", "size", "512B", "Max_Read_Request_Size", [](C& c, const Cursor& v) { c.mrrs = pow2(v, 128, 4096); }),
+      P<C>("tags", "int", "32", "outstanding non-posted requests (tags)", [](C& c, const Cursor& v) { c.tags = static_cast<int>(v.integer(1, 1024)); }),
+      P<C>("bar_size", "size", "2MiB", "size of BAR0 (power of two)",
+           [](C& c, const Cursor& v) { c.bar_size = static_cast<std::uint64_t>(pow2(v, 4096, 1 << 30)); }),
+  };
+  return t;
+}
+
+const ParamTable<dma::RostaConfig>& rosta_params() {
+  using C = dma::RostaConfig;
+  static const ParamTable<C> t = {
+      P<C>("clock", "frequency", "250MHz", "engine clock (64-bit AXI-Stream datapath)", [](C& c, const Cursor& v) { c.clock_mhz = v.freq_mhz(); }),
+      P<C>("desc_gap_cycles", "int", "0", "cycles between the last TLP of a descriptor and the first of the next",
+           [](C& c, const Cursor& v) { c.desc_gap_cycles = static_cast<int>(v.integer(0, 1 << 20)); }),
+      P<C>("max_reads", "int", "1", "outstanding read requests of the engine", [](C& c, const Cursor& v) { c.max_reads = static_cast<int>(v.integer(1, 1024)); }),
+      P<C>("fifo_tlps", "int", "16", "TLPs the engine may run ahead of the link", [](C& c, const Cursor& v) { c.fifo_tlps = static_cast<int>(v.integer(1, 4096)); }),
+  };
+  return t;
+}
+
+const ParamTable<dma::CalypteConfig>& calypte_params() {
+  using C = dma::CalypteConfig;
+  static const ParamTable<C> t = {
+      P<C>("clock", "frequency", "250MHz", "controller clock", [](C& c, const Cursor& v) { c.clock_mhz = v.freq_mhz(); }),
+      P<C>("f2h_cycles", "int", "20", "F2H pipeline: packet in to first PCIe write", [](C& c, const Cursor& v) { c.f2h_cycles = static_cast<int>(v.integer(0, 1 << 20)); }),
+      P<C>("h2f_cycles", "int", "20", "H2F pipeline: DMA header in to packet out", [](C& c, const Cursor& v) { c.h2f_cycles = static_cast<int>(v.integer(0, 1 << 20)); }),
+      P<C>("segment", "size", "128B", "F2H PCIe write size a packet is cut into (S004)", [](C& c, const Cursor& v) { c.segment_B = pow2(v, 64, 4096); }),
+      P<C>("channels", "int", "16", "virtual channels", [](C& c, const Cursor& v) { c.channels = static_cast<int>(v.integer(1, 256)); }),
+      P<C>("bus_bits", "int", "256", "user datapath width in bits (256 or 512)", [](C& c, const Cursor& v) {
+        c.bus_bits = static_cast<int>(v.integer(64, 1024));
+        if (c.bus_bits != 256 && c.bus_bits != 512 && c.bus_bits != 64 && c.bus_bits != 128) v.fail("64, 128, 256 or 512");
+      }),
+  };
+  return t;
+}
+
+const ParamTable<dma::BenchDmaConfig>& bench_params() {
+  using C = dma::BenchDmaConfig;
+  static const ParamTable<C> t = {
+      P<C>("issue_interval", "time", "20ns", "minimum time between DMA commands", [](C& c, const Cursor& v) { c.issue_interval = v.time(); }),
+      P<C>("cmd_latency", "time", "100ns", "command to first TLP handed to the hard block", [](C& c, const Cursor& v) { c.cmd_latency = v.time(); }),
+      P<C>("done_latency", "time", "50ns", "last data to command complete", [](C& c, const Cursor& v) { c.done_latency = v.time(); }),
+      P<C>("read_byte_time", "time", "0ps", "per-byte time to move read data into device memory, per command", [](C& c, const Cursor& v) { c.read_byte_time = v.time(); }),
+      P<C>("max_outstanding", "int", "64", "DMA commands in flight", [](C& c, const Cursor& v) { c.max_outstanding = static_cast<int>(v.integer(1, 4096)); }),
+  };
+  return t;
+}
+
+namespace {
+template <class C>
+void section(std::ostringstream& os, const char* name, const char* where, const ParamTable<C>& t) {
+  os << "\n## " << name << "\n\n" << where << "\n\n| key | type | default | description |\n|---|---|---|---|\n";
+  for (const auto& p : t) os << "| `" << p.decl.name << "` | " << p.decl.type << " | `" << p.decl.def << "` | " << p.decl.desc << " |\n";
+}
+}  // namespace
+
+std::string params_reference() {
+  std::ostringstream os;
+  os << "# hxsim parameter reference\n\nGenerated by `hxsim params`. Every value with a dimension takes a unit "
+        "(`150ns`, `4KiB`, `12.8GB/s`, `250MHz`).\n";
+  section(os, "link", "Under `links[i]` and `link_defaults`.", link_params());
+  section(os, "port", "Under `port:` of any node: the receive buffers it advertises and its transmitter.", port_params());
+  section(os, "switch", "Keys of a `type: switch` node.", switch_params());
+  section(os, "rc", "Under `rc:` of a `type: root_complex` node.", rc_params());
+  section(os, "memory", "Under `memory:` of a root complex.", memory_params());
+  section(os, "cpu", "Under `cpu:` of a root complex.", cpu_params());
+  section(os, "endpoint", "Under `endpoint:` of a `type: endpoint` node.", endpoint_params());
+  section(os, "rosta", "Under `rosta:` of an endpoint with `device: rosta`.", rosta_params());
+  section(os, "calypte", "Under `calypte:` of an endpoint with `device: calypte`.", calypte_params());
+  section(os, "bench", "Under `bench:` of an endpoint with `device: bench`.", bench_params());
+  return os.str();
+}
+
+}  // namespace hx::cfg

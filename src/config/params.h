@@ -1,0 +1,87 @@
+// Every model parameter is declared once here: name, type, unit, default and
+// description (STYLE.md rule 5). The same declaration drives YAML parsing,
+// defaults, `hxsim params` and docs/parameters.md.
+#pragma once
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "models/dma/bench_dma.h"
+#include "models/dma/calypte_dma.h"
+#include "models/dma/rosta_dma.h"
+#include "models/host/host_cpu.h"
+#include "models/host/root_complex.h"
+#include "models/memory/memory.h"
+#include "models/pcie/endpoint.h"
+#include "models/pcie/port.h"
+#include "models/pcie/switch.h"
+#include "src/config/yaml_util.h"
+
+namespace hx::cfg {
+
+struct ParamDecl {
+  std::string name;
+  std::string type;  // int, number, bool, time, size, frequency, choice
+  std::string def;
+  std::string desc;
+};
+
+template <class C>
+struct Param {
+  ParamDecl decl;
+  std::function<void(C&, const Cursor&)> set;
+};
+
+template <class C>
+using ParamTable = std::vector<Param<C>>;
+
+// Node-level settings the topology layer reads itself (not model params).
+struct SwitchParams {
+  Tick latency = 0;
+  bool cut_through = true;
+  bool acs_redirect = false;
+};
+struct EndpointParams {
+  Tick tx_latency = 0, rx_latency = 0, reg_read_latency = 0;
+  int mrrs = 512, tags = 32;
+  std::uint64_t bar_size = 0;
+};
+
+const ParamTable<pcie::LinkConfig>& link_params();
+const ParamTable<pcie::PortConfig>& port_params();
+const ParamTable<SwitchParams>& switch_params();
+const ParamTable<host::RootComplexConfig>& rc_params();
+const ParamTable<mem::MemoryConfig>& memory_params();
+const ParamTable<host::HostCpuConfig>& cpu_params();
+const ParamTable<EndpointParams>& endpoint_params();
+const ParamTable<dma::RostaConfig>& rosta_params();
+const ParamTable<dma::CalypteConfig>& calypte_params();
+const ParamTable<dma::BenchDmaConfig>& bench_params();
+
+// Fill `out` from the map at `c`: declared keys are parsed, `extra` keys are
+// left to the caller, anything else is an error; missing keys get defaults
+// unless `base` already set them (the layering of defaults sections).
+template <class C>
+void load_params(const Cursor& c, C& out, const ParamTable<C>& table, const std::set<std::string>& extra = {},
+                 bool apply_defaults = true) {
+  std::set<std::string> allowed = extra;
+  for (const auto& p : table) allowed.insert(p.decl.name);
+  const auto keys = c.keys(allowed);
+  std::set<std::string> seen(keys.begin(), keys.end());
+  for (const auto& p : table) {
+    if (seen.count(p.decl.name)) {
+      p.set(out, c.child(p.decl.name));
+    } else if (apply_defaults) {
+      Cursor d;
+      d.node = YAML::Node(p.decl.def);
+      d.path = "default of " + p.decl.name;
+      p.set(out, d);
+    }
+  }
+}
+
+// The whole parameter reference, as Markdown.
+std::string params_reference();
+
+}  // namespace hx::cfg

@@ -1,0 +1,221 @@
+#include "src/config/yaml_util.h"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "src/config/units.h"
+
+namespace hx::cfg {
+
+std::string Cursor::where() const {
+  std::ostringstream os;
+  YAML::Mark m = node.IsDefined() ? node.Mark() : YAML::Mark::null_mark();
+  if (m.is_null() || m.line < 0) m = fallback;
+  if (m.is_null() || m.line < 0) {
+    os << (file ? *file : std::string("<input>")) << ": " << path;
+  } else {
+    os << (file ? *file : std::string("<input>")) << ":" << m.line + 1 << ":" << m.column + 1 << ": " << path;
+  }
+  return os.str();
+}
+
+void Cursor::fail(const std::string& msg) const { throw InputError(where() + ": " + msg); }
+
+Cursor Cursor::child(const std::string& key) const {
+  Cursor c;
+  const YAML::Node& cn = node;
+  if (cn.IsMap()) {
+    const YAML::Node v = cn[key];
+    c.node = v.IsDefined() ? v : YAML::Node();
+  }
+  // A missing key reports the location of its parent.
+  const YAML::Mark pm = node.IsDefined() ? node.Mark() : YAML::Mark::null_mark();
+  c.fallback = (pm.is_null() || pm.line < 0) ? fallback : pm;
+  c.path = path.empty() ? key : path + "." + key;
+  c.file = file;
+  return c;
+}
+
+Cursor Cursor::item(std::size_t i) const {
+  Cursor c;
+  const YAML::Node& cn = node;
+  c.node = cn[i];
+  c.fallback = node.Mark();
+  c.path = path + "." + std::to_string(i);
+  c.file = file;
+  return c;
+}
+
+bool Cursor::has(const std::string& key) const {
+  const YAML::Node& cn = node;
+  if (!cn.IsMap()) return false;
+  const YAML::Node v = cn[key];
+  return v.IsDefined() && !v.IsNull();
+}
+
+std::string Cursor::scalar() const {
+  if (!node.IsScalar()) fail(node.IsNull() ? "a value is required" : "expected a single value, not a list or map");
+  return node.Scalar();
+}
+
+long long Cursor::integer(long long lo, long long hi) const {
+  const std::string s = scalar();
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(s.c_str(), &end, 0);
+  if (s.empty() || *end != '\0' || errno) fail("'" + s + "' is not a whole number");
+  if (v < lo || v > hi) fail(s + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return v;
+}
+
+double Cursor::number(double lo, double hi) const {
+  const std::string s = scalar();
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || *end != '\0' || !std::isfinite(v)) fail("'" + s + "' is not a number");
+  if (v < lo || v > hi) {
+    std::ostringstream os;
+    os << s << " is out of range [" << lo << ", " << hi << "]";
+    fail(os.str());
+  }
+  return v;
+}
+
+bool Cursor::boolean() const {
+  const std::string s = scalar();
+  if (s == "true" || s == "yes" || s == "on") return true;
+  if (s == "false" || s == "no" || s == "off") return false;
+  fail("'" + s + "' is not a boolean (true, false)");
+}
+
+Tick Cursor::time() const {
+  std::string why;
+  auto v = parse_time(scalar(), why);
+  if (!v) fail(why);
+  return *v;
+}
+
+std::uint64_t Cursor::size() const {
+  std::string why;
+  auto v = parse_size(scalar(), why);
+  if (!v) fail(why);
+  return *v;
+}
+
+double Cursor::bandwidth() const {
+  std::string why;
+  auto v = parse_bandwidth(scalar(), why);
+  if (!v) fail(why);
+  return *v;
+}
+
+double Cursor::freq_mhz() const {
+  std::string why;
+  auto v = parse_freq_mhz(scalar(), why);
+  if (!v) fail(why);
+  if (*v <= 0) fail("a frequency must be positive");
+  return *v;
+}
+
+std::string Cursor::choice(const std::vector<std::string>& options) const {
+  const std::string s = scalar();
+  for (const auto& o : options)
+    if (s == o) return s;
+  std::string all;
+  for (const auto& o : options) all += (all.empty() ? "" : ", ") + o;
+  fail("'" + s + "' is not one of: " + all);
+}
+
+std::vector<std::string> Cursor::keys(const std::set<std::string>& allowed) const {
+  std::vector<std::string> out;
+  if (node.IsNull() || !node.IsDefined()) return out;
+  if (!node.IsMap()) fail("expected a map of settings");
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const std::string k = it->first.as<std::string>();
+    if (!allowed.count(k)) {
+      Cursor c;
+      c.node = it->first;
+      c.path = path.empty() ? k : path + "." + k;
+      c.file = file;
+      std::string all;
+      for (const auto& a : allowed) all += (all.empty() ? "" : ", ") + a;
+      c.fail("unknown key '" + k + "'; allowed: " + all);
+    }
+    out.push_back(k);
+  }
+  return out;
+}
+
+YAML::Node load_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open file");
+  try {
+    return YAML::Load(in);
+  } catch (const YAML::ParserException& e) {
+    throw InputError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                     ": YAML syntax error: " + e.msg);
+  }
+}
+
+Cursor root_cursor(const YAML::Node& n, const std::string& file) {
+  Cursor c;
+  c.node = n;
+  c.file = std::make_shared<const std::string>(file);
+  return c;
+}
+
+void apply_override(YAML::Node& root, const std::string& path, const std::string& value, const std::string& origin) {
+  if (path.empty()) throw InputError(origin + ": empty parameter path");
+  std::vector<std::string> parts;
+  std::stringstream ss(path);
+  std::string p;
+  while (std::getline(ss, p, '.')) {
+    if (p.empty()) throw InputError(origin + ": malformed parameter path '" + path + "'");
+    parts.push_back(p);
+  }
+  YAML::Node val;
+  try {
+    val = YAML::Load(value);
+  } catch (const YAML::ParserException& e) {
+    throw InputError(origin + ": value '" + value + "' is not valid YAML: " + e.msg);
+  }
+  std::vector<YAML::Node> chain{root};
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    YAML::Node cur = chain.back();
+    YAML::Node next;
+    if (cur.IsSequence()) {
+      char* end = nullptr;
+      const long idx = std::strtol(parts[i].c_str(), &end, 10);
+      if (*end || idx < 0 || static_cast<std::size_t>(idx) >= cur.size())
+        throw InputError(origin + ": '" + path + "': no list item '" + parts[i] + "'");
+      next = cur[static_cast<std::size_t>(idx)];
+    } else if (cur.IsMap()) {
+      // A missing section is created; the strict loader still rejects keys
+      // that do not exist, naming the override.
+      next = cur[parts[i]];
+    } else if (cur.IsNull()) {
+      cur = YAML::Node(YAML::NodeType::Map);
+      next = cur[parts[i]];
+    } else {
+      throw InputError(origin + ": '" + path + "': '" + parts[i - (i ? 1 : 0)] + "' is a value, not a section");
+    }
+    if (!next.IsDefined() || next.IsNull()) {
+      cur[parts[i]] = YAML::Node(YAML::NodeType::Map);
+      next = cur[parts[i]];
+    }
+    chain.push_back(next);
+  }
+  YAML::Node last = chain.back();
+  if (last.IsSequence()) {
+    char* end = nullptr;
+    const long idx = std::strtol(parts.back().c_str(), &end, 10);
+    if (*end || idx < 0 || static_cast<std::size_t>(idx) >= last.size())
+      throw InputError(origin + ": '" + path + "': no list item '" + parts.back() + "'");
+    last[static_cast<std::size_t>(idx)] = val;
+  } else {
+    last[parts.back()] = val;
+  }
+}
+
+}  // namespace hx::cfg

@@ -1,0 +1,52 @@
+// Strict YAML reading: every error names file:line:col, the YAML path, the
+// bad value and what is allowed. Unknown keys are errors, never defaults.
+#pragma once
+#include <yaml-cpp/yaml.h>
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "models/core/error.h"
+#include "models/core/tick.h"
+
+namespace hx::cfg {
+
+struct Cursor {
+  YAML::Node node;
+  std::string path;                   // e.g. nodes.fpga0.endpoint.tx_latency
+  std::shared_ptr<const std::string> file;
+  YAML::Mark fallback = YAML::Mark::null_mark();  // where the parent was, for missing keys
+
+  std::string where() const;          // "file:line:col: path"
+  [[noreturn]] void fail(const std::string& msg) const;
+  Cursor child(const std::string& key) const;
+  Cursor item(std::size_t i) const;
+  bool has(const std::string& key) const;
+  bool is_map() const { return node.IsMap(); }
+
+  std::string scalar() const;         // fails unless a scalar
+  std::string str() const { return scalar(); }
+  long long integer(long long lo, long long hi) const;
+  double number(double lo, double hi) const;
+  bool boolean() const;
+  Tick time() const;
+  std::uint64_t size() const;
+  double bandwidth() const;
+  double freq_mhz() const;
+  std::string choice(const std::vector<std::string>& options) const;
+
+  // Map keys; fails on a key outside `allowed`.
+  std::vector<std::string> keys(const std::set<std::string>& allowed) const;
+};
+
+// Load a YAML file; parse errors become InputError with file:line:col.
+YAML::Node load_file(const std::string& path);
+Cursor root_cursor(const YAML::Node& n, const std::string& file);
+
+// --set path=value: apply to a tree. Paths use dots; list items by index.
+void apply_override(YAML::Node& root, const std::string& path, const std::string& value,
+                    const std::string& origin);
+
+}  // namespace hx::cfg

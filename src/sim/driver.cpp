@@ -1,0 +1,223 @@
+#include "src/sim/driver.h"
+
+#include <nlohmann/json.hpp>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "models/core/error.h"
+#include "src/sim/runner.h"
+#include "src/sim/study.h"
+
+extern char** environ;
+
+namespace hx::sim {
+
+namespace fs = std::filesystem;
+
+std::vector<std::pair<std::string, std::string>> split_sets(const std::vector<std::string>& sets) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& s : sets) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0) throw InputError("--set " + s + ": expected path=value");
+    out.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+  }
+  return out;
+}
+
+namespace {
+
+StudyFiles prepared(const RunArgs& a) {
+  StudyFiles f = load_study_files(a.study);
+  for (const auto& [p, v] : split_sets(a.sets)) apply_set(f, p, v, "--set " + p);
+  return f;
+}
+
+std::uint64_t study_seed(const RunArgs& a, const StudyFiles& f) {
+  if (a.seed >= 0) return static_cast<std::uint64_t>(a.seed);
+  const cfg::Cursor root = cfg::root_cursor(f.study, f.study_file);
+  return root.has("seed") ? static_cast<std::uint64_t>(root.child("seed").integer(0, 1ll << 62)) : 1;
+}
+
+std::string read_file(const std::string& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string csv_escape(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string o = "\"";
+  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return o + "\"";
+}
+
+std::string csv_value(const nlohmann::json& v) {
+  if (v.is_number()) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%.10g", v.get<double>());
+    return b;
+  }
+  if (v.is_string()) return csv_escape(v.get<std::string>());
+  return csv_escape(v.dump());
+}
+
+}  // namespace
+
+int run_one_point(const RunArgs& a, std::size_t index, const std::string& out_file) {
+  StudyFiles f = prepared(a);
+  const auto points = expand_sweep(f);
+  if (index >= points.size()) throw InputError("point " + std::to_string(index) + " does not exist");
+  nlohmann::json r = run_point(f, points[index], point_seed(study_seed(a, f), index));
+  r["point_index"] = index;
+  nlohmann::json timing = r["timing"];
+  r.erase("timing");
+  write_atomic(out_file + ".timing", timing.dump(2) + "\n");
+  write_atomic(out_file, r.dump(2) + "\n");
+  return 0;
+}
+
+int run_study(const RunArgs& a, const std::string& self) {
+  // 1. Everything is checked before anything is written.
+  StudyFiles f = prepared(a);
+  const auto points = expand_sweep(f);
+  std::string name;
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    StudyFiles c = clone(f);
+    for (const auto& [path, value] : points[k].sets) apply_set(c, path, value, "sweep " + path);
+    Study s = parse_study(c);
+    name = s.name;
+  }
+  const std::uint64_t seed = study_seed(a, f);
+  const std::string dir = a.out_dir.empty() ? "results/" + name : a.out_dir;
+  fs::create_directories(fs::path(dir) / "points");
+  write_atomic((fs::path(dir) / "resolved_study.yaml").string(), emit(f.study) + "\n");
+  write_atomic((fs::path(dir) / "resolved_topology.yaml").string(), emit(f.topo) + "\n");
+  // A point file is reused only if it was produced from the same resolved
+  // configuration and seed.
+  const std::string fingerprint = std::to_string(std::hash<std::string>{}(emit(f.study) + emit(f.topo) + std::to_string(seed)));
+  const fs::path fp_file = fs::path(dir) / "fingerprint";
+  const bool same_config = fs::exists(fp_file) && read_file(fp_file.string()) == fingerprint;
+  write_atomic(fp_file.string(), fingerprint);
+
+  // 2. One process per point.
+  const int jobs = a.jobs > 0 ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::size_t> todo;
+  std::size_t skipped = 0;
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    const fs::path pf = fs::path(dir) / "points" / (std::to_string(k) + ".json");
+    if (!a.fresh && same_config && fs::exists(pf)) {
+      ++skipped;
+      continue;
+    }
+    todo.push_back(k);
+  }
+  const bool tty = ::isatty(2) && !a.quiet;
+  std::map<pid_t, std::size_t> running;
+  std::size_t next = 0, done = 0, failed = 0;
+  int worst = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto progress = [&] {
+    if (a.quiet) return;
+    const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double eta = done ? el / static_cast<double>(done) * static_cast<double>(todo.size() - done) : 0.0;
+    if (tty)
+      std::fprintf(stderr, "\r[%zu/%zu] %zu failed, %.0fs elapsed, ETA %.0fs   ", done, todo.size(), failed, el, eta);
+  };
+  while (done < todo.size()) {
+    while (next < todo.size() && static_cast<int>(running.size()) < jobs) {
+      const std::size_t k = todo[next++];
+      const std::string pf = (fs::path(dir) / "points" / (std::to_string(k) + ".json")).string();
+      const std::string errf = pf + ".stderr";
+      std::vector<std::string> args = {self, "_point", a.study, "--index", std::to_string(k), "--out", pf,
+                                       "--seed", std::to_string(seed)};
+      for (const auto& s : a.sets) {
+        args.push_back("--set");
+        args.push_back(s);
+      }
+      std::vector<char*> argv;
+      for (auto& s : args) argv.push_back(s.data());
+      argv.push_back(nullptr);
+      posix_spawn_file_actions_t fa;
+      posix_spawn_file_actions_init(&fa);
+      posix_spawn_file_actions_addopen(&fa, 2, errf.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+      pid_t pid;
+      if (posix_spawn(&pid, self.c_str(), &fa, nullptr, argv.data(), environ) != 0)
+        throw SimError("cannot start a worker process");
+      posix_spawn_file_actions_destroy(&fa);
+      running[pid] = k;
+    }
+    int status = 0;
+    const pid_t pid = ::wait(&status);
+    if (pid < 0) break;
+    auto it = running.find(pid);
+    if (it == running.end()) continue;
+    const std::size_t k = it->second;
+    running.erase(it);
+    ++done;
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+    const std::string errf = (fs::path(dir) / "points" / (std::to_string(k) + ".json.stderr")).string();
+    if (code != 0) {
+      ++failed;
+      worst = std::max(worst, code);
+      std::string err = read_file(errf);
+      if (err.size() > 2000) err = "..." + err.substr(err.size() - 2000);
+      if (tty) std::fprintf(stderr, "\n");
+      std::fprintf(stderr, "point %zu failed (exit %d):\n%s\n", k, code, err.c_str());
+    } else {
+      fs::remove(errf);
+      if (!tty && !a.quiet) std::fprintf(stderr, "point %zu/%zu done\n", done, todo.size());
+    }
+    progress();
+  }
+  if (tty) std::fprintf(stderr, "\n");
+
+  // 3. Gather.
+  nlohmann::json all = nlohmann::json::array();
+  std::vector<std::string> pcols, mcols;
+  std::set<std::string> seenp, seenm;
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    const fs::path pf = fs::path(dir) / "points" / (std::to_string(k) + ".json");
+    if (!fs::exists(pf)) continue;
+    nlohmann::json r = nlohmann::json::parse(read_file(pf.string()));
+    for (auto& [key, v] : r["point"].items())
+      if (seenp.insert(key).second) pcols.push_back(key);
+    for (auto& [key, v] : r["metrics"].items())
+      if (seenm.insert(key).second) mcols.push_back(key);
+    all.push_back(std::move(r));
+  }
+  nlohmann::json study = {{"study", name}, {"points", all}, {"failed", failed}};
+  write_atomic((fs::path(dir) / "results.json").string(), study.dump(2) + "\n");
+  std::ostringstream csv;
+  csv << "point";
+  for (const auto& c : pcols) csv << "," << csv_escape(c);
+  for (const auto& c : mcols) csv << "," << csv_escape(c);
+  csv << "\n";
+  for (const auto& r : all) {
+    csv << r["point_index"].get<std::size_t>();
+    for (const auto& c : pcols) csv << "," << (r["point"].contains(c) ? csv_value(r["point"][c]) : "");
+    for (const auto& c : mcols) csv << "," << (r["metrics"].contains(c) ? csv_value(r["metrics"][c]) : "");
+    csv << "\n";
+  }
+  write_atomic((fs::path(dir) / "results.csv").string(), csv.str());
+  if (!a.quiet)
+    std::fprintf(stderr, "%s: %zu points (%zu reused), %zu failed -> %s\n", name.c_str(), points.size(), skipped, failed,
+                 dir.c_str());
+  return failed ? (worst == 2 ? 2 : 3) : 0;
+}
+
+}  // namespace hx::sim

@@ -1,0 +1,28 @@
+// The study driver of `hxsim run`: validates every point before anything is
+// written, then runs one process per point (-j at a time), skips points a
+// previous run finished, and gathers results.json and results.csv.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hx::sim {
+
+struct RunArgs {
+  std::string study;
+  std::string out_dir;
+  int jobs = 0;
+  std::vector<std::string> sets;  // "path=value"
+  long long seed = -1;
+  bool fresh = false;
+  bool quiet = false;
+};
+
+// Returns the process exit code.
+int run_study(const RunArgs& a, const std::string& self_exe);
+// The hidden per-point entry: runs point `index` and writes its files.
+int run_one_point(const RunArgs& a, std::size_t index, const std::string& out_file);
+
+std::vector<std::pair<std::string, std::string>> split_sets(const std::vector<std::string>& sets);
+
+}  // namespace hx::sim

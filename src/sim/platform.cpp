@@ -1,0 +1,119 @@
+#include "src/sim/platform.h"
+
+#include <sstream>
+
+#include "models/core/error.h"
+
+namespace hx::sim {
+
+using topo::NodeType;
+
+Platform::Platform(const topo::Topology& t) : m_topo(t) {
+  std::map<int, pcie::PciePort*> up_port_of;          // node -> its upstream port
+  std::map<std::pair<int, int>, pcie::PciePort*> down; // (node, port) -> downstream-facing port
+  for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+    const auto& n = t.nodes[i];
+    const int ni = static_cast<int>(i);
+    if (n.type == NodeType::RootComplex) {
+      host::RootComplexConfig c = n.rc;
+      const std::size_t np = std::max<std::size_t>(1, n.child_links.size());
+      pcie::PortConfig pc = n.port;
+      pc.credits_hdr[2] = pc.credits_data[2] = 0;  // root ports advertise infinite completion credits
+      c.ports.assign(np, pc);
+      c.routes = n.routes;
+      m_rc = std::make_unique<host::RootComplex>(n.name.c_str(), c);
+      m_cpu = std::make_unique<host::HostCpu>((n.name + "_cpu").c_str(), n.cpu, *m_rc);
+      for (std::size_t k = 0; k < n.child_links.size(); ++k) down[{ni, static_cast<int>(k)}] = &m_rc->root_port(k);
+      m_next_alloc = c.dram_base + (1ull << 20);
+    } else if (n.type == NodeType::Switch) {
+      pcie::SwitchConfig c;
+      c.latency = n.sw.latency;
+      c.cut_through = n.sw.cut_through;
+      c.acs_redirect = n.sw.acs_redirect;
+      c.ports.assign(n.child_links.size() + 1, n.port);
+      c.routes = n.routes;
+      m_switches.push_back(std::make_unique<pcie::Switch>(n.name.c_str(), c));
+      auto& sw = *m_switches.back();
+      up_port_of[ni] = &sw.upstream();
+      for (std::size_t k = 0; k < n.child_links.size(); ++k) down[{ni, static_cast<int>(k + 1)}] = &sw.port(k + 1);
+    } else {
+      pcie::EndpointConfig c;
+      c.port = n.port;
+      c.rid = n.rid;
+      c.bars = {n.bar};
+      c.tx_latency = n.ep.tx_latency;
+      c.rx_latency = n.ep.rx_latency;
+      c.reg_read_latency = n.ep.reg_read_latency;
+      c.mrrs = n.ep.mrrs;
+      c.tags = n.ep.tags;
+      c.msi_addr = t.nodes[static_cast<std::size_t>(t.root)].rc.msi_base;
+      auto ep = std::make_unique<pcie::Endpoint>(n.name.c_str(), c);
+      up_port_of[ni] = &ep->upstream();
+      std::unique_ptr<pcie::Device> dev;
+      if (n.device == "rosta") dev = std::make_unique<dma::RostaDma>(n.name + ".rosta", n.rosta);
+      if (n.device == "calypte") dev = std::make_unique<dma::CalypteDma>(n.name + ".calypte", n.calypte);
+      if (n.device == "bench") dev = std::make_unique<dma::BenchDma>(n.name + ".bench", n.bench);
+      if (dev) {
+        ep->set_device(dev.get());
+        m_devs[n.name] = std::move(dev);
+      }
+      m_eps[n.name] = std::move(ep);
+    }
+  }
+  for (const auto& l : t.links) {
+    pcie::PciePort* a = down.at({l.up_node, l.up_port});
+    pcie::PciePort* b = up_port_of.at(l.down_node);
+    pcie::PciePort::connect(*a, *b, l.cfg);
+  }
+}
+
+pcie::Endpoint& Platform::endpoint(const std::string& name) { return *m_eps.at(name); }
+
+std::vector<std::string> Platform::endpoints_with(const std::string& device) const {
+  std::vector<std::string> out;
+  for (const auto& n : m_topo.nodes)
+    if (n.type == NodeType::Endpoint && n.device == device) out.push_back(n.name);
+  return out;
+}
+
+std::uint64_t Platform::alloc(std::uint64_t bytes, std::uint64_t align) {
+  m_next_alloc = (m_next_alloc + align - 1) / align * align;
+  const std::uint64_t a = m_next_alloc;
+  m_next_alloc += bytes;
+  const auto& rc = m_rc->config();
+  if (m_next_alloc > rc.dram_base + rc.dram_size) throw InputError("host memory exhausted by workload buffers");
+  return a;
+}
+
+std::vector<pcie::PciePort*> Platform::ports() const {
+  std::vector<pcie::PciePort*> out;
+  for (std::size_t i = 0; i < m_rc->num_ports(); ++i) out.push_back(&m_rc->root_port(i));
+  for (const auto& s : m_switches)
+    for (std::size_t i = 0; i < s->num_ports(); ++i) out.push_back(&s->port(i));
+  for (const auto& [n, e] : m_eps) out.push_back(&e->upstream());
+  return out;
+}
+
+bool Platform::fabric_idle() const {
+  for (auto* p : ports())
+    if (p->has_rx_occupancy()) return false;
+  for (const auto& s : m_switches)
+    if (s->queued()) return false;
+  return m_rc->idle();
+}
+
+std::string Platform::diagnose() const {
+  std::ostringstream os;
+  for (auto* p : ports()) {
+    if (!p->connected()) continue;
+    const std::string r = p->blocked_reason();
+    if (!r.empty()) os << "\n  link " << p->name() << " -> " << p->peer()->name() << ":" << r;
+  }
+  for (const auto& s : m_switches)
+    if (s->queued()) os << "\n  " << s->name() << ": " << s->queued() << " TLPs queued at egress";
+  for (const auto& [n, d] : m_devs)
+    if (d->busy()) os << "\n  " << n << ": " << d->status();
+  return os.str();
+}
+
+}  // namespace hx::sim

@@ -1,0 +1,51 @@
+// Elaboration: one SystemC module per topology node, ports bound per link,
+// device logic attached to endpoints, host memory handed out to workloads.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/dma/bench_dma.h"
+#include "models/dma/calypte_dma.h"
+#include "models/dma/rosta_dma.h"
+#include "models/host/host_cpu.h"
+#include "models/host/root_complex.h"
+#include "models/pcie/endpoint.h"
+#include "models/pcie/switch.h"
+#include "src/topology/topology.h"
+
+namespace hx::sim {
+
+class Platform {
+ public:
+  explicit Platform(const topo::Topology& t);
+  const topo::Topology& topo() const { return m_topo; }
+  host::RootComplex& rc() { return *m_rc; }
+  host::HostCpu& cpu() { return *m_cpu; }
+  pcie::Endpoint& endpoint(const std::string& name);
+  bool has_endpoint(const std::string& name) const { return m_eps.count(name) != 0; }
+  template <class D>
+  D* device(const std::string& name) const {
+    auto it = m_devs.find(name);
+    return it == m_devs.end() ? nullptr : dynamic_cast<D*>(it->second.get());
+  }
+  std::vector<std::string> endpoints_with(const std::string& device) const;
+  // Host memory for a workload's buffers: page-aligned, never reused.
+  std::uint64_t alloc(std::uint64_t bytes, std::uint64_t align = 4096);
+  std::vector<pcie::PciePort*> ports() const;
+  // What is stuck, for the deadlock diagnosis.
+  std::string diagnose() const;
+  bool fabric_idle() const;
+
+ private:
+  const topo::Topology& m_topo;
+  std::unique_ptr<host::RootComplex> m_rc;
+  std::unique_ptr<host::HostCpu> m_cpu;
+  std::vector<std::unique_ptr<pcie::Switch>> m_switches;
+  std::map<std::string, std::unique_ptr<pcie::Endpoint>> m_eps;
+  std::map<std::string, std::unique_ptr<pcie::Device>> m_devs;
+  std::uint64_t m_next_alloc = 0;
+};
+
+}  // namespace hx::sim

@@ -1,0 +1,27 @@
+// One sweep point, simulated in this process (SystemC elaborates once per
+// process): elaborate, run to completion or the deadline, check the
+// invariants, and produce the point's results object.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "src/sim/study.h"
+
+namespace hx::sim {
+
+struct PointRun {
+  nlohmann::json result;
+  std::string trace_file;
+};
+
+// Throws InputError (exit 2) or SimError (exit 3).
+nlohmann::json run_point(const StudyFiles& files, const SweepPoint& point, std::uint64_t seed);
+
+// Seed of point k, derived from the study seed.
+std::uint64_t point_seed(std::uint64_t study_seed, std::size_t index);
+
+// Write `text` to `path` through a temporary file and a rename.
+void write_atomic(const std::string& path, const std::string& text);
+
+}  // namespace hx::sim

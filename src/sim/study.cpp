@@ -1,0 +1,163 @@
+#include "src/sim/study.h"
+
+#include <filesystem>
+#include <sstream>
+
+namespace hx::sim {
+
+namespace fs = std::filesystem;
+
+StudyFiles load_study_files(const std::string& path) {
+  StudyFiles f;
+  f.study_file = path;
+  f.study = cfg::load_file(path);
+  const cfg::Cursor root = cfg::root_cursor(f.study, path);
+  if (!f.study.IsMap()) root.fail("a study is a map with study, topology, workloads");
+  const cfg::Cursor t = root.child("topology");
+  if (t.node.IsScalar()) {
+    fs::path p = fs::path(path).parent_path() / t.scalar();
+    f.topo_file = p.lexically_normal().string();
+    if (!fs::exists(f.topo_file)) t.fail("topology file '" + f.topo_file + "' does not exist");
+    f.topo = cfg::load_file(f.topo_file);
+  } else if (t.node.IsMap()) {
+    f.topo_file = path;
+    f.topo = t.node;
+  } else {
+    t.fail("topology: a path to a topology file, or the topology itself");
+  }
+  // The study's own parameter settings (`set: {path: value}`), applied as
+  // --set would be, before any command-line override.
+  if (root.has("set")) {
+    const cfg::Cursor sets = root.child("set");
+    if (!sets.is_map()) sets.fail("set: a map of parameter path -> value");
+    std::vector<std::pair<std::string, YAML::Node>> items;
+    for (auto it = sets.node.begin(); it != sets.node.end(); ++it) items.emplace_back(it->first.as<std::string>(), it->second);
+    for (const auto& [p, v] : items) apply_set(f, p, v, sets.child(p).where());
+  }
+  return f;
+}
+
+StudyFiles clone(const StudyFiles& f) {
+  StudyFiles c = f;
+  c.study = YAML::Clone(f.study);
+  c.topo = YAML::Clone(f.topo);
+  return c;
+}
+
+void apply_set(StudyFiles& f, const std::string& path, const YAML::Node& value, const std::string& origin) {
+  apply_set(f, path, emit(value), origin);
+}
+
+void apply_set(StudyFiles& f, const std::string& path, const std::string& value, const std::string& origin) {
+  const std::string prefix = "topology.";
+  if (path.rfind(prefix, 0) == 0) {
+    cfg::apply_override(f.topo, path.substr(prefix.size()), value, origin);
+  } else {
+    cfg::apply_override(f.study, path, value, origin);
+  }
+}
+
+std::string emit(const YAML::Node& n) {
+  YAML::Emitter e;
+  e.SetMapFormat(YAML::Flow);
+  e.SetSeqFormat(YAML::Flow);
+  e << n;
+  return e.c_str();
+}
+
+nlohmann::json yaml_to_json(const YAML::Node& n) {
+  if (n.IsScalar()) {
+    const std::string s = n.Scalar();
+    char* end = nullptr;
+    const double d = std::strtod(s.c_str(), &end);
+    if (!s.empty() && *end == '\0') return d;
+    if (s == "true") return true;
+    if (s == "false") return false;
+    return s;
+  }
+  if (n.IsSequence()) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto& x : n) a.push_back(yaml_to_json(x));
+    return a;
+  }
+  if (n.IsMap()) {
+    nlohmann::json o = nlohmann::json::object();
+    for (auto it = n.begin(); it != n.end(); ++it) o[it->first.as<std::string>()] = yaml_to_json(it->second);
+    return o;
+  }
+  return nullptr;
+}
+
+std::vector<SweepPoint> expand_sweep(const StudyFiles& f) {
+  const cfg::Cursor root = cfg::root_cursor(f.study, f.study_file);
+  std::vector<SweepPoint> points(1);
+  if (!root.has("sweep")) return points;
+  const cfg::Cursor sw = root.child("sweep");
+  if (!sw.node.IsSequence()) sw.fail("sweep is a list of axes: {path, values} or {zip: [{path, values}, ...]}");
+  for (std::size_t i = 0; i < sw.node.size(); ++i) {
+    const cfg::Cursor axis = sw.item(i);
+    // An axis is one (path, values) or a zipped group of them.
+    std::vector<std::pair<std::string, cfg::Cursor>> parts;
+    const auto keys = axis.keys({"path", "values", "range", "zip"});
+    auto read_one = [&](const cfg::Cursor& a) {
+      a.keys({"path", "values", "range"});
+      const std::string path = a.child("path").str();
+      if (a.has("values") == a.has("range")) a.fail("an axis has either values or range");
+      cfg::Cursor vals = a.child(a.has("values") ? "values" : "range");
+      if (a.has("range")) {
+        // range: {from, to, step} of plain numbers
+        vals.keys({"from", "to", "step"});
+        const double from = vals.child("from").number(-1e18, 1e18), to = vals.child("to").number(-1e18, 1e18);
+        const double step = vals.child("step").number(1e-12, 1e18);
+        YAML::Node seq(YAML::NodeType::Sequence);
+        for (double x = from; x <= to + step * 1e-9; x += step) seq.push_back(x);
+        cfg::Cursor c = vals;
+        c.node = seq;
+        vals = c;
+      }
+      if (!vals.node.IsSequence() || vals.node.size() == 0) vals.fail("values must be a non-empty list");
+      parts.emplace_back(path, vals);
+    };
+    if (std::find(keys.begin(), keys.end(), "zip") != keys.end()) {
+      const cfg::Cursor z = axis.child("zip");
+      if (!z.node.IsSequence() || z.node.size() == 0) z.fail("zip is a list of {path, values}");
+      for (std::size_t k = 0; k < z.node.size(); ++k) read_one(z.item(k));
+      const std::size_t n = parts[0].second.node.size();
+      for (const auto& p : parts)
+        if (p.second.node.size() != n) p.second.fail("zipped axes need equally many values (" + std::to_string(n) + ")");
+    } else {
+      read_one(axis);
+    }
+    const std::size_t n = parts[0].second.node.size();
+    std::vector<SweepPoint> next;
+    for (const auto& base : points) {
+      for (std::size_t v = 0; v < n; ++v) {
+        SweepPoint p = base;
+        for (const auto& [path, vals] : parts) {
+          p.sets.emplace_back(path, vals.node[v]);
+          p.point[path] = yaml_to_json(vals.node[v]);
+        }
+        next.push_back(std::move(p));
+      }
+    }
+    points.swap(next);
+  }
+  return points;
+}
+
+Study parse_study(const StudyFiles& f) {
+  Study s;
+  s.study_root = f.study;
+  const cfg::Cursor root = cfg::root_cursor(f.study, f.study_file);
+  root.keys({"study", "description", "topology", "seed", "deadline", "set", "workloads", "sweep", "metrics", "outputs"});
+  s.name = root.child("study").str();
+  if (root.has("description")) s.description = root.child("description").str();
+  if (root.has("seed")) s.seed = static_cast<std::uint64_t>(root.child("seed").integer(0, (1ll << 62)));
+  if (root.has("deadline")) s.deadline = root.child("deadline").time();
+  s.topo = topo::load_topology(cfg::root_cursor(f.topo, f.topo_file), f.topo_file);
+  s.workloads = root.child("workloads");
+  if (!s.workloads.node.IsSequence() || s.workloads.node.size() == 0) s.workloads.fail("a study needs a list of workloads");
+  return s;
+}
+
+}  // namespace hx::sim

@@ -1,0 +1,51 @@
+// A study: a topology (path or inline), workloads bound to its nodes, sweep
+// axes over any parameter path, a seed and a simulated-time deadline.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "src/config/yaml_util.h"
+#include "src/topology/topology.h"
+
+namespace hx::sim {
+
+struct StudyFiles {
+  YAML::Node study;
+  std::string study_file;
+  YAML::Node topo;
+  std::string topo_file;
+};
+
+StudyFiles load_study_files(const std::string& path);
+StudyFiles clone(const StudyFiles& f);
+// path=value overrides; `topology.` paths go to the topology tree.
+void apply_set(StudyFiles& f, const std::string& path, const YAML::Node& value, const std::string& origin);
+void apply_set(StudyFiles& f, const std::string& path, const std::string& value, const std::string& origin);
+
+struct SweepPoint {
+  std::vector<std::pair<std::string, YAML::Node>> sets;
+  nlohmann::json point = nlohmann::json::object();  // path -> value, for results
+};
+// The points of the study's sweep (one point with no sets if none).
+std::vector<SweepPoint> expand_sweep(const StudyFiles& f);
+
+struct Study {
+  std::string name, description;
+  std::uint64_t seed = 1;
+  Tick deadline = 1000 * kMs;
+  topo::Topology topo;
+  cfg::Cursor workloads;
+  YAML::Node study_root;  // keeps the cursors' nodes alive
+};
+
+Study parse_study(const StudyFiles& f);
+
+// YAML emitted back as text (the resolved config written beside results).
+std::string emit(const YAML::Node& n);
+nlohmann::json yaml_to_json(const YAML::Node& n);
+
+}  // namespace hx::sim

@@ -1,0 +1,528 @@
+#include "src/sim/workloads.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "models/core/error.h"
+#include "models/core/rng.h"
+
+namespace hx::sim {
+
+using cfg::Cursor;
+
+void Results::metric(const std::string& name, double v, const std::string& unit) {
+  metrics[name] = v;
+  units[name] = unit;
+}
+
+void Results::hist(const std::string& name, const Histogram& h, const std::string& unit) {
+  histograms[name] = {{"unit", unit},   {"count", h.count()},         {"min", h.min()},
+                      {"p1", h.percentile(1)}, {"p50", h.percentile(50)}, {"p80", h.percentile(80)},
+                      {"p99", h.percentile(99)}, {"max", h.max()},       {"mean", h.mean()}};
+}
+
+namespace {
+
+constexpr double kMiB = 1048576.0;
+
+double mib_per_s(std::uint64_t bytes, Tick dur) {
+  return dur ? static_cast<double>(bytes) / kMiB / (static_cast<double>(dur) * 1e-12) : 0.0;
+}
+
+std::string need_device(const Cursor& c, Platform& p, const std::string& kind) {
+  const std::string n = c.str();
+  const auto names = p.endpoints_with(kind);
+  if (std::find(names.begin(), names.end(), n) == names.end()) {
+    std::string all;
+    for (const auto& x : names) all += (all.empty() ? "" : ", ") + x;
+    c.fail("'" + n + "' is not an endpoint with a " + kind + " device" + (all.empty() ? "" : "; candidates: " + all));
+  }
+  return n;
+}
+
+std::uint32_t size32(const Cursor& c, std::uint64_t lo, std::uint64_t hi) {
+  const std::uint64_t v = c.size();
+  if (v < lo || v > hi) c.fail(c.scalar() + " is outside " + std::to_string(lo) + "B.." + std::to_string(hi) + "B");
+  return static_cast<std::uint32_t>(v);
+}
+
+// ---------------------------------------------------------------------------
+// S001: host DMA through the Rosta engine, driven by the driver's read/write
+// call: syscall, page pinning, one descriptor per 4 KiB page written by UC
+// MMIO, a doorbell, the interrupt at the end.
+class RostaHostDma final : public Workload {
+ public:
+  RostaHostDma(const Cursor& c, Platform& p) : Workload("rosta_dma"), m_p(p) {
+    c.keys({"type", "name", "op", "devices", "count", "bytes", "payload", "desc_mmio_writes"});
+    if (c.has("name")) m_name = c.child("name").str();
+    m_write = c.child("op").choice({"write", "read"}) == "write";
+    std::vector<std::string> devs;
+    if (c.has("devices")) {
+      const Cursor d = c.child("devices");
+      if (!d.node.IsSequence() || d.node.size() == 0) d.fail("a list of endpoint names");
+      for (std::size_t i = 0; i < d.node.size(); ++i) devs.push_back(need_device(d.item(i), p, "rosta"));
+    } else {
+      devs = p.endpoints_with("rosta");
+      if (devs.empty()) c.fail("the topology has no rosta endpoint");
+    }
+    std::size_t count = devs.size();
+    if (c.has("count")) count = static_cast<std::size_t>(c.child("count").integer(1, static_cast<long long>(devs.size())));
+    devs.resize(count);
+    m_bytes = c.has("bytes") ? c.child("bytes").size() : 4ull << 20;
+    if (m_bytes == 0 || m_bytes % 4096) c.child("bytes").fail("a whole number of 4 KiB pages");
+    m_payload = c.has("payload") ? size32(c.child("payload"), 4, 4096) : 128;
+    m_desc_writes = c.has("desc_mmio_writes") ? static_cast<int>(c.child("desc_mmio_writes").integer(0, 64)) : 2;
+    if (static_cast<int>(devs.size()) > p.cpu().config().cores) c.fail("more transfers than host cores");
+    for (const auto& d : devs) m_runs.push_back(Run{d});
+  }
+
+  void start() override {
+    for (std::size_t i = 0; i < m_runs.size(); ++i) {
+      Run* r = &m_runs[i];
+      r->job.kind = m_write ? dma::RostaDma::Kind::HostWrite : dma::RostaDma::Kind::HostRead;
+      r->job.payload = m_payload;
+      r->job.stream = 0x100 + i;
+      r->job.msi_vector = static_cast<std::uint32_t>(i + 1);
+      const std::uint64_t buf = m_p.alloc(m_bytes);
+      for (std::uint64_t off = 0; off < m_bytes; off += 4096) r->job.descs.push_back(dma::Segment{buf + off, 4096});
+      const int core = static_cast<int>(i);
+      m_p.cpu().spawn(m_name + "_" + r->dev, core, [this, r](int core) { driver_call(*r, core); });
+    }
+  }
+
+  bool done() const override {
+    return std::all_of(m_runs.begin(), m_runs.end(), [](const Run& r) { return r.returned; });
+  }
+
+  void report(Results& res) const override {
+    const std::string op = m_write ? "write" : "read";
+    Tick first = kNever, last = 0, app_first = kNever, app_last = 0;
+    double sum_hw = 0;
+    for (const auto& r : m_runs) {
+      const Tick hw = r.job.last - r.job.first;
+      res.metric(m_name + "." + r.dev + "." + op + "_hw_MiB_per_s", mib_per_s(m_bytes, hw), "MiB/s");
+      res.metric(m_name + "." + r.dev + "." + op + "_app_MiB_per_s", mib_per_s(m_bytes, r.t1 - r.t0), "MiB/s");
+      res.metric(m_name + "." + r.dev + ".syscall_us", to_ns(r.t1 - r.t0) / 1000.0, "us");
+      res.metric(m_name + "." + r.dev + ".setup_us", to_ns(r.t_doorbell - r.t0) / 1000.0, "us");
+      first = std::min(first, r.job.first);
+      last = std::max(last, r.job.last);
+      app_first = std::min(app_first, r.t0);
+      app_last = std::max(app_last, r.t1);
+      sum_hw += mib_per_s(m_bytes, hw);
+    }
+    const std::uint64_t total = m_bytes * m_runs.size();
+    res.metric(m_name + ".devices", static_cast<double>(m_runs.size()), "1");
+    res.metric(m_name + "." + op + "_hw_MiB_per_s_per_device", sum_hw / static_cast<double>(m_runs.size()), "MiB/s");
+    res.metric(m_name + "." + op + "_hw_MiB_per_s_aggregate", mib_per_s(total, last - first), "MiB/s");
+    res.metric(m_name + "." + op + "_app_MiB_per_s_aggregate", mib_per_s(total, app_last - app_first), "MiB/s");
+  }
+
+  std::string status() const override {
+    std::ostringstream os;
+    for (const auto& r : m_runs) os << r.dev << (r.returned ? " returned; " : " waiting; ");
+    return os.str();
+  }
+
+ private:
+  struct Run {
+    std::string dev;
+    dma::RostaDma::Job job;
+    Tick t0 = 0, t1 = 0, t_doorbell = 0;
+    bool returned = false;
+  };
+  void driver_call(Run& r, int core) {
+    auto& cpu = m_p.cpu();
+    auto* dev = m_p.device<dma::RostaDma>(r.dev);
+    const std::uint64_t bar = m_p.endpoint(r.dev).config().bars.at(0).base;
+    r.t0 = cpu.now();
+    cpu.syscall(core);
+    cpu.pin_pages(core, r.job.descs.size());
+    for (std::size_t d = 0; d < r.job.descs.size(); ++d)
+      for (int k = 0; k < m_desc_writes; ++k)
+        cpu.mmio_write_uc(core, bar + dma::kRostaDescRegs + ((d * 16 + static_cast<std::size_t>(k) * 8) & 0xff8), 8,
+                          pcie::kMemoryStream, d);
+    dev->load(&r.job);
+    cpu.mmio_write_uc(core, bar + dma::kRostaDoorbell, 4, pcie::kMemoryStream, 0);
+    r.t_doorbell = cpu.now();
+    cpu.wait_msi(core, r.job.msi_vector);
+    r.t1 = cpu.now();
+    r.returned = true;
+  }
+  Platform& m_p;
+  bool m_write = true;
+  std::uint64_t m_bytes = 0;
+  std::uint32_t m_payload = 128;
+  int m_desc_writes = 2;
+  std::vector<Run> m_runs;
+};
+
+// S001: FPGA-to-FPGA peer writes on command, several transfers at once.
+class RostaPeer final : public Workload {
+ public:
+  RostaPeer(const Cursor& c, Platform& p) : Workload("rosta_peer"), m_p(p) {
+    c.keys({"type", "name", "pairs", "bytes", "payload"});
+    if (c.has("name")) m_name = c.child("name").str();
+    const Cursor pr = c.child("pairs");
+    if (!pr.node.IsSequence() || pr.node.size() == 0) pr.fail("a list of [source, destination] pairs");
+    for (std::size_t i = 0; i < pr.node.size(); ++i) {
+      const Cursor one = pr.item(i);
+      if (!one.node.IsSequence() || one.node.size() != 2) one.fail("a pair is [source, destination]");
+      Pair x;
+      x.src = need_device(one.item(0), p, "rosta");
+      x.dst = need_device(one.item(1), p, "rosta");
+      if (x.src == x.dst) one.fail("a device cannot write to itself");
+      for (const auto& o : m_pairs)
+        if (o.dst == x.dst) one.item(1).fail("'" + x.dst + "' already receives a transfer");
+      m_pairs.push_back(x);
+    }
+    m_bytes = c.has("bytes") ? c.child("bytes").size() : 4ull << 20;
+    if (m_bytes == 0) c.child("bytes").fail("must be positive");
+    m_payload = c.has("payload") ? size32(c.child("payload"), 4, 4096) : 128;
+  }
+  void start() override {
+    sc_core::sc_spawn([this] {
+      for (std::size_t i = 0; i < m_pairs.size(); ++i) {
+        Pair& x = m_pairs[i];
+        auto* src = m_p.device<dma::RostaDma>(x.src);
+        auto* dst = m_p.device<dma::RostaDma>(x.dst);
+        const std::uint64_t target = m_p.endpoint(x.dst).config().bars.at(0).base + dma::kRostaEpRx;
+        x.job.kind = dma::RostaDma::Kind::Peer;
+        x.job.payload = m_payload;
+        x.job.stream = 0x200 + i;
+        x.job.msi = false;
+        for (std::uint64_t off = 0; off < m_bytes; off += 1u << 20)
+          x.job.descs.push_back(dma::Segment{target, static_cast<std::uint32_t>(std::min<std::uint64_t>(1u << 20, m_bytes - off))});
+        dst->expect_peer(x.job.stream, m_bytes);
+        src->start(&x.job);
+      }
+    });
+  }
+  bool done() const override {
+    for (const auto& x : m_pairs)
+      if (m_p.device<dma::RostaDma>(x.dst)->rx_bytes() < m_bytes) return false;
+    return true;
+  }
+  void report(Results& res) const override {
+    Tick first = kNever, last = 0;
+    for (const auto& x : m_pairs) {
+      const auto* dst = m_p.device<dma::RostaDma>(x.dst);
+      const std::string k = m_name + "." + x.src + "_to_" + x.dst;
+      res.metric(k + ".rx_MiB_per_s", mib_per_s(m_bytes, dst->rx_last() - dst->rx_first()), "MiB/s");
+      res.metric(k + ".tx_MiB_per_s", mib_per_s(m_bytes, x.job.last - x.job.first), "MiB/s");
+      first = std::min(first, dst->rx_first());
+      last = std::max(last, dst->rx_last());
+    }
+    res.metric(m_name + ".transfers", static_cast<double>(m_pairs.size()), "1");
+    res.metric(m_name + ".aggregate_MiB_per_s", mib_per_s(m_bytes * m_pairs.size(), last - first), "MiB/s");
+    double mean = 0;
+    for (const auto& x : m_pairs) {
+      const auto* dst = m_p.device<dma::RostaDma>(x.dst);
+      mean += mib_per_s(m_bytes, dst->rx_last() - dst->rx_first());
+    }
+    res.metric(m_name + ".per_transfer_MiB_per_s", mean / static_cast<double>(m_pairs.size()), "MiB/s");
+  }
+
+ private:
+  struct Pair {
+    std::string src, dst;
+    dma::RostaDma::Job job;
+  };
+  Platform& m_p;
+  std::vector<Pair> m_pairs;
+  std::uint64_t m_bytes = 0;
+  std::uint32_t m_payload = 128;
+};
+
+// S001 experiment 5: A writes to B, B echoes at once, A stops on the first
+// returning byte; one-way latency = round trip / 2.
+class RostaEcho final : public Workload {
+ public:
+  RostaEcho(const Cursor& c, Platform& p) : Workload("rosta_echo"), m_p(p) {
+    c.keys({"type", "name", "from", "to", "bytes", "reps"});
+    if (c.has("name")) m_name = c.child("name").str();
+    m_a = need_device(c.child("from"), p, "rosta");
+    m_b = need_device(c.child("to"), p, "rosta");
+    if (m_a == m_b) c.child("to").fail("echo needs two devices");
+    m_bytes = c.has("bytes") ? size32(c.child("bytes"), 4, 4096) : 128;
+    m_reps = c.has("reps") ? static_cast<int>(c.child("reps").integer(1, 1000000)) : 16;
+  }
+  void start() override {
+    sc_core::sc_spawn([this] {
+      auto* a = m_p.device<dma::RostaDma>(m_a);
+      auto* b = m_p.device<dma::RostaDma>(m_b);
+      const std::uint64_t a_rx = m_p.endpoint(m_a).config().bars.at(0).base + dma::kRostaEpRx;
+      const std::uint64_t b_rx = m_p.endpoint(m_b).config().bars.at(0).base + dma::kRostaEpRx;
+      b->set_echo(a_rx);
+      sc_core::sc_event back;
+      Tick arrived = 0;
+      a->on_rx = [&](Tick t) {
+        if (arrived == 0) {
+          arrived = t;
+          back.notify(sc_core::SC_ZERO_TIME);
+        }
+      };
+      for (int r = 0; r < m_reps; ++r) {
+        dma::RostaDma::Job job;
+        job.kind = dma::RostaDma::Kind::Peer;
+        job.payload = m_bytes;
+        job.stream = 0x300;
+        job.msi = false;
+        job.descs.push_back(dma::Segment{b_rx, m_bytes});
+        arrived = 0;
+        const Tick t0 = now_tick();
+        a->start(&job);
+        sc_core::wait(back);
+        m_oneway.add(to_ns(arrived - t0) / 2.0);
+        sc_core::wait(1, sc_core::SC_US);  // let the fabric drain between repetitions
+      }
+      a->on_rx = nullptr;
+      m_done = true;
+    });
+  }
+  bool done() const override { return m_done; }
+  void report(Results& res) const override {
+    res.metric(m_name + ".one_way_ns", m_oneway.percentile(50), "ns");
+    res.hist(m_name + ".one_way_ns", m_oneway, "ns");
+  }
+
+ private:
+  Platform& m_p;
+  std::string m_a, m_b;
+  std::uint32_t m_bytes = 128;
+  int m_reps = 16;
+  Histogram m_oneway;
+  bool m_done = false;
+};
+
+// S004: Calypte round trips, FHF (FPGA -> host loop -> FPGA) and HFH
+// (host -> FPGA loop -> host), one channel, N repetitions.
+class CalypteLoop final : public Workload {
+ public:
+  CalypteLoop(const Cursor& c, Platform& p) : Workload("calypte"), m_p(p) {
+    c.keys({"type", "name", "mode", "device", "channel", "size", "reps", "core"});
+    if (c.has("name")) m_name = c.child("name").str();
+    m_fhf = c.child("mode").choice({"fhf", "hfh"}) == "fhf";
+    m_dev = need_device(c.child("device"), p, "calypte");
+    m_ch = c.has("channel") ? static_cast<int>(c.child("channel").integer(0, 255)) : 0;
+    if (m_ch >= p.topo().node(m_dev).calypte.channels) c.child("channel").fail("beyond the device's channels");
+    m_size = c.has("size") ? size32(c.child("size"), 1, 65536) : 64;
+    m_reps = c.has("reps") ? static_cast<int>(c.child("reps").integer(1, 10000000)) : 1000;
+    m_core = c.has("core") ? static_cast<int>(c.child("core").integer(0, 4095)) : 0;
+    if (m_core >= p.cpu().config().cores) c.child("core").fail("no such core");
+  }
+  void start() override {
+    auto* dev = m_p.device<dma::CalypteDma>(m_dev);
+    const std::uint64_t ring = m_p.alloc(1u << 20), f2h_upd = m_p.alloc(64, 64), h2f_upd = m_p.alloc(64, 64);
+    dev->set_f2h_ring(m_ch, ring, 1u << 20, f2h_upd);
+    dev->set_h2f_update(m_ch, h2f_upd);
+    m_p.cpu().spawn(m_name, m_core, [this, dev, f2h_upd](int core) {
+      auto& cpu = m_p.cpu();
+      const std::uint64_t bar = m_p.endpoint(m_dev).config().bars.at(0).base;
+      const std::uint64_t data = bar + dma::kCalypteH2FData + (static_cast<std::uint64_t>(m_ch) << 20);
+      const std::uint64_t hdr = bar + dma::kCalypteH2FHeader + static_cast<std::uint64_t>(m_ch) * 8;
+      sc_core::sc_event delivered;
+      Tick t_del = 0;
+      dev->on_h2f_packet = [&](int ch, std::uint32_t bytes, Tick t) {
+        if (ch != m_ch || bytes != m_size) sim_fail(m_name, "H2F delivered an unexpected packet");
+        t_del = t;
+        if (!m_fhf) {
+          // FPGA loopback USR_TX -> USR_RX -> F2H.
+          dev->send(m_ch, bytes, m_stream, m_off);
+        }
+        delivered.notify(sc_core::SC_ZERO_TIME);
+      };
+      for (int r = 0; r < m_reps; ++r) {
+        m_off = static_cast<std::uint64_t>(r) * m_size;
+        const int w = cpu.arm_watch(f2h_upd, 8, core);
+        const Tick t0 = cpu.now();
+        if (m_fhf) {
+          const std::uint64_t src = dev->send(m_ch, m_size, m_stream, m_off);
+          cpu.wait_watch(w);
+          cpu.mmio_copy_wc(core, data, src, m_size, m_stream, m_off);
+          cpu.fence(core);
+          cpu.mmio_write_wc(core, hdr, 8, pcie::kMemoryStream, static_cast<std::uint64_t>(r));
+          cpu.fence(core);
+          sc_core::wait(delivered);
+          m_lat.add(to_ns(t_del - t0) / 1000.0);
+        } else {
+          cpu.mmio_write_wc(core, data, m_size, m_stream, m_off);
+          cpu.fence(core);
+          cpu.mmio_write_wc(core, hdr, 8, pcie::kMemoryStream, static_cast<std::uint64_t>(r));
+          cpu.fence(core);
+          cpu.wait_watch(w);
+          m_lat.add(to_ns(cpu.now() - t0) / 1000.0);
+        }
+      }
+      dev->on_h2f_packet = nullptr;
+      m_done = true;
+    });
+  }
+  bool done() const override { return m_done; }
+  void report(Results& res) const override {
+    const std::string k = m_name + (m_fhf ? ".fhf" : ".hfh");
+    res.metric(k + "_min_us", m_lat.min(), "us");
+    res.metric(k + "_p1_us", m_lat.percentile(1), "us");
+    res.metric(k + "_p50_us", m_lat.percentile(50), "us");
+    res.metric(k + "_p80_us", m_lat.percentile(80), "us");
+    res.metric(k + "_p99_us", m_lat.percentile(99), "us");
+    res.metric(k + "_max_us", m_lat.max(), "us");
+    res.hist(k + "_us", m_lat, "us");
+  }
+
+ private:
+  Platform& m_p;
+  bool m_fhf = true;
+  std::string m_dev;
+  int m_ch = 0, m_reps = 1000, m_core = 0;
+  std::uint32_t m_size = 64;
+  std::uint64_t m_stream = 0x400, m_off = 0;
+  Histogram m_lat;
+  bool m_done = false;
+};
+
+// S011: pcie-bench latency (LAT_DMA_RD, LAT_DMA_WRRD) and bandwidth
+// (BW_DMA_RD/WR/RW) over a host window.
+class BenchDmaLoad final : public Workload {
+ public:
+  BenchDmaLoad(const Cursor& c, Platform& p, bool latency) : Workload(latency ? "bench_lat" : "bench_bw"), m_p(p), m_lat_test(latency) {
+    c.keys({"type", "name", "device", "op", "size", "window", "reps", "transactions", "pattern", "seed"});
+    if (c.has("name")) m_name = c.child("name").str();
+    m_dev = need_device(c.child("device"), p, "bench");
+    m_op = latency ? c.child("op").choice({"rd", "wrrd"}) : c.child("op").choice({"rd", "wr", "rw"});
+    m_size = c.has("size") ? size32(c.child("size"), 1, 1u << 20) : 64;
+    m_window = c.has("window") ? c.child("window").size() : 8192;
+    if (m_window < m_size) c.child("window").fail("the window must hold one transfer");
+    const char* countkey = latency ? "reps" : "transactions";
+    if (c.has(latency ? "transactions" : "reps")) c.child(latency ? "transactions" : "reps").fail(std::string("use '") + countkey + "' here");
+    m_n = c.has(countkey) ? static_cast<int>(c.child(countkey).integer(1, 100000000)) : 10000;
+    m_seq = !c.has("pattern") || c.child("pattern").choice({"seq", "rand"}) == "seq";
+  }
+  void start() override {
+    sc_core::sc_spawn([this] {
+      auto* dev = m_p.device<dma::BenchDma>(m_dev);
+      // BW_DMA_RW interleaves reads and writes; here the writes go to a
+      // second window of the same size so that read data stays checkable.
+      const std::uint64_t buf = m_p.alloc(m_op == "rw" ? 2 * m_window : m_window);
+      Rng rng(global_seed(), m_name);
+      const std::uint64_t slots = std::max<std::uint64_t>(1, m_window / m_size);
+      auto addr_of = [&](int i) {
+        const std::uint64_t slot = m_seq ? static_cast<std::uint64_t>(i) % slots : rng.below(slots);
+        return buf + slot * m_size;
+      };
+      const std::uint64_t stream = 0x500;
+      m_t0 = now_tick();
+      if (m_lat_test) {
+        sc_core::sc_event ev;
+        Tick done_at = 0;
+        for (int i = 0; i < m_n; ++i) {
+          const std::uint64_t a = addr_of(i);
+          const Tick t0 = now_tick();
+          done_at = 0;
+          if (m_op == "wrrd") {
+            dev->write(a, m_size, stream, a - buf, nullptr);
+            dev->read(a, m_size, stream, a - buf, [&](Tick t) { done_at = t; ev.notify(sc_core::SC_ZERO_TIME); });
+          } else {
+            // Plain reads see what the buffer holds: memory's initial
+            // pattern, or what an earlier WRRD wrote there.
+            dev->read(a, m_size, m_written.count(a) ? stream : pcie::kMemoryStream, m_written.count(a) ? a - buf : a,
+                      [&](Tick t) { done_at = t; ev.notify(sc_core::SC_ZERO_TIME); });
+          }
+          if (m_op == "wrrd") m_written.insert(a);
+          sc_core::wait(ev);
+          m_lat.add(to_ns(done_at - t0));
+          sc_core::wait(100, sc_core::SC_NS);
+        }
+      } else {
+        sc_core::sc_event ev;
+        int left = m_n;
+        auto done = [&](Tick t) {
+          m_t1 = std::max(m_t1, t);
+          if (--left == 0) ev.notify(sc_core::SC_ZERO_TIME);
+        };
+        for (int i = 0; i < m_n; ++i) {
+          const std::uint64_t a = addr_of(i);
+          const bool wr = m_op == "wr" || (m_op == "rw" && (i & 1));
+          if (wr) {
+            dev->write(a + (m_op == "rw" ? m_window : 0), m_size, stream + 1 + static_cast<std::uint64_t>(i), 0, done);
+          } else {
+            dev->read(a, m_size, pcie::kMemoryStream, a, done);
+          }
+        }
+        sc_core::wait(ev);
+      }
+      m_done = true;
+    });
+  }
+  bool done() const override { return m_done; }
+  void report(Results& res) const override {
+    std::string test = m_lat_test ? (m_op == "rd" ? "LAT_DMA_RD" : "LAT_DMA_WRRD")
+                                  : (m_op == "rd" ? "BW_DMA_RD" : m_op == "wr" ? "BW_DMA_WR" : "BW_DMA_RW");
+    res.metric(m_name + ".size_B", m_size, "B");
+    if (m_lat_test) {
+      res.metric(m_name + ".median_ns", m_lat.percentile(50), "ns");
+      res.metric(m_name + ".min_ns", m_lat.min(), "ns");
+      res.metric(m_name + ".p99_ns", m_lat.percentile(99), "ns");
+      res.metric(m_name + ".mean_ns", m_lat.mean(), "ns");
+      res.hist(m_name + "." + test + "_ns", m_lat, "ns");
+    } else {
+      const double secs = static_cast<double>(m_t1 - m_t0) * 1e-12;
+      const double bytes = static_cast<double>(m_size) * m_n;
+      res.metric(m_name + ".gbit_per_s", bytes * 8 / secs / 1e9, "Gb/s");
+      res.metric(m_name + ".transactions_per_s", m_n / secs, "1/s");
+    }
+  }
+
+ private:
+  Platform& m_p;
+  bool m_lat_test;
+  std::string m_dev, m_op;
+  std::uint32_t m_size = 64;
+  std::uint64_t m_window = 8192;
+  int m_n = 10000;
+  bool m_seq = true;
+  Histogram m_lat;
+  std::set<std::uint64_t> m_written;
+  Tick m_t0 = 0, m_t1 = 0;
+  bool m_done = false;
+};
+
+}  // namespace
+
+std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, Platform& p) {
+  std::vector<std::unique_ptr<Workload>> out;
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < list.node.size(); ++i) {
+    const Cursor c = list.item(i);
+    if (!c.is_map()) c.fail("a workload is a map with a type");
+    const std::string type =
+        c.child("type").choice({"rosta_dma", "rosta_peer", "rosta_echo", "calypte_loopback", "bench_lat", "bench_bw"});
+    std::unique_ptr<Workload> w;
+    if (type == "rosta_dma") w = std::make_unique<RostaHostDma>(c, p);
+    if (type == "rosta_peer") w = std::make_unique<RostaPeer>(c, p);
+    if (type == "rosta_echo") w = std::make_unique<RostaEcho>(c, p);
+    if (type == "calypte_loopback") w = std::make_unique<CalypteLoop>(c, p);
+    if (type == "bench_lat") w = std::make_unique<BenchDmaLoad>(c, p, true);
+    if (type == "bench_bw") w = std::make_unique<BenchDmaLoad>(c, p, false);
+    if (!names.insert(w->name()).second) c.fail("two workloads named '" + w->name() + "'; give one a name:");
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+std::string workloads_reference() {
+  return R"(# Workload types
+
+| type | keys | what it runs |
+|---|---|---|
+| `rosta_dma` | `op` (write, read), `devices`, `count`, `bytes`, `payload`, `desc_mmio_writes` | S001 host DMA: per device a driver call on its own core (syscall, page pinning, UC descriptor writes, doorbell, MSI); hardware-timer and application speeds |
+| `rosta_peer` | `pairs` ([src, dst] list), `bytes`, `payload` | S001 FPGA-to-FPGA peer writes, all started together |
+| `rosta_echo` | `from`, `to`, `bytes`, `reps` | S001 latency: echo round trip / 2 |
+| `calypte_loopback` | `mode` (fhf, hfh), `device`, `channel`, `size`, `reps`, `core` | S004 round-trip latency distribution |
+| `bench_lat` | `device`, `op` (rd, wrrd), `size`, `window`, `reps`, `pattern` (seq, rand) | S011 LAT_DMA_RD / LAT_DMA_WRRD |
+| `bench_bw` | `device`, `op` (rd, wr, rw), `size`, `window`, `transactions`, `pattern` | S011 BW_DMA_RD / WR / RW |
+)";
+}
+
+}  // namespace hx::sim

@@ -1,0 +1,45 @@
+// Workloads: the experiments of the sources, rebuilt as traffic generators
+// and host software bound to topology nodes. Each reports flat metrics with
+// units in their names and latency histograms.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/core/stats.h"
+#include "src/config/yaml_util.h"
+#include "src/sim/platform.h"
+
+namespace hx::sim {
+
+struct Results {
+  nlohmann::json metrics = nlohmann::json::object();
+  nlohmann::json units = nlohmann::json::object();
+  nlohmann::json histograms = nlohmann::json::object();
+  void metric(const std::string& name, double v, const std::string& unit);
+  void hist(const std::string& name, const Histogram& h, const std::string& unit);
+};
+
+class Workload {
+ public:
+  explicit Workload(std::string name) : m_name(std::move(name)) {}
+  virtual ~Workload() = default;
+  // Spawn the threads that run it from time zero.
+  virtual void start() = 0;
+  virtual bool done() const = 0;
+  virtual void report(Results& r) const = 0;
+  virtual std::string status() const { return done() ? "done" : "running"; }
+  const std::string& name() const { return m_name; }
+
+ protected:
+  std::string m_name;
+};
+
+std::vector<std::unique_ptr<Workload>> make_workloads(const cfg::Cursor& list, Platform& p);
+
+// Workload types and their keys, for the reference documentation.
+std::string workloads_reference();
+
+}  // namespace hx::sim

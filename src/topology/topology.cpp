@@ -1,0 +1,364 @@
+#include "src/topology/topology.h"
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/connected_components.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <iomanip>
+#include <sstream>
+
+#include "src/config/units.h"
+
+namespace hx::topo {
+
+using cfg::Cursor;
+
+const char* type_name(NodeType t) {
+  switch (t) {
+    case NodeType::RootComplex: return "root_complex";
+    case NodeType::Switch: return "switch";
+    case NodeType::Endpoint: return "endpoint";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr std::uint64_t kMmioBase = 0xC0000000ull;
+constexpr std::uint64_t kMmioLimit = 0xFEC00000ull;  // below the IOAPIC/MSI region
+constexpr std::uint64_t kWindowAlign = 1ull << 20;   // bridge memory windows: 1 MiB granules
+
+int mps_value(const Cursor& c) {
+  const std::uint64_t v = c.size();
+  if (v != 128 && v != 256 && v != 512 && v != 1024 && v != 2048 && v != 4096)
+    c.fail(c.scalar() + " is not a Max_Payload_Size (128B, 256B, 512B, 1KiB, 2KiB, 4KiB)");
+  return static_cast<int>(v);
+}
+
+std::string hex(std::uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+// A node's settings over its type's defaults: maps merge key by key, the
+// node's own values win. The merged tree keeps each value's own location.
+YAML::Node merged(const YAML::Node& def, const YAML::Node& own) {
+  if (!def.IsDefined() || def.IsNull()) return own;
+  if (!own.IsMap() || !def.IsMap()) return own;
+  YAML::Node out(YAML::NodeType::Map);
+  for (auto it = def.begin(); it != def.end(); ++it) {
+    const std::string k = it->first.as<std::string>();
+    const YAML::Node& co = own;
+    const YAML::Node o = co[k];
+    out[k] = o.IsDefined() ? merged(it->second, o) : it->second;
+  }
+  for (auto it = own.begin(); it != own.end(); ++it) {
+    const std::string k = it->first.as<std::string>();
+    const YAML::Node& cd = def;
+    if (!cd[k].IsDefined()) out[k] = it->second;
+  }
+  return out;
+}
+
+void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults) {
+  const std::string type = raw.child("type").choice({"root_complex", "switch", "endpoint"});
+  n.type = type == "root_complex" ? NodeType::RootComplex : type == "switch" ? NodeType::Switch : NodeType::Endpoint;
+  Cursor c = raw;
+  c.node = merged(defaults.child(type).node, raw.node);
+  c.fallback = raw.node.Mark();
+  std::set<std::string> common = {"type", "mps_supported", "mps", "port", "source", "description"};
+  cfg::load_params(c.child("port"), n.port, cfg::port_params());
+  n.mps_supported = c.has("mps_supported") ? mps_value(c.child("mps_supported")) : 256;
+  n.mps_set = c.has("mps") ? mps_value(c.child("mps")) : 0;
+  if (n.mps_set > n.mps_supported)
+    c.child("mps").fail("MPS " + std::to_string(n.mps_set) + " above what the device supports (" +
+                        std::to_string(n.mps_supported) + ")");
+  if (n.type == NodeType::RootComplex) {
+    std::set<std::string> keys = common;
+    keys.insert({"root_ports", "rc", "memory", "cpu"});
+    c.keys(keys);
+    n.root_ports = c.has("root_ports") ? static_cast<int>(c.child("root_ports").integer(1, 64)) : 0;
+    cfg::load_params(c.child("rc"), n.rc, cfg::rc_params());
+    cfg::load_params(c.child("memory"), n.rc.memory, cfg::memory_params());
+    cfg::load_params(c.child("cpu"), n.cpu, cfg::cpu_params());
+  } else if (n.type == NodeType::Switch) {
+    std::set<std::string> keys = common;
+    keys.insert("ports");
+    cfg::load_params(c, n.sw, cfg::switch_params(), keys);
+    n.ports = c.has("ports") ? static_cast<int>(c.child("ports").integer(2, 96)) : 0;
+  } else {
+    std::set<std::string> keys = common;
+    keys.insert({"device", "endpoint", "rosta", "calypte", "bench"});
+    c.keys(keys);
+    n.device = c.has("device") ? c.child("device").choice({"none", "rosta", "calypte", "bench"}) : "none";
+    cfg::load_params(c.child("endpoint"), n.ep, cfg::endpoint_params());
+    for (const char* d : {"rosta", "calypte", "bench"})
+      if (c.has(d) && n.device != d) c.child(d).fail(std::string("settings for a '") + d + "' device on a '" + n.device + "' endpoint");
+    cfg::load_params(c.child("rosta"), n.rosta, cfg::rosta_params());
+    cfg::load_params(c.child("calypte"), n.calypte, cfg::calypte_params());
+    cfg::load_params(c.child("bench"), n.bench, cfg::bench_params());
+  }
+}
+
+}  // namespace
+
+int Topology::find(const std::string& name) const {
+  auto it = index.find(name);
+  return it == index.end() ? -1 : it->second;
+}
+
+const NodeSpec& Topology::node(const std::string& name) const { return nodes.at(static_cast<std::size_t>(find(name))); }
+
+double Topology::link_data_rate(const pcie::LinkConfig& l, int mps) {
+  const auto& g = pcie::generation(l.gen);
+  const double raw = g.gts * 1e9 * g.efficiency * l.width / 8.0;
+  return raw * mps / (mps + 24.0);
+}
+
+std::vector<int> Topology::path(int a, int b) const {
+  // Up from both ends to the common ancestor.
+  auto up = [&](int n) {
+    std::vector<int> chain{n};
+    while (nodes[static_cast<std::size_t>(n)].parent_link >= 0) {
+      n = links[static_cast<std::size_t>(nodes[static_cast<std::size_t>(n)].parent_link)].up_node;
+      chain.push_back(n);
+    }
+    return chain;
+  };
+  auto ca = up(a), cb = up(b);
+  while (ca.size() > 1 && cb.size() > 1 && ca[ca.size() - 2] == cb[cb.size() - 2]) {
+    ca.pop_back();
+    cb.pop_back();
+  }
+  std::vector<int> p(ca.begin(), ca.end());
+  for (auto it = cb.rbegin() + 1; it != cb.rend(); ++it) p.push_back(*it);
+  return p;
+}
+
+std::vector<int> Topology::path_links(int a, int b) const {
+  std::vector<int> out;
+  const auto p = path(a, b);
+  for (std::size_t i = 0; i + 1 < p.size(); ++i) {
+    for (std::size_t l = 0; l < links.size(); ++l) {
+      const auto& L = links[l];
+      if ((L.up_node == p[i] && L.down_node == p[i + 1]) || (L.down_node == p[i] && L.up_node == p[i + 1]))
+        out.push_back(static_cast<int>(l));
+    }
+  }
+  return out;
+}
+
+Topology load_topology(const Cursor& root, const std::string& file) {
+  Topology t;
+  t.file = file;
+  root.keys({"platform", "description", "source", "link_defaults", "defaults", "mps", "nodes", "links"});
+  t.platform = root.child("platform").str();
+  if (root.has("description")) t.description = root.child("description").str();
+  const Cursor defaults = root.child("defaults");
+  defaults.keys({"root_complex", "switch", "endpoint"});
+  for (const char* k : {"root_complex", "switch", "endpoint"})
+    if (defaults.has(k) && defaults.child(k).has("type")) defaults.child(k).child("type").fail("a default cannot set the type");
+  pcie::LinkConfig link_def;
+  cfg::load_params(root.child("link_defaults"), link_def, cfg::link_params());
+
+  const Cursor nodes = root.child("nodes");
+  if (!nodes.is_map() || nodes.node.size() == 0) nodes.fail("a topology needs a map of nodes");
+  for (auto it = nodes.node.begin(); it != nodes.node.end(); ++it) {
+    NodeSpec n;
+    n.name = it->first.as<std::string>();
+    n.where = nodes.child(n.name);
+    parse_node(n, n.where, defaults);
+    t.index[n.name] = static_cast<int>(t.nodes.size());
+    t.nodes.push_back(std::move(n));
+  }
+  const Cursor links = root.child("links");
+  if (!links.node.IsSequence()) links.fail("links must be a list");
+  for (std::size_t i = 0; i < links.node.size(); ++i) {
+    const Cursor lc = links.item(i);
+    LinkSpec l;
+    l.where = lc;
+    std::set<std::string> extra = {"up", "down", "source"};
+    l.cfg = link_def;
+    cfg::load_params(lc, l.cfg, cfg::link_params(), extra, false);
+    l.up = lc.child("up").str();
+    l.down = lc.child("down").str();
+    l.up_node = t.find(l.up);
+    l.down_node = t.find(l.down);
+    if (l.up_node < 0) lc.child("up").fail("no node named '" + l.up + "'");
+    if (l.down_node < 0) lc.child("down").fail("no node named '" + l.down + "'");
+    if (l.up_node == l.down_node) lc.fail("a link from a node to itself");
+    t.links.push_back(l);
+  }
+
+  // Graph checks (Boost.Graph): connected, and a tree.
+  using G = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
+  G g(t.nodes.size());
+  for (const auto& l : t.links) boost::add_edge(static_cast<std::size_t>(l.up_node), static_cast<std::size_t>(l.down_node), g);
+  std::vector<int> comp(t.nodes.size());
+  const int ncomp = boost::connected_components(g, comp.data());
+  if (ncomp != 1) {
+    std::string lone;
+    for (std::size_t i = 0; i < t.nodes.size(); ++i)
+      if (comp[i] != comp[0]) lone += (lone.empty() ? "" : ", ") + t.nodes[i].name;
+    root.child("links").fail("the topology is not connected: " + lone + " cannot be reached from " + t.nodes[0].name);
+  }
+  for (std::size_t i = 0; i < t.links.size(); ++i) {
+    auto& l = t.links[i];
+    auto& dn = t.nodes[static_cast<std::size_t>(l.down_node)];
+    auto& up = t.nodes[static_cast<std::size_t>(l.up_node)];
+    if (dn.type == NodeType::RootComplex) l.where.child("down").fail("a root complex cannot be below another node");
+    if (up.type == NodeType::Endpoint) l.where.child("up").fail("endpoint '" + up.name + "' has no downstream ports");
+    if (dn.parent_link >= 0)
+      l.where.child("down").fail("'" + dn.name + "' already has an upstream link (links[" + std::to_string(dn.parent_link) +
+                                 "]): a PCIe hierarchy is a tree");
+    dn.parent_link = static_cast<int>(i);
+    l.up_port = static_cast<int>(up.child_links.size()) + (up.type == NodeType::Switch ? 1 : 0);
+    up.child_links.push_back(static_cast<int>(i));
+  }
+  for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+    const auto& n = t.nodes[i];
+    if (n.type == NodeType::RootComplex) {
+      if (t.root >= 0) n.where.fail("a second root complex; hxsim models one PCIe hierarchy per topology");
+      t.root = static_cast<int>(i);
+      if (n.root_ports && static_cast<int>(n.child_links.size()) > n.root_ports)
+        n.where.child("root_ports").fail(std::to_string(n.child_links.size()) + " links need more than " +
+                                         std::to_string(n.root_ports) + " root ports");
+    } else if (n.parent_link < 0) {
+      n.where.fail("'" + n.name + "' has no upstream link to the root complex");
+    }
+    if (n.type == NodeType::Switch) {
+      if (n.child_links.empty()) n.where.fail("switch '" + n.name + "' has no downstream links");
+      if (n.ports && static_cast<int>(n.child_links.size()) + 1 > n.ports)
+        n.where.child("ports").fail(std::to_string(n.child_links.size() + 1) + " links need more than " +
+                                    std::to_string(n.ports) + " ports");
+    }
+  }
+  if (t.root < 0) root.child("nodes").fail("no root complex (a node with type: root_complex)");
+  if (t.links.size() != t.nodes.size() - 1) root.child("links").fail("the PCIe hierarchy has a cycle");
+
+  // MPS: firmware programs the largest value every device supports.
+  int fw_mps = 4096;
+  for (const auto& n : t.nodes) fw_mps = std::min(fw_mps, n.mps_supported);
+  if (root.has("mps")) {
+    const int m = mps_value(root.child("mps"));
+    if (m > fw_mps) root.child("mps").fail("MPS " + std::to_string(m) + " above what every device supports (" + std::to_string(fw_mps) + ")");
+    fw_mps = m;
+  }
+  for (auto& n : t.nodes) {
+    n.mps = n.mps_set ? n.mps_set : fw_mps;
+    n.port.mps = n.mps;
+  }
+
+  // Enumeration: bus numbers depth-first, BARs and windows.
+  int bus = 0;
+  std::uint64_t mmio = kMmioBase;
+  auto align = [](std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; };
+  std::function<void(int, int)> enumerate = [&](int ni, int secondary) {
+    NodeSpec& n = t.nodes[static_cast<std::size_t>(ni)];
+    n.rid = static_cast<std::uint16_t>(secondary << 8);
+    if (n.type == NodeType::Endpoint) {
+      mmio = align(mmio, n.ep.bar_size);
+      n.bar = pcie::AddrRange{mmio, n.ep.bar_size};
+      mmio += n.ep.bar_size;
+      if (mmio > kMmioLimit) n.where.fail("MMIO space below 4 GiB exhausted by BARs");
+      return;
+    }
+    // Switch: internal bus, then one bus per downstream port.
+    const int internal = ++bus;
+    (void)internal;
+    n.routes.assign(n.child_links.size() + 1, pcie::PortRoute{});
+    for (std::size_t k = 0; k < n.child_links.size(); ++k) {
+      const auto& l = t.links[static_cast<std::size_t>(n.child_links[k])];
+      auto& r = n.routes[k + 1];
+      r.sec_bus = ++bus;
+      mmio = align(mmio, kWindowAlign);
+      const std::uint64_t start = mmio;
+      enumerate(l.down_node, r.sec_bus);
+      mmio = align(mmio, kWindowAlign);
+      r.sub_bus = bus;
+      if (mmio > start) r.windows.push_back(pcie::AddrRange{start, mmio - start});
+    }
+  };
+  NodeSpec& rc = t.nodes[static_cast<std::size_t>(t.root)];
+  rc.rid = 0;
+  rc.routes.assign(std::max<std::size_t>(rc.child_links.size(), 1), pcie::PortRoute{});
+  for (std::size_t k = 0; k < rc.child_links.size(); ++k) {
+    const auto& l = t.links[static_cast<std::size_t>(rc.child_links[k])];
+    auto& r = rc.routes[k];
+    r.sec_bus = ++bus;
+    mmio = align(mmio, kWindowAlign);
+    const std::uint64_t start = mmio;
+    enumerate(l.down_node, r.sec_bus);
+    mmio = align(mmio, kWindowAlign);
+    r.sub_bus = bus;
+    if (mmio > start) r.windows.push_back(pcie::AddrRange{start, mmio - start});
+  }
+  if (rc.rc.dram_base < kMmioLimit && rc.rc.dram_base + rc.rc.dram_size > kMmioBase)
+    rc.where.child("rc").child("dram_base").fail("host DRAM overlaps the MMIO window " + hex(kMmioBase) + "-" + hex(kMmioLimit));
+  if (bus > 255) root.child("links").fail("more than 256 buses");
+  return t;
+}
+
+std::string describe(const Topology& t) {
+  std::ostringstream os;
+  os << "platform " << t.platform << " (" << t.file << "): " << t.nodes.size() << " nodes, " << t.links.size() << " links\n\n";
+  os << "nodes:\n";
+  for (const auto& n : t.nodes) {
+    os << "  " << std::left << std::setw(12) << n.name << std::setw(14) << type_name(n.type);
+    char rid[16];
+    std::snprintf(rid, sizeof rid, "%02x:00.0", n.rid >> 8);
+    os << "id " << rid << "  MPS " << n.mps;
+    if (n.type == NodeType::Endpoint) os << "  BAR0 " << hex(n.bar.base) << " +" << cfg::format_size(n.bar.size) << "  device " << n.device;
+    os << "\n";
+    for (std::size_t p = 0; p < n.routes.size(); ++p) {
+      const auto& r = n.routes[p];
+      if (r.sec_bus < 0) continue;
+      os << "      port " << p << ": buses " << r.sec_bus << "-" << r.sub_bus;
+      for (const auto& w : r.windows) os << "  window " << hex(w.base) << "-" << hex(w.base + w.size - 1);
+      os << "\n";
+    }
+  }
+  os << "\nlinks:\n";
+  for (const auto& l : t.links) {
+    os << "  " << l.up << " -> " << l.down << ": gen" << l.cfg.gen << " x" << l.cfg.width << ", latency "
+       << cfg::format_time(l.cfg.latency) << "\n";
+  }
+  os << "\nroutes from the root complex (static bottleneck for MPS-sized writes):\n";
+  for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+    if (t.nodes[i].type != NodeType::Endpoint) continue;
+    const auto p = t.path(t.root, static_cast<int>(i));
+    const auto pl = t.path_links(t.root, static_cast<int>(i));
+    double best = 1e30;
+    int at = -1;
+    for (int l : pl) {
+      const auto& L = t.links[static_cast<std::size_t>(l)];
+      const int mps = std::min(t.nodes[static_cast<std::size_t>(L.up_node)].mps, t.nodes[static_cast<std::size_t>(L.down_node)].mps);
+      const double r = Topology::link_data_rate(L.cfg, mps);
+      if (r < best) { best = r; at = l; }
+    }
+    os << "  ";
+    for (std::size_t k = 0; k < p.size(); ++k) os << (k ? " -> " : "") << t.nodes[static_cast<std::size_t>(p[k])].name;
+    os << ": " << std::fixed << std::setprecision(1) << best / 1e6 << " MB/s at "
+       << t.links[static_cast<std::size_t>(at)].up << "-" << t.links[static_cast<std::size_t>(at)].down << "\n";
+  }
+  return os.str();
+}
+
+std::string to_dot(const Topology& t) {
+  std::ostringstream os;
+  os << "graph \"" << t.platform << "\" {\n  rankdir=TB;\n  node [fontname=\"Helvetica\"];\n";
+  for (const auto& n : t.nodes) {
+    const char* shape = n.type == NodeType::RootComplex ? "box3d" : n.type == NodeType::Switch ? "box" : "ellipse";
+    os << "  \"" << n.name << "\" [shape=" << shape << ", label=\"" << n.name << "\\n" << type_name(n.type) << "\"];\n";
+  }
+  for (const auto& l : t.links)
+    os << "  \"" << l.up << "\" -- \"" << l.down << "\" [label=\"gen" << l.cfg.gen << " x" << l.cfg.width << "\"];\n";
+  os << "}\n";
+  return os.str();
+}
+
+}  // namespace hx::topo

@@ -1,0 +1,80 @@
+// A platform: nodes, links and their calibrated parameters, read from a
+// topology YAML, checked as a graph and enumerated as firmware would (bus
+// numbers, BARs, bridge windows), giving every switch and root port its
+// routing table. Models never see this; elaboration turns it into configs.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "src/config/params.h"
+
+namespace hx::topo {
+
+enum class NodeType { RootComplex, Switch, Endpoint };
+const char* type_name(NodeType t);
+
+struct NodeSpec {
+  std::string name;
+  NodeType type = NodeType::Endpoint;
+  cfg::Cursor where;
+  int mps_supported = 256;
+  int mps_set = 0;  // explicit `mps:` (setpci), 0 = what firmware programs
+  pcie::PortConfig port;
+  // root complex
+  host::RootComplexConfig rc;
+  host::HostCpuConfig cpu;
+  int root_ports = 0;
+  // switch
+  cfg::SwitchParams sw;
+  int ports = 0;
+  // endpoint
+  cfg::EndpointParams ep;
+  std::string device = "none";
+  dma::RostaConfig rosta;
+  dma::CalypteConfig calypte;
+  dma::BenchDmaConfig bench;
+
+  // derived by enumeration
+  int mps = 128;
+  int parent_link = -1;
+  std::vector<int> child_links;   // in port order
+  std::uint16_t rid = 0;
+  pcie::AddrRange bar;            // endpoints
+  std::vector<pcie::PortRoute> routes;  // per port of this node
+};
+
+struct LinkSpec {
+  std::string up, down;
+  int up_node = -1, down_node = -1;
+  int up_port = 0;  // port index on the upstream node
+  pcie::LinkConfig cfg;
+  cfg::Cursor where;
+};
+
+struct Topology {
+  std::string platform, description, file;
+  std::vector<NodeSpec> nodes;
+  std::map<std::string, int> index;
+  std::vector<LinkSpec> links;
+  int root = -1;
+
+  const NodeSpec& node(const std::string& name) const;
+  int find(const std::string& name) const;
+  // Nodes on the path from a to b (both included).
+  std::vector<int> path(int a, int b) const;
+  // Links on that path.
+  std::vector<int> path_links(int a, int b) const;
+  // Data bandwidth of a link direction for payloads of `mps` bytes (B/s):
+  // line rate x encoding x payload/(payload + 24 B of header and framing).
+  static double link_data_rate(const pcie::LinkConfig& l, int mps);
+};
+
+// Parse, check and enumerate. Throws InputError with file:line:col.
+Topology load_topology(const cfg::Cursor& root, const std::string& file);
+
+// `hxsim topo` report and Graphviz.
+std::string describe(const Topology& t);
+std::string to_dot(const Topology& t);
+
+}  // namespace hx::topo
