@@ -20,8 +20,7 @@ BenchDma::BenchDma(const std::string& name, const BenchDmaConfig& cfg) : m_name(
 
 void BenchDma::attach(pcie::Endpoint& ep) {
   Device::attach(ep);
-  m_s_rd = ep.add_stream("dma_read", 8);
-  m_s_wr = ep.add_stream("dma_write", 8);
+  m_s_cmd = ep.add_stream("dma", 8);
   m_tags.resize(static_cast<std::size_t>(std::max(1, ep.config().tags)));
 }
 
@@ -51,13 +50,15 @@ void BenchDma::pump() {
     m_slots[s] = std::move(m_queue.front());
     m_queue.pop_front();
     Cmd& c = m_slots[s];
+    c.seq = m_cmd_seq++;
     c.next = 0;
     c.left = c.len;
     c.data_done = 0;
     m_slot_used[s] = true;
     ++m_active;
-    m_next_issue = now + m_cfg.issue_interval;
-    m_ep->scheduler().at(now + m_cfg.cmd_latency, this, kProgress, s);
+    m_next_issue = now + m_cfg.issue_interval + (c.write ? static_cast<Tick>(c.len) * m_cfg.write_byte_time : 0);
+    c.start = now + m_cfg.cmd_latency;
+    m_ep->scheduler().at(c.start, this, kProgress, s);
   }
 }
 
@@ -67,7 +68,7 @@ void BenchDma::progress(std::size_t s) {
   const Tick now = now_tick();
   if (c.write) {
     const std::uint32_t mps = static_cast<std::uint32_t>(m_ep->mps());
-    while (c.next < c.len && !m_ep->stream_full(m_s_wr)) {
+    while (c.next < c.len && !m_ep->stream_full(m_s_cmd)) {
       const std::uint64_t addr = c.addr + c.next;
       const std::uint32_t len = next_chunk(addr, c.len - c.next, mps);
       Tlp* t = m_ep->make(TlpKind::MemWr);
@@ -78,13 +79,13 @@ void BenchDma::progress(std::size_t s) {
       t->data_off = c.off + c.next;
       t->checksum = pcie::pattern_checksum(c.stream, c.off + c.next, len);
       t->ctx = reinterpret_cast<void*>(s + 1);
-      m_ep->push(m_s_wr, t, now);
+      m_ep->push(m_s_cmd, t, now);
       c.next += len;
     }
     return;
   }
   const std::uint32_t mrrs = static_cast<std::uint32_t>(m_ep->config().mrrs);
-  while (c.next < c.len && !m_ep->stream_full(m_s_rd)) {
+  while (c.next < c.len && !m_ep->stream_full(m_s_cmd)) {
     auto it = std::find_if(m_tags.begin(), m_tags.end(), [](const Tag& t) { return !t.used; });
     if (it == m_tags.end()) return;
     const std::uint64_t addr = c.addr + c.next;
@@ -95,14 +96,23 @@ void BenchDma::progress(std::size_t s) {
     t->addr64 = true;
     t->req_len = len;
     t->tag = static_cast<std::uint16_t>(it - m_tags.begin());
-    m_ep->push(m_s_rd, t, now);
+    m_ep->push(m_s_cmd, t, now);
     c.next += len;
   }
 }
 
 void BenchDma::on_tx_space(int) {
+  // Oldest command first, so TLPs leave in command order.
+  std::vector<std::size_t> order;
   for (std::size_t s = 0; s < m_slots.size(); ++s)
-    if (m_slot_used[s] && m_slots[s].next < m_slots[s].len) progress(s);
+    if (m_slot_used[s] && m_slots[s].next < m_slots[s].len) order.push_back(s);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return m_slots[a].seq < m_slots[b].seq; });
+  const Tick now = now_tick();
+  for (std::size_t s : order) {
+    if (m_slots[s].start > now) break;
+    progress(s);
+    if (m_slots[s].next < m_slots[s].len) break;  // blocked: younger commands wait behind it
+  }
 }
 
 void BenchDma::on_sent(const Tlp& t, Tick, Tick end) {
@@ -127,7 +137,7 @@ void BenchDma::on_completion(const Tlp& t) {
   const std::size_t slot = g.slot;
   if (g.got == g.len) g.used = false;
   if (c.left == 0) complete(slot, c.data_done + m_cfg.done_latency);
-  on_tx_space(m_s_rd);
+  on_tx_space(m_s_cmd);
 }
 
 void BenchDma::complete(std::size_t s, Tick when) { m_ep->scheduler().at(when, this, kDone, s); }
@@ -136,7 +146,7 @@ void BenchDma::on_action(std::uint32_t kind, std::uint64_t arg, void*) {
   if (kind == kPump) {
     pump();
   } else if (kind == kProgress) {
-    progress(arg);
+    on_tx_space(0);
   } else if (kind == kDone) {
     Cmd& c = m_slots[arg];
     Done d = std::move(c.done);

@@ -4,7 +4,8 @@
 // command latency before the first TLP and a completion latency after the
 // last data (the engine's internal memory path); reads are split at MRRS and
 // 4 KiB, writes at MPS and 4 KiB; at most `max_outstanding` commands and
-// `tags` read requests in flight.
+// `tags` read requests in flight. Commands leave in issue order on one TX
+// queue: a read issued after a write never overtakes it (LAT_DMA_WRRD).
 #pragma once
 #include <deque>
 #include <functional>
@@ -22,6 +23,7 @@ struct BenchDmaConfig {
   Tick cmd_latency = 100 * kNs;
   Tick done_latency = 50 * kNs;
   Tick read_byte_time = 0;  // per-byte cost of moving read data into device memory
+  Tick write_byte_time = 0; // per-byte cost of fetching write data before a write command issues
   int max_outstanding = 64;
 };
 
@@ -55,18 +57,21 @@ class BenchDma final : public pcie::Device, public Actor {
     std::uint32_t left = 0;       // bytes not yet received (read) / TLPs not yet sent (write)
     std::uint64_t next = 0;       // next byte offset to request/send
     Tick data_done = 0;
+    std::uint64_t seq = 0;
+    Tick start = 0;  // when the engine begins emitting its TLPs
   };
   void pump();
   void progress(std::size_t slot);
   void complete(std::size_t slot, Tick when);
   std::string m_name;
   BenchDmaConfig m_cfg;
-  int m_s_rd = -1, m_s_wr = -1;
+  int m_s_cmd = -1;
   std::deque<Cmd> m_queue;
   std::vector<Cmd> m_slots;
   std::vector<bool> m_slot_used;
   std::size_t m_active = 0;
   Tick m_next_issue = 0;
+  std::uint64_t m_cmd_seq = 0;
   struct Tag {
     bool used = false;
     std::size_t slot = 0;

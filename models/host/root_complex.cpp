@@ -14,12 +14,17 @@ enum : std::uint32_t { kInbound, kWriteDone, kToHost };
 }
 
 RootComplex::RootComplex(sc_core::sc_module_name name, const RootComplexConfig& cfg)
-    : sc_core::sc_module(name), m_cfg(cfg), m_sched(basename()), m_mem(std::string(name) + ".memory", cfg.memory) {
+    : sc_core::sc_module(name),
+      m_cfg(cfg),
+      m_sched(basename()),
+      m_mem(std::string(name) + ".memory", cfg.memory),
+      m_lines(cfg.line_interval) {
   for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
     m_ports.push_back(std::make_unique<pcie::PciePort>(*this, std::string(name) + ".rp" + std::to_string(i), cfg.ports[i]));
     m_ports.back()->index = static_cast<int>(i);
   }
   m_txq.resize(cfg.ports.size());
+  m_reads.resize(cfg.ports.size());
   auto& reg = StatsRegistry::instance();
   const std::string n(name);
   reg.add_counter(n + ".writes", &writes, "TLP", "inbound memory writes");
@@ -42,6 +47,8 @@ bool RootComplex::idle() const {
   for (const auto& q : m_txq)
     for (const auto& c : q)
       if (!c.empty()) return false;
+  for (const auto& r : m_reads)
+    if (!r.empty()) return false;
   return true;
 }
 
@@ -126,59 +133,81 @@ void RootComplex::accept_write(Tlp* t, int port) {
     sim_fail(basename(), "payload check failed on a write to 0x" + std::to_string(t->addr));
   m_mem.store().write(t->addr, buf.data(), t->len);
   const Tick now = now_tick();
-  const Tick commit = m_mem.write(t->addr, t->len, now);
+  const std::uint64_t L = static_cast<std::uint64_t>(m_cfg.memory.line_B);
+  Tick commit = now;
+  for (std::uint64_t a = t->addr; a < t->addr + t->len;) {
+    const std::uint64_t stop = std::min<std::uint64_t>(t->addr + t->len, (a / L + 1) * L);
+    commit = std::max(commit, m_mem.write(a, static_cast<std::uint32_t>(stop - a), line_slot(now)));
+    a = stop;
+  }
   m_last_write_commit = std::max(m_last_write_commit, commit);
   if (m_host) m_host->on_memory_write(t->addr, t->len, commit);
   m_sched.at(commit, this, kWriteDone);
   pcie::TlpPool::instance().put(t);
 }
 
+Tick RootComplex::line_slot(Tick t) { return m_lines.reserve(t, now_tick()); }
+
 void RootComplex::serve_read(Tlp* t, int port) {
-  auto& rp = *m_ports[port];
-  rp.release(*t);
+  m_ports[port]->release(*t);
   ++reads;
   const Tick now = now_tick();
   // A read must not pass older posted writes: start after they commit.
   const Tick start = std::max(now, m_last_write_commit);
   const std::uint64_t L = static_cast<std::uint64_t>(m_cfg.memory.line_B);
-  const std::uint64_t end = t->addr + t->req_len;
-  const std::uint64_t cpl = static_cast<std::uint64_t>(
-      std::min(m_cfg.cpl_max_B, rp.peer() ? std::min(rp.config().mps, rp.peer()->config().mps) : rp.config().mps));
-  const std::uint64_t rcb = static_cast<std::uint64_t>(m_cfg.rcb_B);
-  std::uint64_t a = t->addr;
-  std::uint64_t line = a / L * L;
-  Tick issue = start;
-  Tick last_line_ready = start;
-  std::uint32_t remaining = t->req_len;
-  while (a < end) {
-    // Completion boundary: the next multiple of the completion size, which
-    // is itself a multiple of the RCB (spec 2.3.1.1).
-    const std::uint64_t size = std::max(rcb, cpl / rcb * rcb);
-    const std::uint64_t stop = std::min(end, (a / size + 1) * size);
-    while (line < stop) {
-      last_line_ready = std::max(last_line_ready, m_mem.read_line(line, issue));
-      issue += m_cfg.read_line_interval;
-      line += L;
-    }
-    Tlp* c = pcie::TlpPool::instance().get();
-    c->kind = TlpKind::CplD;
-    c->vc = t->vc;
-    c->requester = t->requester;
-    c->tag = t->tag;
-    c->addr = a;
-    c->len = static_cast<std::uint32_t>(stop - a);
-    c->req_len = remaining;
-    c->checksum = m_mem.store().checksum(a, c->len);
-    c->flow = t->flow;
-    c->ctx = t->ctx;
-    c->created = now;
-    remaining -= c->len;
-    read_bytes += c->len;
-    ++completions;
-    enqueue(port, c, last_line_ready + m_cfg.completion_latency);
-    a = stop;
+  ReadJob j;
+  j.req = t;
+  j.next = t->addr;
+  j.end = t->addr + t->req_len;
+  j.first_line = t->addr / L * L;
+  j.seq = m_seq++;
+  Tick issue = start, ready = start;
+  for (std::uint64_t line = j.first_line; line < j.end; line += L) {
+    const Tick slot = line_slot(issue);
+    ready = std::max(ready, m_mem.read_line(line, slot) + m_cfg.completion_latency);
+    j.line_ready.push_back(ready);
+    issue = slot + m_cfg.read_line_interval;
   }
-  pcie::TlpPool::instance().put(t);
+  m_reads[port].push_back(std::move(j));
+  m_ports[port]->wake_at(m_reads[port].back().line_ready.front());
+}
+
+// The next completion of read job `j`: the contiguous data ready now, up to
+// the completion size (a multiple of the RCB) and never across one of its
+// boundaries, ending on an RCB boundary unless it ends the request.
+Tlp* RootComplex::next_completion(pcie::PciePort& p, ReadJob& j, Tick now, Tick& wake) {
+  const std::uint64_t L = static_cast<std::uint64_t>(m_cfg.memory.line_B);
+  const std::uint64_t rcb = static_cast<std::uint64_t>(m_cfg.rcb_B);
+  const std::uint64_t mps = static_cast<std::uint64_t>(std::min(p.config().mps, p.peer() ? p.peer()->config().mps : p.config().mps));
+  const std::uint64_t cpl = std::max(rcb, std::min<std::uint64_t>(static_cast<std::uint64_t>(m_cfg.cpl_max_B), mps) / rcb * rcb);
+  std::size_t li = static_cast<std::size_t>((j.next / L * L - j.first_line) / L);
+  std::uint64_t ready_end = j.next;
+  while (li < j.line_ready.size() && j.line_ready[li] <= now) {
+    ready_end = std::min(j.end, j.first_line + (li + 1) * L);
+    ++li;
+  }
+  std::uint64_t stop = std::min(ready_end, (j.next / cpl + 1) * cpl);
+  if (stop != j.end) stop = stop / rcb * rcb;
+  if (stop <= j.next) {
+    if (li < j.line_ready.size()) wake = std::min(wake, j.line_ready[li]);
+    return nullptr;
+  }
+  Tlp* c = pcie::TlpPool::instance().get();
+  c->kind = TlpKind::CplD;
+  c->vc = j.req->vc;
+  c->requester = j.req->requester;
+  c->tag = j.req->tag;
+  c->addr = j.next;
+  c->len = static_cast<std::uint32_t>(stop - j.next);
+  c->req_len = static_cast<std::uint32_t>(j.end - j.next);
+  c->checksum = m_mem.store().checksum(j.next, c->len);
+  c->flow = j.req->flow;
+  c->ctx = j.req->ctx;
+  c->created = now;
+  read_bytes += c->len;
+  ++completions;
+  j.next = stop;
+  return c;
 }
 
 void RootComplex::issue_mmio(Tlp* t) {
@@ -196,16 +225,17 @@ void RootComplex::enqueue(int port, Tlp* t, Tick ready) {
 
 Tlp* RootComplex::tx_select(pcie::PciePort& p) {
   auto& qs = m_txq[p.index];
+  auto& jobs = m_reads[p.index];
   const Tick now = now_tick();
   const std::uint64_t p_seq = qs[0].empty() ? ~0ull : qs[0].front()->seq;
   int best = -1;
   std::uint64_t best_seq = ~0ull;
-  Tick next_ready = kNever;
+  Tick wake = kNever;
   for (int c = 0; c < pcie::kFcClasses; ++c) {
     if (qs[c].empty()) continue;
     Tlp* h = qs[c].front();
     if (h->ready > now) {
-      next_ready = std::min(next_ready, h->ready);
+      wake = std::min(wake, h->ready);
       continue;
     }
     if (c != 0 && h->seq > p_seq && qs[0].front()->ready <= now) continue;
@@ -214,8 +244,29 @@ Tlp* RootComplex::tx_select(pcie::PciePort& p) {
       best_seq = h->seq;
     }
   }
+  // Completions of memory reads, built from what is ready now. Different
+  // requests interleave (the oldest with data ready goes first); one
+  // request's completions stay in address order; none passes an older
+  // posted request on this port.
+  if (!jobs.empty()) {
+    Tlp probe;
+    probe.kind = TlpKind::CplD;
+    if (p.can_send(probe)) {
+      for (auto it = jobs.begin(); it != jobs.end() && it->seq < best_seq; ++it) {
+        if (it->seq > p_seq && qs[0].front()->ready <= now) break;
+        if (Tlp* c = next_completion(p, *it, now, wake)) {
+          if (!p.can_send(*c)) sim_fail(basename(), "completion data credits ran out mid-request");
+          if (it->next == it->end) {
+            pcie::TlpPool::instance().put(it->req);
+            jobs.erase(it);
+          }
+          return c;
+        }
+      }
+    }
+  }
   if (best < 0) {
-    if (next_ready != kNever) p.wake_at(next_ready);
+    if (wake != kNever) p.wake_at(wake);
     return nullptr;
   }
   Tlp* t = qs[best].front();

@@ -3,11 +3,17 @@
 //  - inbound posted writes pass an IIO pipeline (inbound_latency) into a
 //    posted-write buffer of finite entries; a full buffer withholds credits,
 //    so slow memory (partial-line RMW) back-pressures the link;
+//  - every inbound cache line, read or written, passes one shared coherent
+//    line pipeline (line_interval per line: the IIO's rate of coherent
+//    transactions), then the memory controller;
 //  - inbound reads wait for older posted writes to commit (PCIe ordering:
-//    a read must not pass a posted write), then fetch their lines one per
-//    read_line_interval (per-request streaming of the IIO) through the memory
-//    controller; completions are cut at RCB-aligned boundaries no larger than
-//    the completion size limit and the port's MPS and sent in order;
+//    a read must not pass a posted write), then fetch their lines no faster
+//    than one per read_line_interval per request;
+//  - completions are built when the root port can transmit, from the lines
+//    ready at that moment: contiguous ready data up to the completion size
+//    limit and MPS, cut at RCB boundaries. A request whose lines trickle in
+//    leaves as 64 B completions; one whose lines wait behind a busy link
+//    coalesces into MPS-sized ones;
 //  - MWr to the MSI window becomes an interrupt to the host CPU model;
 //  - requests to another root port's hierarchy (or back down the same port,
 //    after an ACS redirect) are forwarded only if peer-to-peer is enabled;
@@ -22,6 +28,7 @@
 #include <vector>
 
 #include "models/core/scheduler.h"
+#include "models/core/slot_calendar.h"
 #include "models/memory/memory.h"
 #include "models/pcie/port.h"
 #include "models/pcie/routing.h"
@@ -35,6 +42,7 @@ struct RootComplexConfig {
   Tick outbound_latency = 100 * kNs;
   Tick completion_latency = 0;       // memory data ready -> completion queued
   Tick read_line_interval = 10 * kNs;
+  Tick line_interval = 5 * kNs;
   int cpl_max_B = 256;
   int rcb_B = 64;
   int posted_buffer = 64;
@@ -81,12 +89,22 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   void serve_read(Tlp* t, int port);
   void enqueue(int port, Tlp* t, Tick ready);
   int port_for_addr(std::uint64_t a) const;
+  Tick line_slot(Tick t);
+  struct ReadJob {
+    Tlp* req;
+    std::uint64_t next, end, first_line;
+    std::vector<Tick> line_ready;
+    std::uint64_t seq;
+  };
+  Tlp* next_completion(pcie::PciePort& p, ReadJob& j, Tick now, Tick& wake);
 
   RootComplexConfig m_cfg;
   Scheduler m_sched;
   mem::MemoryController m_mem;
   std::vector<std::unique_ptr<pcie::PciePort>> m_ports;
   std::vector<std::array<std::deque<Tlp*>, pcie::kFcClasses>> m_txq;
+  std::vector<std::deque<ReadJob>> m_reads;
+  SlotCalendar m_lines;
   std::deque<std::pair<Tlp*, int>> m_posted_wait;
   int m_posted_inflight = 0;
   Tick m_last_write_commit = 0;

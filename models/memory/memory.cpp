@@ -52,20 +52,19 @@ std::uint64_t SparseMemory::checksum(std::uint64_t addr, std::uint32_t len) cons
 
 MemoryController::MemoryController(const std::string& name, const MemoryConfig& cfg)
     : m_cfg(cfg),
-      m_line_time(static_cast<Tick>(std::llround(cfg.line_B / cfg.channel_GBps * 1000.0))),
-      m_channel_free(static_cast<std::size_t>(std::max(1, cfg.channels)), 0) {
+      m_line_time(std::max<Tick>(1, static_cast<Tick>(std::llround(cfg.line_B / cfg.channel_GBps * 1000.0)))),
+      m_rmw_slots(static_cast<unsigned>((2 * m_line_time + cfg.rmw_extra + m_line_time - 1) / m_line_time)),
+      m_channels(static_cast<std::size_t>(std::max(1, cfg.channels)), SlotCalendar(m_line_time)) {
   auto& reg = StatsRegistry::instance();
   reg.add_counter(name + ".lines_read", &lines_read, "line", "DRAM line reads");
   reg.add_counter(name + ".lines_written", &lines_written, "line", "DRAM line writes");
   reg.add_counter(name + ".partial_writes", &partial_writes, "line", "partial-line writes (read-modify-write)");
 }
 
-Tick MemoryController::occupy(std::uint64_t line_addr, Tick t, Tick busy) {
+Tick MemoryController::occupy(std::uint64_t line_addr, Tick t, unsigned slots) {
   const std::size_t ch = static_cast<std::size_t>((line_addr / static_cast<std::uint64_t>(m_cfg.line_B)) %
-                                                  m_channel_free.size());
-  const Tick start = std::max(t, m_channel_free[ch]);
-  m_channel_free[ch] = start + busy;
-  return start;
+                                                  m_channels.size());
+  return m_channels[ch].reserve(t, now_tick(), slots);
 }
 
 Tick MemoryController::write(std::uint64_t addr, std::uint32_t len, Tick t) {
@@ -79,11 +78,11 @@ Tick MemoryController::write(std::uint64_t addr, std::uint32_t len, Tick t) {
     const bool partial = (a != line) || (stop != line + L);
     Tick commit;
     if (partial) {
-      const Tick start = occupy(line, t, m_line_time * 2 + m_cfg.rmw_extra);
+      const Tick start = occupy(line, t, m_rmw_slots);
       commit = start + m_cfg.read_latency + m_cfg.write_latency;
       ++partial_writes;
     } else {
-      const Tick start = occupy(line, t, m_line_time);
+      const Tick start = occupy(line, t, 1);
       commit = start + m_cfg.write_latency;
     }
     ++lines_written;
@@ -95,7 +94,7 @@ Tick MemoryController::write(std::uint64_t addr, std::uint32_t len, Tick t) {
 
 Tick MemoryController::read_line(std::uint64_t line_addr, Tick t) {
   ++lines_read;
-  const Tick start = occupy(line_addr, t, m_line_time);
+  const Tick start = occupy(line_addr, t, 1);
   return start + m_cfg.read_latency;
 }
 

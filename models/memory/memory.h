@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "models/core/slot_calendar.h"
 #include "models/core/stats.h"
 #include "models/core/tick.h"
 
@@ -56,10 +57,11 @@ class MemoryController {
   Counter lines_read, lines_written, partial_writes;
 
  private:
-  Tick occupy(std::uint64_t line_addr, Tick t, Tick busy);
+  Tick occupy(std::uint64_t line_addr, Tick t, unsigned slots);
   MemoryConfig m_cfg;
   Tick m_line_time;
-  std::vector<Tick> m_channel_free;
+  unsigned m_rmw_slots;
+  std::vector<SlotCalendar> m_channels;
   SparseMemory m_store;
 };
 

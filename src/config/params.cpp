@@ -95,6 +95,8 @@ const ParamTable<host::RootComplexConfig>& rc_params() {
            [](C& c, const Cursor& v) { c.completion_latency = v.time(); }),
       P<C>("read_line_interval", "time", "10ns", "one inbound read request fetches one cache line per this interval",
            [](C& c, const Cursor& v) { c.read_line_interval = v.time(); }),
+      P<C>("line_interval", "time", "5ns", "shared inbound line pipeline: one coherent line read or write per this interval",
+           [](C& c, const Cursor& v) { c.line_interval = v.time(); }),
       P<C>("cpl_max", "size", "256B", "largest completion payload the root complex sends (also limited by MPS)",
            [](C& c, const Cursor& v) { c.cpl_max_B = pow2(v, 64, 4096); }),
       P<C>("rcb", "size", "64B", "read completion boundary (64 B or 128 B)",
@@ -199,6 +201,7 @@ const ParamTable<dma::BenchDmaConfig>& bench_params() {
       P<C>("cmd_latency", "time", "100ns", "command to first TLP handed to the hard block", [](C& c, const Cursor& v) { c.cmd_latency = v.time(); }),
       P<C>("done_latency", "time", "50ns", "last data to command complete", [](C& c, const Cursor& v) { c.done_latency = v.time(); }),
       P<C>("read_byte_time", "time", "0ps", "per-byte time to move read data into device memory, per command", [](C& c, const Cursor& v) { c.read_byte_time = v.time(); }),
+      P<C>("write_byte_time", "time", "0ps", "per-byte time to fetch write data before a write command issues", [](C& c, const Cursor& v) { c.write_byte_time = v.time(); }),
       P<C>("max_outstanding", "int", "64", "DMA commands in flight", [](C& c, const Cursor& v) { c.max_outstanding = static_cast<int>(v.integer(1, 4096)); }),
   };
   return t;
