@@ -57,7 +57,7 @@ std::uint64_t CalypteDma::send(int ch, std::uint32_t bytes, std::uint64_t stream
     gen += static_cast<Tick>((len + beat - 1) / beat) * m_cycle;
     done += len;
   }
-  c.wptr += (bytes + 7) / 8 * 8;
+  c.wptr += (bytes + 63) / 64 * 64;  // packets start on cache lines in the ring
   Tlp* u = m_ep->make(TlpKind::MemWr);
   u->addr = c.f2h_update;
   u->addr64 = u->addr >= (1ull << 32);

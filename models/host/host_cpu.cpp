@@ -96,13 +96,13 @@ void HostCpu::mmio_write_wc(int core, std::uint64_t addr, std::uint32_t len, std
 
 void HostCpu::mmio_copy_wc(int core, std::uint64_t dst, std::uint64_t src, std::uint32_t len,
                            std::uint64_t stream, std::uint64_t off) {
-  read_lines(core, len);
+  // Loads of the source and WC stores of the copy overlap line by line.
   std::uint64_t a = dst;
   const std::uint64_t end = dst + len;
   std::vector<std::uint8_t> buf;
   while (a < end) {
     const std::uint64_t stop = std::min(end, (a / 64 + 1) * 64);
-    compute(core, m_cfg.wc_line_cost);
+    compute(core, m_cfg.wc_line_cost + m_cfg.copy_line_cost);
     const std::uint32_t n = static_cast<std::uint32_t>(stop - a);
     buf.resize(n);
     // The bytes are what memory holds now: a corrupted or misplaced DMA write

@@ -50,6 +50,22 @@ void apply_set(StudyFiles& f, const std::string& path, const YAML::Node& value, 
 
 void apply_set(StudyFiles& f, const std::string& path, const std::string& value, const std::string& origin) {
   const std::string prefix = "topology.";
+  if (path == "topology") {
+    // A sweep across platforms: the value names another topology file.
+    YAML::Node v;
+    try {
+      v = YAML::Load(value);
+    } catch (const YAML::ParserException&) {
+      throw InputError(origin + ": '" + value + "' is not a topology file name");
+    }
+    if (!v.IsScalar()) throw InputError(origin + ": topology takes a file name");
+    const fs::path p = (fs::path(f.study_file).parent_path() / v.Scalar()).lexically_normal();
+    if (!fs::exists(p)) throw InputError(origin + ": topology file '" + p.string() + "' does not exist");
+    f.topo_file = p.string();
+    f.topo = cfg::load_file(f.topo_file);
+    f.study["topology"] = v.Scalar();
+    return;
+  }
   if (path.rfind(prefix, 0) == 0) {
     cfg::apply_override(f.topo, path.substr(prefix.size()), value, origin);
   } else {
