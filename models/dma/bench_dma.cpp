@@ -42,7 +42,10 @@ void BenchDma::pump() {
   const Tick now = now_tick();
   while (!m_queue.empty() && m_active < m_slots.size()) {
     if (m_next_issue > now) {
-      m_ep->scheduler().at(m_next_issue, this, kPump);
+      if (m_pump_at != m_next_issue) {
+        m_pump_at = m_next_issue;
+        m_ep->scheduler().at(m_next_issue, this, kPump);
+      }
       return;
     }
     std::size_t s = 0;
@@ -144,6 +147,7 @@ void BenchDma::complete(std::size_t s, Tick when) { m_ep->scheduler().at(when, t
 
 void BenchDma::on_action(std::uint32_t kind, std::uint64_t arg, void*) {
   if (kind == kPump) {
+    if (now_tick() == m_pump_at) m_pump_at = kNever;
     pump();
   } else if (kind == kProgress) {
     on_tx_space(0);

@@ -71,6 +71,7 @@ class BenchDma final : public pcie::Device, public Actor {
   std::vector<bool> m_slot_used;
   std::size_t m_active = 0;
   Tick m_next_issue = 0;
+  Tick m_pump_at = kNever;  // a pump already scheduled for then
   std::uint64_t m_cmd_seq = 0;
   struct Tag {
     bool used = false;

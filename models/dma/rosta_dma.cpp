@@ -95,7 +95,10 @@ void RostaDma::issue_reads() {
   if (!j || j->kind != Kind::HostRead) return;
   const Tick now = now_tick();
   if (m_next_gen > now) {
-    m_ep->scheduler().at(m_next_gen, this, kIssueReads);
+    if (m_reads_at != m_next_gen) {
+      m_reads_at = m_next_gen;
+      m_ep->scheduler().at(m_next_gen, this, kIssueReads);
+    }
     return;
   }
   const std::uint32_t mrrs = static_cast<std::uint32_t>(m_ep->config().mrrs);
@@ -119,6 +122,7 @@ void RostaDma::issue_reads() {
       m_desc_off = 0;
       m_next_gen = now + static_cast<Tick>(m_cfg.desc_gap_cycles) * m_cycle;
       if (m_next_gen > now) {
+        m_reads_at = m_next_gen;
         m_ep->scheduler().at(m_next_gen, this, kIssueReads);
         return;
       }
@@ -127,7 +131,10 @@ void RostaDma::issue_reads() {
 }
 
 void RostaDma::on_action(std::uint32_t kind, std::uint64_t, void*) {
-  if (kind == kIssueReads) issue_reads();
+  if (kind == kIssueReads) {
+    if (now_tick() == m_reads_at) m_reads_at = kNever;
+    issue_reads();
+  }
   if (kind == kRefill) refill();
 }
 

@@ -87,6 +87,7 @@ class RostaDma final : public pcie::Device, public Actor {
   std::size_t m_desc = 0;
   std::uint64_t m_desc_off = 0, m_job_off = 0, m_job_bytes = 0;
   Tick m_next_gen = 0;
+  Tick m_reads_at = kNever;  // an issue_reads already scheduled for then
   std::uint64_t m_tlps_left = 0;  // write/peer TLPs not yet on the wire
   // reads
   struct Req {

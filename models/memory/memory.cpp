@@ -75,7 +75,7 @@ Tick MemoryController::write(std::uint64_t addr, std::uint32_t len, Tick t) {
   while (a < end) {
     const std::uint64_t line = a / L * L;
     const std::uint64_t stop = std::min(end, line + L);
-    const bool partial = (a != line) || (stop != line + L);
+    const bool partial = m_cfg.partial_rmw && ((a != line) || (stop != line + L));
     Tick commit;
     if (partial) {
       const Tick start = occupy(line, t, m_rmw_slots);

@@ -4,7 +4,9 @@
 // and partial-line writes as read-modify-write: DDR writes whole bursts, so a
 // write that covers part of a line costs a line read plus a line write and
 // waits for the read (S001 experiment 1: "host DDR only writes fast in
-// bursts"). Lines interleave across channels by line address.
+// bursts"). With DDIO (Intel Xeon E5 v2 onwards) inbound writes allocate in
+// the last-level cache, which merges partial lines: partial_rmw = false.
+// Lines interleave across channels by line address.
 // Simplifications: no banks/rows/refresh; no caches (DDIO/LLC) in between.
 #pragma once
 #include <array>
@@ -26,6 +28,7 @@ struct MemoryConfig {
   double channel_GBps = 10.0;  // per channel
   int channels = 2;
   Tick rmw_extra = 40 * kNs;   // extra channel occupancy of a partial-line write
+  bool partial_rmw = true;     // false: inbound writes allocate in the LLC (DDIO), which merges partial lines
   int line_B = 64;
 };
 

@@ -13,6 +13,7 @@
 #include "src/config/params.h"
 #include "src/config/yaml_util.h"
 #include "src/sim/driver.h"
+#include "src/sim/validate.h"
 #include "src/sim/workloads.h"
 #include "src/topology/topology.h"
 
@@ -58,6 +59,16 @@ int run_cli(int argc, char** argv) {
 
   auto* params = app.add_subcommand("params", "Print the reference of every parameter and workload type");
 
+  hx::sim::ValidateArgs va;
+  auto* val = app.add_subcommand("validate", "Run the calibration cases against published measurements");
+  val->add_option("cases", va.cases, "case files (default: every case in --cases-dir)")->check(CLI::ExistingFile);
+  val->add_option("--cases-dir", va.cases_dir, "directory of cases")->default_val(std::string(HXSIM_SOURCE_DIR) + "/validation/cases");
+  val->add_option("--report", va.report, "report path without extension; .md and .json are written");
+  val->add_option("--work", va.work_dir, "directory for the studies' results (default: results/validate)");
+  val->add_option("--set", va.sets, "override a parameter in every case's study: path=value");
+  val->add_option("-j,--jobs", va.jobs, "parallel worker processes")->check(CLI::Range(1, 4096));
+  val->add_flag("--fresh", va.fresh, "rerun every point");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -78,6 +89,7 @@ int run_cli(int argc, char** argv) {
     }
     return 0;
   }
+  if (*val) return hx::sim::validate(va, self_exe());
   if (*params) {
     std::cout << hx::cfg::params_reference() << "\n" << hx::sim::workloads_reference();
     return 0;

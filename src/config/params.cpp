@@ -127,6 +127,8 @@ const ParamTable<mem::MemoryConfig>& memory_params() {
            [](C& c, const Cursor& v) { c.channels = static_cast<int>(v.integer(1, 64)); }),
       P<C>("rmw_extra", "time", "40ns", "extra channel occupancy of a partial-line write (read-modify-write turnaround)",
            [](C& c, const Cursor& v) { c.rmw_extra = v.time(); }),
+      P<C>("partial_rmw", "bool", "true", "partial-line writes read-modify-write DRAM (false: DDIO, the LLC merges them)",
+           [](C& c, const Cursor& v) { c.partial_rmw = v.boolean(); }),
   };
   return t;
 }

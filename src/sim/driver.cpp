@@ -108,7 +108,12 @@ int run_study(const RunArgs& a, const std::string& self) {
   write_atomic((fs::path(dir) / "resolved_topology.yaml").string(), emit(f.topo) + "\n");
   // A point file is reused only if it was produced from the same resolved
   // configuration and seed.
-  const std::string fingerprint = std::to_string(std::hash<std::string>{}(emit(f.study) + emit(f.topo) + std::to_string(seed)));
+  // ... and by the same simulator build.
+  std::error_code ec;
+  const auto exe_time = fs::last_write_time(self, ec).time_since_epoch().count();
+  const auto exe_size = fs::file_size(self, ec);
+  const std::string fingerprint = std::to_string(std::hash<std::string>{}(
+      emit(f.study) + emit(f.topo) + std::to_string(seed) + std::to_string(exe_time) + std::to_string(exe_size)));
   const fs::path fp_file = fs::path(dir) / "fingerprint";
   const bool same_config = fs::exists(fp_file) && read_file(fp_file.string()) == fingerprint;
   write_atomic(fp_file.string(), fingerprint);

@@ -1,0 +1,40 @@
+#include "src/sim/analytic.h"
+
+#include <cmath>
+
+#include "models/pcie/protocol.h"
+
+namespace hx::sim {
+
+namespace {
+// ACK/UpdateFC limits (bytes between DLLPs) as the pcie-bench model encodes
+// the spec tables; rows gen1..gen3 (gen4+ reuse gen3), widths x1..x16,
+// columns MPS 128..4096 (reference data: pcie_constants.yaml, S010).
+const int kAckLimit[3][5][6] = {
+    {{237, 416, 559, 1071, 2095, 4143}, {128, 217, 289, 545, 1057, 2081}, {73, 118, 154, 282, 538, 1050},
+     {67, 107, 86, 150, 278, 534}, {48, 72, 86, 150, 278, 534}},
+    {{288, 467, 610, 1122, 2146, 4194}, {179, 268, 340, 596, 1108, 2132}, {124, 169, 205, 333, 589, 1101},
+     {118, 158, 137, 201, 329, 585}, {99, 123, 137, 201, 329, 585}},
+    {{333, 512, 655, 1167, 2191, 4239}, {224, 313, 385, 641, 1153, 2177}, {169, 214, 250, 378, 634, 1146},
+     {163, 203, 182, 246, 374, 630}, {144, 168, 182, 246, 374, 630}},
+};
+int width_row(int w) { return w == 1 ? 0 : w == 2 ? 1 : w == 4 ? 2 : w == 8 ? 3 : w == 16 ? 4 : -1; }
+int mps_col(int m) {
+  for (int i = 0, v = 128; i < 6; ++i, v *= 2)
+    if (v == m) return i;
+  return -1;
+}
+}  // namespace
+
+std::optional<double> pcie_write_bw(int gen, int width, int mps, int payload, int header_B) {
+  if (!pcie::valid_generation(gen) || gen > 5 || width_row(width) < 0 || mps_col(mps) < 0 || payload <= 0) return std::nullopt;
+  const auto& g = pcie::generation(gen);
+  const double raw = g.gts * 1e9 * g.efficiency * width / 8.0;
+  const int tlps = (payload + mps - 1) / mps;
+  const double wire = payload + tlps * (header_B + 8.0);
+  const double limit = kAckLimit[std::min(gen, 3) - 1][width_row(width)][mps_col(mps)];
+  const double dllp = 2.0 * 8.0 * wire / limit;  // one ACK and one UpdateFC per limit
+  return raw * payload / (wire + dllp);
+}
+
+}  // namespace hx::sim

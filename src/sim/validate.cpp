@@ -1,0 +1,275 @@
+#include "src/sim/validate.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "models/core/error.h"
+#include "src/config/yaml_util.h"
+#include "src/sim/analytic.h"
+#include "src/sim/driver.h"
+#include "src/sim/runner.h"
+#include "src/sim/study.h"
+
+namespace hx::sim {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct RefValue {
+  std::string id, unit, prov, source, quantity;
+  double value = 0, lo = 0, hi = 0;
+  bool range = false;
+  double tol = 10;
+};
+
+// Tolerance from provenance when the record does not set one.
+double default_tolerance(const std::string& prov) {
+  if (prov == "exact") return 5;
+  if (prov == "constant") return 1;
+  return 10;  // approx, derived, dataset
+}
+
+std::map<std::string, RefValue> load_references(const fs::path& dir) {
+  std::map<std::string, RefValue> out;
+  if (!fs::is_directory(dir)) throw InputError(dir.string() + ": no reference directory");
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".yaml") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    const YAML::Node root = cfg::load_file(f.string());
+    const cfg::Cursor c = cfg::root_cursor(root, f.string());
+    const std::string source = c.child("source").str();
+    const cfg::Cursor recs = c.child("records");
+    if (!recs.node.IsSequence()) recs.fail("records: a list");
+    for (std::size_t i = 0; i < recs.node.size(); ++i) {
+      const cfg::Cursor r = recs.item(i);
+      r.keys({"id", "quantity", "value", "unit", "prov", "conditions", "note", "tolerance_pct"});
+      RefValue v;
+      v.id = r.child("id").str();
+      v.source = source;
+      v.unit = r.has("unit") ? r.child("unit").str() : "";
+      v.prov = r.child("prov").choice({"exact", "approx", "range", "derived", "dataset", "constant"});
+      v.quantity = r.has("quantity") ? r.child("quantity").str() : "";
+      const cfg::Cursor val = r.child("value");
+      if (val.node.IsSequence()) {
+        if (v.prov != "range" || val.node.size() != 2) {
+          // lists that are not ranges (e.g. a sweep's parameter values) are documentation, not checkable
+          continue;
+        }
+        v.range = true;
+        v.lo = val.item(0).number(-1e300, 1e300);
+        v.hi = val.item(1).number(-1e300, 1e300);
+        v.value = (v.lo + v.hi) / 2;
+      } else {
+        v.value = val.number(-1e300, 1e300);
+      }
+      v.tol = r.has("tolerance_pct") ? r.child("tolerance_pct").number(0, 1000) : default_tolerance(v.prov);
+      if (out.count(v.id)) r.child("id").fail("duplicate reference id '" + v.id + "'");
+      out[v.id] = v;
+    }
+  }
+  return out;
+}
+
+std::string fmt(double v) {
+  char b[32];
+  if (std::fabs(v) >= 100) std::snprintf(b, sizeof b, "%.1f", v);
+  else std::snprintf(b, sizeof b, "%.3f", v);
+  return b;
+}
+
+struct Row {
+  std::string case_name, id, unit, metric, source, status, note;
+  double ref = 0, sim = 0, err = 0, tol = 0;
+  double analytic = NAN;
+  bool pass = false, known_gap = false;
+};
+
+}  // namespace
+
+int validate(const ValidateArgs& a, const std::string& self) {
+  std::vector<std::string> case_files = a.cases;
+  const fs::path cdir = a.cases_dir.empty() ? fs::path("validation/cases") : fs::path(a.cases_dir);
+  if (case_files.empty()) {
+    if (!fs::is_directory(cdir)) throw InputError(cdir.string() + ": no cases directory (give --cases-dir)");
+    for (const auto& e : fs::directory_iterator(cdir))
+      if (e.path().extension() == ".yaml") case_files.push_back(e.path().string());
+    std::sort(case_files.begin(), case_files.end());
+  }
+  if (case_files.empty()) throw InputError("no validation cases found");
+  const fs::path refdir = fs::path(case_files.front()).parent_path() / ".." / "reference";
+  const auto refs = load_references(refdir.lexically_normal());
+  const fs::path work = a.work_dir.empty() ? fs::path("results/validate") : fs::path(a.work_dir);
+
+  // Parse every case before running anything.
+  struct Case {
+    std::string name, file, study, desc;
+    YAML::Node root;
+  };
+  std::vector<Case> cases;
+  for (const auto& f : case_files) {
+    Case c;
+    c.file = f;
+    c.root = cfg::load_file(f);
+    const cfg::Cursor cur = cfg::root_cursor(c.root, f);
+    cur.keys({"case", "description", "study", "checks"});
+    c.name = cur.child("case").str();
+    c.desc = cur.has("description") ? cur.child("description").str() : "";
+    c.study = (fs::path(f).parent_path() / cur.child("study").str()).lexically_normal().string();
+    if (!fs::exists(c.study)) cur.child("study").fail("study '" + c.study + "' does not exist");
+    const cfg::Cursor checks = cur.child("checks");
+    if (!checks.node.IsSequence() || checks.node.size() == 0) checks.fail("checks: a non-empty list");
+    for (std::size_t i = 0; i < checks.node.size(); ++i) {
+      const cfg::Cursor k = checks.item(i);
+      k.keys({"ref", "point", "metric", "analytic", "known_gap"});
+      const std::string id = k.child("ref").str();
+      if (!refs.count(id)) k.child("ref").fail("no reference value with id '" + id + "'");
+      k.child("metric").str();
+    }
+    cases.push_back(std::move(c));
+  }
+
+  std::vector<Row> rows;
+  int worst_run = 0;
+  for (const auto& c : cases) {
+    RunArgs ra;
+    ra.study = c.study;
+    ra.out_dir = (work / c.name).string();
+    ra.jobs = a.jobs;
+    ra.sets = a.sets;
+    ra.fresh = a.fresh;
+    ra.quiet = true;
+    std::fprintf(stderr, "validate: %s (%s)\n", c.name.c_str(), c.study.c_str());
+    const int rc = run_study(ra, self);
+    if (rc != 0) worst_run = std::max(worst_run, rc);
+    std::ifstream in(fs::path(ra.out_dir) / "results.json");
+    if (!in) throw SimError(c.name + ": study produced no results");
+    json res = json::parse(in);
+    const cfg::Cursor cur = cfg::root_cursor(c.root, c.file);
+    const cfg::Cursor checks = cur.child("checks");
+    for (std::size_t i = 0; i < checks.node.size(); ++i) {
+      const cfg::Cursor k = checks.item(i);
+      Row r;
+      r.case_name = c.name;
+      r.id = k.child("ref").str();
+      r.metric = k.child("metric").str();
+      const RefValue& rv = refs.at(r.id);
+      r.ref = rv.value;
+      r.unit = rv.unit;
+      r.tol = rv.tol;
+      r.source = rv.source;
+      r.known_gap = k.has("known_gap");
+      if (r.known_gap) r.note = k.child("known_gap").str();
+      // The study point this check reads.
+      const json* point = nullptr;
+      for (const auto& p : res["points"]) {
+        bool match = true;
+        if (k.has("point")) {
+          const cfg::Cursor pc = k.child("point");
+          for (auto it = pc.node.begin(); it != pc.node.end(); ++it) {
+            const std::string key = it->first.as<std::string>();
+            if (!p["point"].contains(key) || p["point"][key] != yaml_to_json(it->second)) match = false;
+          }
+        }
+        if (match) {
+          point = &p;
+          break;
+        }
+      }
+      if (!point) {
+        r.status = "no-point";
+        r.note = "no study point matches this check (the point failed or does not exist)";
+        rows.push_back(r);
+        continue;
+      }
+      if (!(*point)["metrics"].contains(r.metric)) k.child("metric").fail("the study has no metric '" + r.metric + "'");
+      r.sim = (*point)["metrics"][r.metric].get<double>();
+      r.err = rv.value != 0 ? 100.0 * (r.sim - rv.value) / rv.value : 0;
+      r.pass = rv.range ? (r.sim >= rv.lo && r.sim <= rv.hi) : std::fabs(r.err) <= rv.tol;
+      if (k.has("analytic")) {
+        const cfg::Cursor an = k.child("analytic");
+        an.keys({"model", "gen", "width", "payload", "header", "mps", "unit"});
+        an.child("model").choice({"pcie_write"});
+        const int payload = static_cast<int>(an.child("payload").integer(1, 1 << 20));
+        const int mps = an.has("mps") ? static_cast<int>(an.child("mps").integer(128, 4096)) : payload;
+        auto bw = pcie_write_bw(static_cast<int>(an.child("gen").integer(1, 6)), static_cast<int>(an.child("width").integer(1, 32)),
+                                mps, payload, static_cast<int>(an.child("header").integer(12, 16)));
+        const std::string unit = an.child("unit").choice({"MiB/s", "MB/s", "Gb/s"});
+        if (bw) r.analytic = unit == "MiB/s" ? *bw / 1048576.0 : unit == "MB/s" ? *bw / 1e6 : *bw * 8 / 1e9;
+      }
+      r.status = r.pass ? (r.known_gap ? "XPASS" : "pass") : (r.known_gap ? "XFAIL" : "FAIL");
+      rows.push_back(r);
+    }
+  }
+
+  // Table, Markdown and JSON.
+  std::ostringstream md;
+  md << "# hxsim validation report\n\n| case | id | reference | simulated | analytic | error % | tolerance % | result |\n"
+        "|---|---|---|---|---|---|---|---|\n";
+  std::printf("%-16s %-40s %11s %11s %11s %8s %6s  %s\n", "case", "id", "reference", "simulated", "analytic", "error%", "tol%",
+              "result");
+  json jcases = json::array();
+  std::map<std::string, std::pair<double, double>> per_source;  // sum |err|, max |err|
+  std::map<std::string, int> per_count;
+  int failed = 0, passed = 0, xfail = 0;
+  for (const auto& r : rows) {
+    const std::string an = std::isnan(r.analytic) ? "-" : fmt(r.analytic);
+    std::printf("%-16s %-40s %11s %11s %11s %+8.2f %6.1f  %s%s\n", r.case_name.c_str(), r.id.c_str(), (fmt(r.ref) + " ").c_str(),
+                fmt(r.sim).c_str(), an.c_str(), r.err, r.tol, r.status.c_str(),
+                r.known_gap ? " (known gap)" : "");
+    md << "| " << r.case_name << " | `" << r.id << "` | " << fmt(r.ref) << " " << r.unit << " | " << fmt(r.sim) << " | " << an
+       << " | " << fmt(r.err) << " | " << r.tol << " | " << r.status << (r.note.empty() ? "" : " — " + r.note) << " |\n";
+    json j = {{"case", r.case_name}, {"id", r.id},         {"reference", r.ref}, {"simulated", r.sim},
+              {"unit", r.unit},      {"error_pct", r.err}, {"tolerance_pct", r.tol}, {"pass", r.pass},
+              {"status", r.status},  {"metric", r.metric}, {"source", r.source}};
+    if (!std::isnan(r.analytic)) j["analytic"] = r.analytic;
+    if (r.known_gap) j["known_gap"] = r.note;
+    jcases.push_back(j);
+    if (r.status == "FAIL" || r.status == "no-point") ++failed;
+    else if (r.status == "XFAIL") ++xfail;
+    else ++passed;
+    auto& ps = per_source[r.source];
+    ps.first += std::fabs(r.err);
+    ps.second = std::max(ps.second, std::fabs(r.err));
+    ++per_count[r.source];
+  }
+  json summary = {{"checks", rows.size()}, {"passed", passed}, {"failed", failed}, {"known_gaps", xfail}};
+  json by_source = json::object();
+  md << "\n## Summary\n\n| source | checks | mean abs error % | max abs error % |\n|---|---|---|---|\n";
+  for (const auto& [s, v] : per_source) {
+    const double mean = v.first / per_count[s];
+    by_source[s] = {{"checks", per_count[s]}, {"mean_abs_error_pct", mean}, {"max_abs_error_pct", v.second}};
+    md << "| " << s << " | " << per_count[s] << " | " << fmt(mean) << " | " << fmt(v.second) << " |\n";
+  }
+  summary["by_source"] = by_source;
+  md << "\n" << passed << " passed, " << failed << " failed, " << xfail << " known gaps (XFAIL: outside tolerance, explained in the case file).\n";
+  const std::string base = a.report.empty() ? (work / "validation_report").string() : a.report;
+  fs::create_directories(fs::path(base).parent_path().empty() ? fs::path(".") : fs::path(base).parent_path());
+  write_atomic(base + ".md", md.str());
+  write_atomic(base + ".json", json({{"cases", jcases}, {"summary", summary}}).dump(2) + "\n");
+  std::printf("\nvalidation: %d passed, %d failed, %d known gaps -> %s.{md,json}\n", passed, failed, xfail, base.c_str());
+  if (failed) {
+    std::set<std::string> moved;
+    for (const auto& r : rows)
+      if (r.status == "FAIL" || r.status == "no-point") moved.insert(r.case_name);
+    std::string names;
+    for (const auto& m : moved) names += (names.empty() ? "" : ", ") + m;
+    std::printf("cases outside tolerance: %s\n", names.c_str());
+  }
+  if (worst_run == 2) return 2;
+  return failed ? 1 : 0;
+}
+
+}  // namespace hx::sim
