@@ -178,7 +178,7 @@ void RootComplex::serve_read(Tlp* t, int port) {
 Tlp* RootComplex::next_completion(pcie::PciePort& p, ReadJob& j, Tick now, Tick& wake) {
   const std::uint64_t L = static_cast<std::uint64_t>(m_cfg.memory.line_B);
   const std::uint64_t rcb = static_cast<std::uint64_t>(m_cfg.rcb_B);
-  const std::uint64_t mps = static_cast<std::uint64_t>(std::min(p.config().mps, p.peer() ? p.peer()->config().mps : p.config().mps));
+  const std::uint64_t mps = static_cast<std::uint64_t>(p.config().mps);
   const std::uint64_t cpl = std::max(rcb, std::min<std::uint64_t>(static_cast<std::uint64_t>(m_cfg.cpl_max_B), mps) / rcb * rcb);
   std::size_t li = static_cast<std::size_t>((j.next / L * L - j.first_line) / L);
   std::uint64_t ready_end = j.next;

@@ -13,6 +13,7 @@ enum : std::uint32_t { kRx, kRegRead };
 Endpoint::Endpoint(sc_core::sc_module_name name, const EndpointConfig& cfg)
     : sc_core::sc_module(name), m_cfg(cfg), m_sched(basename()) {
   PortConfig pc = cfg.port;
+  pc.tx_pipeline = cfg.tx_latency;
   pc.credits_hdr[static_cast<int>(FcClass::Cpl)] = 0;  // endpoints: infinite completion credits
   pc.credits_data[static_cast<int>(FcClass::Cpl)] = 0;
   m_port = std::make_unique<PciePort>(*this, std::string(name) + ".up", pc);
@@ -32,10 +33,9 @@ int Endpoint::add_stream(const std::string& name, std::size_t depth) {
   return static_cast<int>(m_streams.size() - 1);
 }
 
-int Endpoint::mps() const {
-  const int a = m_port->config().mps;
-  return m_port->peer() ? std::min(a, m_port->peer()->config().mps) : a;
-}
+// A function sends up to its own programmed MPS; it cannot know its
+// partner's (a mismatch is a malformed TLP at the receiver).
+int Endpoint::mps() const { return m_port->config().mps; }
 
 Tlp* Endpoint::make(TlpKind kind) {
   Tlp* t = TlpPool::instance().get();
@@ -47,7 +47,7 @@ Tlp* Endpoint::make(TlpKind kind) {
 
 void Endpoint::push(int stream, Tlp* t, Tick at) {
   const Tick now = now_tick();
-  t->ready = std::max(at, now) + m_cfg.tx_latency;
+  t->ready = std::max(at, now);  // the TX pipeline latency is applied by the port
   m_streams[static_cast<std::size_t>(stream)].q.push_back(t);
   m_port->wake_at(t->ready);
 }
@@ -127,7 +127,7 @@ void Endpoint::on_action(std::uint32_t kind, std::uint64_t, void* ptr) {
     c->checksum = pattern_checksum(kMemoryStream, t->addr, c->len);
     // Completions bypass the TX pipeline queueing behind data (absolute priority).
     m_streams[0].q.push_back(c);
-    c->ready = now_tick() + m_cfg.tx_latency;
+    c->ready = now_tick();
     m_port->wake_at(c->ready);
     TlpPool::instance().put(t);
   }

@@ -66,10 +66,10 @@ class Endpoint final : public sc_core::sc_module, public PortOwner, public Actor
   int add_stream(const std::string& name, std::size_t depth);
   bool stream_full(int s) const { return m_streams[static_cast<std::size_t>(s)].q.size() >= m_streams[static_cast<std::size_t>(s)].depth; }
   std::size_t stream_size(int s) const { return m_streams[static_cast<std::size_t>(s)].q.size(); }
-  // Hand a TLP to the transaction layer; it may leave after the TX pipeline.
+  // Hand a TLP to the transaction layer, ready at `at`.
   void push(int stream, Tlp* t, Tick at = 0);
   Tlp* make(TlpKind kind);  // a TLP from this function (requester id set)
-  int mps() const;          // effective MPS on the link (min of both ends)
+  int mps() const;          // this function's programmed Max_Payload_Size
 
   Tlp* tx_select(PciePort& p) override;
   void rx_tlp(PciePort& p, Tlp* t, Tick head, Tick tail) override;

@@ -143,8 +143,10 @@ void PciePort::transmit(Tlp* t, Tick now) {
   tx_payload += t->len;
   busy_ps += dur;
   ++t->hops;
-  const Tick head = start + serialize(static_cast<std::uint32_t>(t->header_B() + 4)) + m_link.latency;
-  const Tick tail = end + m_link.latency;
+  // The TX pipeline of an endpoint's transaction layer is a constant delay
+  // after arbitration: it shifts arrival, not the wire's occupancy.
+  const Tick head = start + serialize(static_cast<std::uint32_t>(t->header_B() + 4)) + m_link.latency + m_cfg.tx_pipeline;
+  const Tick tail = end + m_link.latency + m_cfg.tx_pipeline;
   m_owner.tx_done(*this, *t, start, end);
   m_peer->on_received(*t, tail);
   m_peer->m_owner.rx_tlp(*m_peer, t, head, tail);

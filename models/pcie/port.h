@@ -35,6 +35,7 @@ struct LinkConfig {
 struct PortConfig {
   int mps = 128;               // programmed Max_Payload_Size of this port
   int tx_align_B = 4;          // transmitter datapath beat: TLPs start on a beat
+  Tick tx_pipeline = 0;        // transaction-layer TX pipeline after arbitration (endpoints)
   int vcs = 1;
   // Receive buffer advertised to the link partner, per VC; 0 = infinite.
   std::array<int, kFcClasses> credits_hdr{{32, 32, 0}};

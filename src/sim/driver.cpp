@@ -20,6 +20,7 @@
 #include "models/core/error.h"
 #include "src/sim/runner.h"
 #include "src/sim/study.h"
+#include "src/sim/workloads.h"
 
 extern char** environ;
 
@@ -41,7 +42,10 @@ namespace {
 
 StudyFiles prepared(const RunArgs& a) {
   StudyFiles f = load_study_files(a.study);
-  for (const auto& [p, v] : split_sets(a.sets)) apply_set(f, p, v, "--set " + p);
+  for (const auto& [p, v] : split_sets(a.sets)) {
+    apply_set(f, p, v, "--set " + p);
+    f.sets.emplace_back(p, v);
+  }
   return f;
 }
 
@@ -99,6 +103,7 @@ int run_study(const RunArgs& a, const std::string& self) {
     StudyFiles c = clone(f);
     for (const auto& [path, value] : points[k].sets) apply_set(c, path, value, "sweep " + path);
     Study s = parse_study(c);
+    make_workloads(s.workloads, s.topo);  // validated against the topology, not elaborated
     name = s.name;
   }
   const std::uint64_t seed = study_seed(a, f);

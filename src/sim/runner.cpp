@@ -43,12 +43,26 @@ nlohmann::json run_point(const StudyFiles& base, const SweepPoint& point, std::u
   StatsRegistry::instance().clear();
 
   const auto wall0 = std::chrono::steady_clock::now();
+  auto workloads = make_workloads(s.workloads, s.topo);
   Platform plat(s.topo);
-  auto workloads = make_workloads(s.workloads, plat);
-  for (auto& w : workloads) w->start();
+  for (auto& w : workloads) w->start(plat);
   const auto wall_elab = std::chrono::steady_clock::now();
 
-  sc_core::sc_start(sc_core::sc_time::from_value(s.deadline), sc_core::SC_EXIT_ON_STARVATION);
+  try {
+    sc_core::sc_start(sc_core::sc_time::from_value(s.deadline), sc_core::SC_EXIT_ON_STARVATION);
+  } catch (const sc_core::sc_report& e) {
+    // An exception thrown inside a process reaches here wrapped by the kernel
+    // (E549); give back the model's own message.
+    std::string m = e.what();
+    const std::string tag = "uncaught exception: ";
+    const auto a = m.find(tag);
+    if (a != std::string::npos) {
+      m = m.substr(a + tag.size());
+      const auto b = m.find("\nIn file:");
+      if (b != std::string::npos) m = m.substr(0, b);
+    }
+    throw SimError(m);
+  }
   const Tick end = now_tick();
   const auto wall1 = std::chrono::steady_clock::now();
 

@@ -9,6 +9,7 @@ namespace fs = std::filesystem;
 
 StudyFiles load_study_files(const std::string& path) {
   StudyFiles f;
+  f.from_files = true;
   f.study_file = path;
   f.study = cfg::load_file(path);
   const cfg::Cursor root = cfg::root_cursor(f.study, path);
@@ -38,7 +39,15 @@ StudyFiles load_study_files(const std::string& path) {
 }
 
 StudyFiles clone(const StudyFiles& f) {
-  StudyFiles c = f;
+  if (f.from_files) {
+    StudyFiles c = load_study_files(f.study_file);
+    for (const auto& [p, v] : f.sets) {
+      apply_set(c, p, v, "--set " + p);
+      c.sets.emplace_back(p, v);
+    }
+    return c;
+  }
+  StudyFiles c = f;  // built in memory (tests): no locations to keep
   c.study = YAML::Clone(f.study);
   c.topo = YAML::Clone(f.topo);
   return c;

@@ -18,9 +18,13 @@ struct StudyFiles {
   std::string study_file;
   YAML::Node topo;
   std::string topo_file;
+  bool from_files = false;                                  // reloadable from study_file
+  std::vector<std::pair<std::string, std::string>> sets;    // command-line overrides, replayed on reload
 };
 
 StudyFiles load_study_files(const std::string& path);
+// A fresh copy to apply a sweep point to. Files are read again (keeping
+// every value's file:line:col) and the command-line overrides replayed.
 StudyFiles clone(const StudyFiles& f);
 // path=value overrides; `topology.` paths go to the topology tree.
 void apply_set(StudyFiles& f, const std::string& path, const YAML::Node& value, const std::string& origin);

@@ -31,9 +31,18 @@ double mib_per_s(std::uint64_t bytes, Tick dur) {
   return dur ? static_cast<double>(bytes) / kMiB / (static_cast<double>(dur) * 1e-12) : 0.0;
 }
 
-std::string need_device(const Cursor& c, Platform& p, const std::string& kind) {
+std::vector<std::string> endpoints_with(const topo::Topology& t, const std::string& kind) {
+  std::vector<std::string> out;
+  for (const auto& n : t.nodes)
+    if (n.type == topo::NodeType::Endpoint && n.device == kind) out.push_back(n.name);
+  return out;
+}
+
+int host_cores(const topo::Topology& t) { return t.nodes[static_cast<std::size_t>(t.root)].cpu.cores; }
+
+std::string need_device(const Cursor& c, const topo::Topology& t, const std::string& kind) {
   const std::string n = c.str();
-  const auto names = p.endpoints_with(kind);
+  const auto names = endpoints_with(t, kind);
   if (std::find(names.begin(), names.end(), n) == names.end()) {
     std::string all;
     for (const auto& x : names) all += (all.empty() ? "" : ", ") + x;
@@ -54,7 +63,7 @@ std::uint32_t size32(const Cursor& c, std::uint64_t lo, std::uint64_t hi) {
 // MMIO, a doorbell, the interrupt at the end.
 class RostaHostDma final : public Workload {
  public:
-  RostaHostDma(const Cursor& c, Platform& p) : Workload("rosta_dma"), m_p(p) {
+  RostaHostDma(const Cursor& c, const topo::Topology& p) : Workload("rosta_dma") {
     c.keys({"type", "name", "op", "devices", "count", "bytes", "payload", "desc_mmio_writes"});
     if (c.has("name")) m_name = c.child("name").str();
     m_write = c.child("op").choice({"write", "read"}) == "write";
@@ -64,7 +73,7 @@ class RostaHostDma final : public Workload {
       if (!d.node.IsSequence() || d.node.size() == 0) d.fail("a list of endpoint names");
       for (std::size_t i = 0; i < d.node.size(); ++i) devs.push_back(need_device(d.item(i), p, "rosta"));
     } else {
-      devs = p.endpoints_with("rosta");
+      devs = endpoints_with(p, "rosta");
       if (devs.empty()) c.fail("the topology has no rosta endpoint");
     }
     std::size_t count = devs.size();
@@ -74,21 +83,22 @@ class RostaHostDma final : public Workload {
     if (m_bytes == 0 || m_bytes % 4096) c.child("bytes").fail("a whole number of 4 KiB pages");
     m_payload = c.has("payload") ? size32(c.child("payload"), 4, 4096) : 128;
     m_desc_writes = c.has("desc_mmio_writes") ? static_cast<int>(c.child("desc_mmio_writes").integer(0, 64)) : 2;
-    if (static_cast<int>(devs.size()) > p.cpu().config().cores) c.fail("more transfers than host cores");
+    if (static_cast<int>(devs.size()) > host_cores(p)) c.fail("more transfers than host cores");
     for (const auto& d : devs) m_runs.push_back(Run{d});
   }
 
-  void start() override {
+  void start(Platform& plat) override {
+    m_p = &plat;
     for (std::size_t i = 0; i < m_runs.size(); ++i) {
       Run* r = &m_runs[i];
       r->job.kind = m_write ? dma::RostaDma::Kind::HostWrite : dma::RostaDma::Kind::HostRead;
       r->job.payload = m_payload;
       r->job.stream = 0x100 + i;
       r->job.msi_vector = static_cast<std::uint32_t>(i + 1);
-      const std::uint64_t buf = m_p.alloc(m_bytes);
+      const std::uint64_t buf = m_p->alloc(m_bytes);
       for (std::uint64_t off = 0; off < m_bytes; off += 4096) r->job.descs.push_back(dma::Segment{buf + off, 4096});
       const int core = static_cast<int>(i);
-      m_p.cpu().spawn(m_name + "_" + r->dev, core, [this, r](int core) { driver_call(*r, core); });
+      m_p->cpu().spawn(m_name + "_" + r->dev, core, [this, r](int core) { driver_call(*r, core); });
     }
   }
 
@@ -133,9 +143,9 @@ class RostaHostDma final : public Workload {
     bool returned = false;
   };
   void driver_call(Run& r, int core) {
-    auto& cpu = m_p.cpu();
-    auto* dev = m_p.device<dma::RostaDma>(r.dev);
-    const std::uint64_t bar = m_p.endpoint(r.dev).config().bars.at(0).base;
+    auto& cpu = m_p->cpu();
+    auto* dev = m_p->device<dma::RostaDma>(r.dev);
+    const std::uint64_t bar = m_p->endpoint(r.dev).config().bars.at(0).base;
     r.t0 = cpu.now();
     cpu.syscall(core);
     cpu.pin_pages(core, r.job.descs.size());
@@ -150,7 +160,7 @@ class RostaHostDma final : public Workload {
     r.t1 = cpu.now();
     r.returned = true;
   }
-  Platform& m_p;
+  Platform* m_p = nullptr;
   bool m_write = true;
   std::uint64_t m_bytes = 0;
   std::uint32_t m_payload = 128;
@@ -161,7 +171,7 @@ class RostaHostDma final : public Workload {
 // S001: FPGA-to-FPGA peer writes on command, several transfers at once.
 class RostaPeer final : public Workload {
  public:
-  RostaPeer(const Cursor& c, Platform& p) : Workload("rosta_peer"), m_p(p) {
+  RostaPeer(const Cursor& c, const topo::Topology& p) : Workload("rosta_peer") {
     c.keys({"type", "name", "pairs", "bytes", "payload"});
     if (c.has("name")) m_name = c.child("name").str();
     const Cursor pr = c.child("pairs");
@@ -181,13 +191,14 @@ class RostaPeer final : public Workload {
     if (m_bytes == 0) c.child("bytes").fail("must be positive");
     m_payload = c.has("payload") ? size32(c.child("payload"), 4, 4096) : 128;
   }
-  void start() override {
+  void start(Platform& plat) override {
+    m_p = &plat;
     sc_core::sc_spawn([this] {
       for (std::size_t i = 0; i < m_pairs.size(); ++i) {
         Pair& x = m_pairs[i];
-        auto* src = m_p.device<dma::RostaDma>(x.src);
-        auto* dst = m_p.device<dma::RostaDma>(x.dst);
-        const std::uint64_t target = m_p.endpoint(x.dst).config().bars.at(0).base + dma::kRostaEpRx;
+        auto* src = m_p->device<dma::RostaDma>(x.src);
+        auto* dst = m_p->device<dma::RostaDma>(x.dst);
+        const std::uint64_t target = m_p->endpoint(x.dst).config().bars.at(0).base + dma::kRostaEpRx;
         x.job.kind = dma::RostaDma::Kind::Peer;
         x.job.payload = m_payload;
         x.job.stream = 0x200 + i;
@@ -201,13 +212,13 @@ class RostaPeer final : public Workload {
   }
   bool done() const override {
     for (const auto& x : m_pairs)
-      if (m_p.device<dma::RostaDma>(x.dst)->rx_bytes() < m_bytes) return false;
+      if (m_p->device<dma::RostaDma>(x.dst)->rx_bytes() < m_bytes) return false;
     return true;
   }
   void report(Results& res) const override {
     Tick first = kNever, last = 0;
     for (const auto& x : m_pairs) {
-      const auto* dst = m_p.device<dma::RostaDma>(x.dst);
+      const auto* dst = m_p->device<dma::RostaDma>(x.dst);
       const std::string k = m_name + "." + x.src + "_to_" + x.dst;
       res.metric(k + ".rx_MiB_per_s", mib_per_s(m_bytes, dst->rx_last() - dst->rx_first()), "MiB/s");
       res.metric(k + ".tx_MiB_per_s", mib_per_s(m_bytes, x.job.last - x.job.first), "MiB/s");
@@ -218,7 +229,7 @@ class RostaPeer final : public Workload {
     res.metric(m_name + ".aggregate_MiB_per_s", mib_per_s(m_bytes * m_pairs.size(), last - first), "MiB/s");
     double mean = 0;
     for (const auto& x : m_pairs) {
-      const auto* dst = m_p.device<dma::RostaDma>(x.dst);
+      const auto* dst = m_p->device<dma::RostaDma>(x.dst);
       mean += mib_per_s(m_bytes, dst->rx_last() - dst->rx_first());
     }
     res.metric(m_name + ".per_transfer_MiB_per_s", mean / static_cast<double>(m_pairs.size()), "MiB/s");
@@ -229,7 +240,7 @@ class RostaPeer final : public Workload {
     std::string src, dst;
     dma::RostaDma::Job job;
   };
-  Platform& m_p;
+  Platform* m_p = nullptr;
   std::vector<Pair> m_pairs;
   std::uint64_t m_bytes = 0;
   std::uint32_t m_payload = 128;
@@ -239,7 +250,7 @@ class RostaPeer final : public Workload {
 // returning byte; one-way latency = round trip / 2.
 class RostaEcho final : public Workload {
  public:
-  RostaEcho(const Cursor& c, Platform& p) : Workload("rosta_echo"), m_p(p) {
+  RostaEcho(const Cursor& c, const topo::Topology& p) : Workload("rosta_echo") {
     c.keys({"type", "name", "from", "to", "bytes", "reps"});
     if (c.has("name")) m_name = c.child("name").str();
     m_a = need_device(c.child("from"), p, "rosta");
@@ -248,12 +259,13 @@ class RostaEcho final : public Workload {
     m_bytes = c.has("bytes") ? size32(c.child("bytes"), 4, 4096) : 128;
     m_reps = c.has("reps") ? static_cast<int>(c.child("reps").integer(1, 1000000)) : 16;
   }
-  void start() override {
+  void start(Platform& plat) override {
+    m_p = &plat;
     sc_core::sc_spawn([this] {
-      auto* a = m_p.device<dma::RostaDma>(m_a);
-      auto* b = m_p.device<dma::RostaDma>(m_b);
-      const std::uint64_t a_rx = m_p.endpoint(m_a).config().bars.at(0).base + dma::kRostaEpRx;
-      const std::uint64_t b_rx = m_p.endpoint(m_b).config().bars.at(0).base + dma::kRostaEpRx;
+      auto* a = m_p->device<dma::RostaDma>(m_a);
+      auto* b = m_p->device<dma::RostaDma>(m_b);
+      const std::uint64_t a_rx = m_p->endpoint(m_a).config().bars.at(0).base + dma::kRostaEpRx;
+      const std::uint64_t b_rx = m_p->endpoint(m_b).config().bars.at(0).base + dma::kRostaEpRx;
       b->set_echo(a_rx);
       sc_core::sc_event back;
       Tick arrived = 0;
@@ -288,7 +300,7 @@ class RostaEcho final : public Workload {
   }
 
  private:
-  Platform& m_p;
+  Platform* m_p = nullptr;
   std::string m_a, m_b;
   std::uint32_t m_bytes = 128;
   int m_reps = 16;
@@ -300,26 +312,27 @@ class RostaEcho final : public Workload {
 // (host -> FPGA loop -> host), one channel, N repetitions.
 class CalypteLoop final : public Workload {
  public:
-  CalypteLoop(const Cursor& c, Platform& p) : Workload("calypte"), m_p(p) {
+  CalypteLoop(const Cursor& c, const topo::Topology& p) : Workload("calypte") {
     c.keys({"type", "name", "mode", "device", "channel", "size", "reps", "core"});
     if (c.has("name")) m_name = c.child("name").str();
     m_fhf = c.child("mode").choice({"fhf", "hfh"}) == "fhf";
     m_dev = need_device(c.child("device"), p, "calypte");
     m_ch = c.has("channel") ? static_cast<int>(c.child("channel").integer(0, 255)) : 0;
-    if (m_ch >= p.topo().node(m_dev).calypte.channels) c.child("channel").fail("beyond the device's channels");
+    if (m_ch >= p.node(m_dev).calypte.channels) c.child("channel").fail("beyond the device's channels");
     m_size = c.has("size") ? size32(c.child("size"), 1, 65536) : 64;
     m_reps = c.has("reps") ? static_cast<int>(c.child("reps").integer(1, 10000000)) : 1000;
     m_core = c.has("core") ? static_cast<int>(c.child("core").integer(0, 4095)) : 0;
-    if (m_core >= p.cpu().config().cores) c.child("core").fail("no such core");
+    if (m_core >= host_cores(p)) c.child("core").fail("no such core");
   }
-  void start() override {
-    auto* dev = m_p.device<dma::CalypteDma>(m_dev);
-    const std::uint64_t ring = m_p.alloc(1u << 20), f2h_upd = m_p.alloc(64, 64), h2f_upd = m_p.alloc(64, 64);
+  void start(Platform& plat) override {
+    m_p = &plat;
+    auto* dev = m_p->device<dma::CalypteDma>(m_dev);
+    const std::uint64_t ring = m_p->alloc(1u << 20), f2h_upd = m_p->alloc(64, 64), h2f_upd = m_p->alloc(64, 64);
     dev->set_f2h_ring(m_ch, ring, 1u << 20, f2h_upd);
     dev->set_h2f_update(m_ch, h2f_upd);
-    m_p.cpu().spawn(m_name, m_core, [this, dev, f2h_upd](int core) {
-      auto& cpu = m_p.cpu();
-      const std::uint64_t bar = m_p.endpoint(m_dev).config().bars.at(0).base;
+    m_p->cpu().spawn(m_name, m_core, [this, dev, f2h_upd](int core) {
+      auto& cpu = m_p->cpu();
+      const std::uint64_t bar = m_p->endpoint(m_dev).config().bars.at(0).base;
       const std::uint64_t data = bar + dma::kCalypteH2FData + (static_cast<std::uint64_t>(m_ch) << 20);
       const std::uint64_t hdr = bar + dma::kCalypteH2FHeader + static_cast<std::uint64_t>(m_ch) * 8;
       sc_core::sc_event delivered;
@@ -375,7 +388,7 @@ class CalypteLoop final : public Workload {
   }
 
  private:
-  Platform& m_p;
+  Platform* m_p = nullptr;
   bool m_fhf = true;
   std::string m_dev;
   int m_ch = 0, m_reps = 1000, m_core = 0;
@@ -389,7 +402,7 @@ class CalypteLoop final : public Workload {
 // (BW_DMA_RD/WR/RW) over a host window.
 class BenchDmaLoad final : public Workload {
  public:
-  BenchDmaLoad(const Cursor& c, Platform& p, bool latency) : Workload(latency ? "bench_lat" : "bench_bw"), m_p(p), m_lat_test(latency) {
+  BenchDmaLoad(const Cursor& c, const topo::Topology& p, bool latency) : Workload(latency ? "bench_lat" : "bench_bw"), m_lat_test(latency) {
     c.keys({"type", "name", "device", "op", "size", "window", "reps", "transactions", "pattern", "seed"});
     if (c.has("name")) m_name = c.child("name").str();
     m_dev = need_device(c.child("device"), p, "bench");
@@ -402,12 +415,13 @@ class BenchDmaLoad final : public Workload {
     m_n = c.has(countkey) ? static_cast<int>(c.child(countkey).integer(1, 100000000)) : 10000;
     m_seq = !c.has("pattern") || c.child("pattern").choice({"seq", "rand"}) == "seq";
   }
-  void start() override {
+  void start(Platform& plat) override {
+    m_p = &plat;
     sc_core::sc_spawn([this] {
-      auto* dev = m_p.device<dma::BenchDma>(m_dev);
+      auto* dev = m_p->device<dma::BenchDma>(m_dev);
       // BW_DMA_RW interleaves reads and writes; here the writes go to a
       // second window of the same size so that read data stays checkable.
-      const std::uint64_t buf = m_p.alloc(m_op == "rw" ? 2 * m_window : m_window);
+      const std::uint64_t buf = m_p->alloc(m_op == "rw" ? 2 * m_window : m_window);
       Rng rng(global_seed(), m_name);
       const std::uint64_t slots = std::max<std::uint64_t>(1, m_window / m_size);
       auto addr_of = [&](int i) {
@@ -478,7 +492,7 @@ class BenchDmaLoad final : public Workload {
   }
 
  private:
-  Platform& m_p;
+  Platform* m_p = nullptr;
   bool m_lat_test;
   std::string m_dev, m_op;
   std::uint32_t m_size = 64;
@@ -493,7 +507,7 @@ class BenchDmaLoad final : public Workload {
 
 }  // namespace
 
-std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, Platform& p) {
+std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const topo::Topology& p) {
   std::vector<std::unique_ptr<Workload>> out;
   std::set<std::string> names;
   for (std::size_t i = 0; i < list.node.size(); ++i) {

@@ -26,8 +26,10 @@ class Workload {
  public:
   explicit Workload(std::string name) : m_name(std::move(name)) {}
   virtual ~Workload() = default;
-  // Spawn the threads that run it from time zero.
-  virtual void start() = 0;
+  // Bind to the elaborated platform and spawn the threads that run it from
+  // time zero. (Construction validates against the topology alone, so a
+  // study is checked before anything is elaborated or written.)
+  virtual void start(Platform& p) = 0;
   virtual bool done() const = 0;
   virtual void report(Results& r) const = 0;
   virtual std::string status() const { return done() ? "done" : "running"; }
@@ -37,7 +39,7 @@ class Workload {
   std::string m_name;
 };
 
-std::vector<std::unique_ptr<Workload>> make_workloads(const cfg::Cursor& list, Platform& p);
+std::vector<std::unique_ptr<Workload>> make_workloads(const cfg::Cursor& list, const topo::Topology& t);
 
 // Workload types and their keys, for the reference documentation.
 std::string workloads_reference();

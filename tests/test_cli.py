@@ -1,0 +1,153 @@
+#!/usr/bin/python3
+"""Integration tier: hxsim through its command line. Bad input exits 2 with
+file:line:col and leaves nothing behind; runs are deterministic and
+resumable; each platform's golden results hold within per-metric tolerance
+(regenerate with scripts/update_golden.py)."""
+import json, os, shutil, subprocess, sys, tempfile, unittest
+
+HXSIM = os.path.abspath(sys.argv.pop(1)) if len(sys.argv) > 1 else 'hxsim'
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run(*args, cwd=None):
+    p = subprocess.run([HXSIM, *args], cwd=cwd, capture_output=True, text=True, timeout=600)
+    return p.returncode, p.stdout, p.stderr
+
+
+class BadInput(unittest.TestCase):
+    def setUp(self):
+        self.d = tempfile.mkdtemp()
+        shutil.copy(os.path.join(ROOT, 'topologies', 's001_rosta.yaml'), self.d)
+
+    def tearDown(self):
+        shutil.rmtree(self.d)
+
+    def study(self, text, topo=None):
+        if topo is not None:
+            with open(os.path.join(self.d, 's001_rosta.yaml'), 'w') as f:
+                f.write(topo)
+        p = os.path.join(self.d, 'study.yaml')
+        with open(p, 'w') as f:
+            f.write(text)
+        return p
+
+    def expect_error(self, study_text, needle, topo=None, extra=()):
+        p = self.study(study_text, topo)
+        out = os.path.join(self.d, 'out')
+        rc, _, err = run('run', p, '-o', out, '-q', *extra)
+        self.assertEqual(rc, 2, err)
+        self.assertIn(needle, err)
+        self.assertEqual(err.count('\n'), 1, 'one clear error line: ' + err)
+        self.assertFalse(os.path.exists(out), 'a bad input left output behind')
+        return err
+
+    GOOD = ('study: t\ntopology: s001_rosta.yaml\n'
+            'workloads: [{type: rosta_peer, pairs: [[fpga0, fpga1]], bytes: 64KiB}]\n')
+
+    def test_yaml_syntax(self):
+        err = self.expect_error('study: t\nworkloads: [\n', 'YAML syntax error')
+        self.assertRegex(err, r'study\.yaml:\d+:\d+:')
+
+    def test_unknown_key(self):
+        err = self.expect_error(self.GOOD + 'sweeps: []\n', "unknown key 'sweeps'")
+        self.assertRegex(err, r'study\.yaml:4:1:')
+
+    def test_wrong_unit(self):
+        err = self.expect_error(self.GOOD.replace('64KiB', '64 parsecs'), 'is not a size')
+        self.assertRegex(err, r'study\.yaml:3:\d+: workloads\.0\.bytes')
+
+    def test_unknown_workload_device(self):
+        self.expect_error(self.GOOD.replace('fpga1', 'fpga9'), "'fpga9' is not an endpoint with a rosta device")
+
+    def test_bad_link_width(self):
+        topo = open(os.path.join(ROOT, 'topologies', 's001_rosta.yaml')).read().replace(
+            '{up: host, down: swA, gen: 2, width: 8}', '{up: host, down: swA, gen: 2, width: 24}')
+        err = self.expect_error(self.GOOD, 'not a PCIe link width', topo)
+        self.assertRegex(err, r's001_rosta\.yaml:\d+:\d+: links\.0\.width')
+
+    def test_cyclic_tree(self):
+        topo = open(os.path.join(ROOT, 'topologies', 's001_rosta.yaml')).read() + '  - {up: swC, down: fpga0, gen: 2, width: 4}\n'
+        self.expect_error(self.GOOD, 'already has an upstream link', topo)
+
+    def test_disconnected(self):
+        topo = open(os.path.join(ROOT, 'topologies', 's001_rosta.yaml')).read().replace(
+            '  - {up: swC, down: fpga7, gen: 2, width: 4}\n', '')
+        self.expect_error(self.GOOD, 'not connected', topo)
+
+    def test_impossible_mps(self):
+        self.expect_error(self.GOOD + 'set: {topology.nodes.fpga0.mps: 1KiB}\n', 'above what the device supports')
+
+    def test_bad_set_path(self):
+        self.expect_error(self.GOOD, "unknown key 'latncy'", extra=('--set', 'topology.nodes.swA.latncy=1ns'))
+
+    def test_bad_cli(self):
+        rc, _, err = run('run')
+        self.assertEqual(rc, 2)
+        rc, _, err = run('topo', '/nonexistent.yaml')
+        self.assertEqual(rc, 2)
+
+
+class Runs(unittest.TestCase):
+    def setUp(self):
+        self.d = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.d)
+
+    def test_deterministic_and_resumable(self):
+        study = os.path.join(ROOT, 'configs', 's004_fhf.yaml')
+        sets = ['--set', 'workloads.0.reps=200', '--set',
+                'sweep=[{path: workloads.0.size, values: [64B, 1500B]}]']
+        a, b = os.path.join(self.d, 'a'), os.path.join(self.d, 'b')
+        for out in (a, b):
+            rc, _, err = run('run', study, '-o', out, '-q', '-j', '2', *sets)
+            self.assertEqual(rc, 0, err)
+        for k in ('0', '1'):
+            with open(os.path.join(a, 'points', k + '.json'), 'rb') as fa, open(os.path.join(b, 'points', k + '.json'), 'rb') as fb:
+                self.assertEqual(fa.read(), fb.read(), 'same inputs and seed must give bit-identical results')
+        self.assertTrue(os.path.exists(os.path.join(a, 'results.csv')))
+        rc, _, err = run('run', study, '-o', a, *sets)
+        self.assertEqual(rc, 0, err)
+        self.assertIn('(2 reused)', err)
+        rc, _, err = run('run', study, '-o', a, '--seed', '7', *sets)
+        self.assertIn('(0 reused)', err)
+
+    def test_topo_report_and_dot(self):
+        dot = os.path.join(self.d, 't.dot')
+        rc, out, err = run('topo', os.path.join(ROOT, 'topologies', 's001_rosta.yaml'), '--dot', dot)
+        self.assertEqual(rc, 0, err)
+        self.assertIn('host -> swA -> swB -> fpga0', out)
+        self.assertIn('window 0x', out)
+        self.assertIn('"swA" -- "swB"', open(dot).read())
+
+    def test_params_reference(self):
+        rc, out, _ = run('params')
+        self.assertEqual(rc, 0)
+        for key in ('fc_update_every', 'posted_buffer', 'desc_gap_cycles', 'calypte_loopback'):
+            self.assertIn(key, out)
+
+
+class Golden(unittest.TestCase):
+    def test_platforms_match_golden(self):
+        cases = json.load(open(os.path.join(ROOT, 'tests', 'golden', 'cases.json')))
+        d = tempfile.mkdtemp()
+        try:
+            for name, c in cases.items():
+                with self.subTest(platform=name):
+                    sets = sum((['--set', s] for s in c['set']), [])
+                    out = os.path.join(d, name)
+                    rc, _, err = run('run', os.path.join(ROOT, c['study']), '-o', out, '-q', '-j', '2', *sets)
+                    self.assertEqual(rc, 0, err)
+                    got = json.load(open(os.path.join(out, 'results.json')))['points']
+                    gold = json.load(open(os.path.join(ROOT, 'tests', 'golden', name + '.json')))
+                    self.assertEqual(len(got), len(gold))
+                    for g, p in zip(gold, got):
+                        for m, v in g['metrics'].items():
+                            tol = c.get('tolerance_pct', 1.0) / 100.0 * max(abs(v), 1e-12)
+                            self.assertAlmostEqual(p['metrics'][m], v, delta=tol, msg=f'{name} point {g["point"]} {m}')
+        finally:
+            shutil.rmtree(d)
+
+
+if __name__ == '__main__':
+    unittest.main(verbosity=2)

@@ -1,0 +1,161 @@
+// Unit tier: no simulation kernel runs here.
+#include <gtest/gtest.h>
+
+#include "models/core/error.h"
+#include "models/core/slot_calendar.h"
+#include "models/core/stats.h"
+#include "models/pcie/tlp.h"
+#include "src/config/units.h"
+#include "src/config/yaml_util.h"
+#include "src/sim/analytic.h"
+#include "src/sim/study.h"
+#include "src/topology/topology.h"
+
+using namespace hx;
+
+TEST(Units, TimeSizeBandwidth) {
+  std::string why;
+  EXPECT_EQ(*cfg::parse_time("150ns", why), 150000u);
+  EXPECT_EQ(*cfg::parse_time("1.5us", why), 1500000u);
+  EXPECT_EQ(*cfg::parse_size("4KiB", why), 4096u);
+  EXPECT_EQ(*cfg::parse_size("4KB", why), 4000u);
+  EXPECT_EQ(*cfg::parse_size("1MiB", why), 1048576u);
+  EXPECT_DOUBLE_EQ(*cfg::parse_bandwidth("12.5GB/s", why), 12.5e9);
+  EXPECT_DOUBLE_EQ(*cfg::parse_bandwidth("16Gb/s", why), 2e9);
+  EXPECT_DOUBLE_EQ(*cfg::parse_bandwidth("1MiB/s", why), 1048576.0);
+  EXPECT_DOUBLE_EQ(*cfg::parse_rate_gts("8GT/s", why), 8.0);
+  EXPECT_DOUBLE_EQ(*cfg::parse_freq_mhz("250MHz", why), 250.0);
+}
+
+TEST(Units, RejectsWithReasons) {
+  std::string why;
+  EXPECT_FALSE(cfg::parse_time("150", why));
+  EXPECT_NE(why.find("a unit is required"), std::string::npos);
+  EXPECT_FALSE(cfg::parse_time("150 furlongs", why));
+  EXPECT_NE(why.find("units: ps ns us ms s"), std::string::npos);
+  EXPECT_FALSE(cfg::parse_size("1.5B", why));
+  EXPECT_FALSE(cfg::parse_size("-4KiB", why));
+  EXPECT_FALSE(cfg::parse_bandwidth("fast", why));
+}
+
+TEST(Histogram, NearestRankPercentiles) {
+  Histogram h;
+  for (int i = 1; i <= 100; ++i) h.add(i);
+  EXPECT_EQ(h.min(), 1);
+  EXPECT_EQ(h.max(), 100);
+  EXPECT_EQ(h.percentile(50), 50);
+  EXPECT_EQ(h.percentile(99), 99);
+  EXPECT_EQ(h.percentile(1), 1);
+  EXPECT_DOUBLE_EQ(h.mean(), 50.5);
+}
+
+TEST(SlotCalendar, KeepsGapsForLaterRequests) {
+  SlotCalendar c(10);
+  EXPECT_EQ(c.reserve(100, 0), 100u);   // slot 10
+  EXPECT_EQ(c.reserve(100, 0), 110u);   // slot 11: 10 is taken
+  EXPECT_EQ(c.reserve(0, 0), 0u);       // an earlier gap is still free
+  EXPECT_EQ(c.reserve(95, 0, 2), 120u); // two consecutive slots: 12-13
+  EXPECT_EQ(c.reserve(0, 0, 3), 10u);   // 1-3 free
+}
+
+TEST(Checksum, DetectsShiftedData) {
+  EXPECT_EQ(pcie::pattern_checksum(7, 100, 64), pcie::pattern_checksum(7, 100, 64));
+  EXPECT_NE(pcie::pattern_checksum(7, 100, 64), pcie::pattern_checksum(7, 101, 64));
+  EXPECT_NE(pcie::pattern_checksum(7, 100, 64), pcie::pattern_checksum(8, 100, 64));
+}
+
+TEST(Analytic, MatchesHandComputation) {
+  // Gen2 x4, MPS 128, 128 B payload, 3DW header: 148 B per TLP plus
+  // 2 x 8 B DLLPs per 124 B (pcie-bench ACK limit) -> 167.1 B.
+  auto bw = sim::pcie_write_bw(2, 4, 128, 128, 12);
+  ASSERT_TRUE(bw);
+  EXPECT_NEAR(*bw, 2e9 * 128.0 / (148.0 + 16.0 * 148.0 / 124.0), 1.0);
+  EXPECT_FALSE(sim::pcie_write_bw(2, 3, 128, 128, 12));
+}
+
+namespace {
+std::string error_of(const std::string& yaml) {
+  try {
+    const YAML::Node n = YAML::Load(yaml);
+    topo::load_topology(cfg::root_cursor(n, "t.yaml"), "t.yaml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+const char* kTree = R"(platform: t
+nodes:
+  host: {type: root_complex}
+  sw: {type: switch}
+  a: {type: endpoint}
+  b: {type: endpoint}
+links:
+  - {up: host, down: sw, gen: 3, width: 8}
+  - {up: sw, down: a, gen: 3, width: 4}
+  - {up: sw, down: b, gen: 3, width: 4}
+)";
+}  // namespace
+
+TEST(Topology, EnumeratesBusesBarsAndWindows) {
+  const YAML::Node n = YAML::Load(kTree);
+  const auto t = topo::load_topology(cfg::root_cursor(n, "t.yaml"), "t.yaml");
+  const auto& sw = t.node("sw");
+  const auto& a = t.node("a");
+  const auto& b = t.node("b");
+  EXPECT_EQ(sw.rid >> 8, 1);
+  EXPECT_EQ(a.rid >> 8, 3);   // bus 2 is the switch's internal bus
+  EXPECT_EQ(b.rid >> 8, 4);
+  EXPECT_TRUE(sw.routes[1].claims_bus(3));
+  EXPECT_FALSE(sw.routes[1].claims_bus(4));
+  EXPECT_TRUE(sw.routes[1].claims_addr(a.bar.base));
+  EXPECT_FALSE(sw.routes[1].claims_addr(b.bar.base));
+  EXPECT_TRUE(sw.routes[2].claims_addr(b.bar.base + b.bar.size - 1));
+  EXPECT_EQ(t.path(t.find("a"), t.find("b")).size(), 3u);
+  EXPECT_EQ(a.mps, 256);  // firmware: the largest MPS all devices support (default 256)
+}
+
+TEST(Topology, RejectsBadHierarchiesWithLocations) {
+  std::string s = kTree;
+  EXPECT_NE(error_of(s + "  - {up: a, down: b}\n").find("endpoint 'a' has no downstream ports"), std::string::npos);
+  EXPECT_NE(error_of(s + "  - {up: host, down: b}\n").find("already has an upstream link"), std::string::npos);
+  std::string bad = s;
+  bad.replace(bad.find("width: 8"), 8, "width: 24");
+  const std::string e = error_of(bad);
+  EXPECT_NE(e.find("t.yaml:8:"), std::string::npos) << e;
+  EXPECT_NE(e.find("not a PCIe link width"), std::string::npos) << e;
+  std::string lone = s.substr(0, s.find("links:")) + "  c: {type: endpoint}\n" + s.substr(s.find("links:"));
+  EXPECT_NE(error_of(lone).find("not connected"), std::string::npos);
+  std::string typo = s;
+  typo.replace(typo.find("{type: switch}"), 14, "{type: switch, latncy: 1ns}");
+  EXPECT_NE(error_of(typo).find("unknown key 'latncy'"), std::string::npos);
+  std::string mps = s;
+  mps.replace(mps.find("a: {type: endpoint}"), 19, "a: {type: endpoint, mps: 512B}");
+  EXPECT_NE(error_of(mps).find("above what the device supports"), std::string::npos);
+}
+
+TEST(Sweep, CartesianAndZipped) {
+  sim::StudyFiles f;
+  f.study_file = "s.yaml";
+  f.study = YAML::Load(R"(study: s
+sweep:
+  - {path: a, values: [1, 2, 3]}
+  - zip: [{path: b, values: [x, y]}, {path: c, values: [10, 20]}]
+)");
+  const auto pts = sim::expand_sweep(f);
+  ASSERT_EQ(pts.size(), 6u);
+  EXPECT_EQ(pts[0].point["a"], 1.0);
+  EXPECT_EQ(pts[1].point["b"], "y");
+  EXPECT_EQ(pts[1].point["c"], 20.0);
+  EXPECT_EQ(pts[5].point["a"], 3.0);
+  f.study = YAML::Load("study: s\nsweep:\n  - zip: [{path: b, values: [x, y]}, {path: c, values: [10]}]\n");
+  EXPECT_THROW(sim::expand_sweep(f), InputError);
+}
+
+TEST(Overrides, CreateSectionsAndRejectBadIndices) {
+  YAML::Node n = YAML::Load("a: {b: 1}\nl: [1, 2]\n");
+  cfg::apply_override(n, "a.c.d", "5ns", "--set");
+  EXPECT_EQ(n["a"]["c"]["d"].as<std::string>(), "5ns");
+  cfg::apply_override(n, "l.1", "7", "--set");
+  EXPECT_EQ(n["l"][1].as<int>(), 7);
+  EXPECT_THROW(cfg::apply_override(n, "l.5", "7", "--set"), InputError);
+}
