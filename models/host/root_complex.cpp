@@ -42,8 +42,17 @@ int RootComplex::port_for_addr(std::uint64_t a) const {
   return -1;
 }
 
+void RootComplex::retire_writes() {
+  const Tick now = now_tick();
+  while (!m_commits.empty() && m_commits.top() <= now) {
+    m_commits.pop();
+    --m_posted_inflight;
+  }
+}
+
 bool RootComplex::idle() const {
-  if (m_posted_inflight || !m_posted_wait.empty()) return false;
+  if (!m_posted_wait.empty()) return false;
+  if (!m_commits.empty() && m_commits.top() > now_tick()) return false;
   for (const auto& q : m_txq)
     for (const auto& c : q)
       if (!c.empty()) return false;
@@ -62,12 +71,13 @@ void RootComplex::on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) {
       inbound(static_cast<Tlp*>(ptr), static_cast<int>(arg));
       break;
     case kWriteDone:
-      --m_posted_inflight;
+      retire_writes();
       while (!m_posted_wait.empty() && m_posted_inflight < m_cfg.posted_buffer) {
         auto [t, port] = m_posted_wait.front();
         m_posted_wait.pop_front();
         accept_write(t, port);
       }
+      if (!m_posted_wait.empty()) m_sched.at(m_commits.top(), this, kWriteDone);
       break;
     case kToHost: {
       Tlp* t = static_cast<Tlp*>(ptr);
@@ -109,8 +119,11 @@ void RootComplex::inbound(Tlp* t, int port) {
     return;
   }
   if (t->kind == TlpKind::MemWr) {
-    if (m_posted_inflight >= m_cfg.posted_buffer) {
-      m_posted_wait.emplace_back(t, port);  // credits stay held: back-pressure
+    retire_writes();
+    if (m_posted_inflight >= m_cfg.posted_buffer || !m_posted_wait.empty()) {
+      // Credits stay held: back-pressure. Wake when the oldest commit frees an entry.
+      if (m_posted_wait.empty()) m_sched.at(m_commits.top(), this, kWriteDone);
+      m_posted_wait.emplace_back(t, port);
       return;
     }
     accept_write(t, port);
@@ -127,11 +140,12 @@ void RootComplex::accept_write(Tlp* t, int port) {
   ++writes;
   write_bytes += t->len;
   // Store the real bytes; they must match what the producer checksummed.
-  std::vector<std::uint8_t> buf(t->len);
-  for (std::uint32_t i = 0; i < t->len; ++i) buf[i] = pcie::pattern_byte(t->data_stream, t->data_off + i);
-  if (pcie::bytes_checksum(buf.data(), t->len) != t->checksum)
+  m_buf.resize(t->len);
+  std::uint8_t* buf = m_buf.data();
+  pcie::pattern_fill(t->data_stream, t->data_off, buf, t->len);
+  if (pcie::bytes_checksum(buf, t->len) != t->checksum)
     sim_fail(basename(), "payload check failed on a write to 0x" + std::to_string(t->addr));
-  m_mem.store().write(t->addr, buf.data(), t->len);
+  m_mem.store().write(t->addr, buf, t->len);
   const Tick now = now_tick();
   const std::uint64_t L = static_cast<std::uint64_t>(m_cfg.memory.line_B);
   Tick commit = now;
@@ -142,7 +156,7 @@ void RootComplex::accept_write(Tlp* t, int port) {
   }
   m_last_write_commit = std::max(m_last_write_commit, commit);
   if (m_host) m_host->on_memory_write(t->addr, t->len, commit);
-  m_sched.at(commit, this, kWriteDone);
+  m_commits.push(commit);  // the entry frees at commit (retired lazily, no event)
   pcie::TlpPool::instance().put(t);
 }
 

@@ -24,7 +24,9 @@
 #include <systemc>
 #include <array>
 #include <deque>
+#include <functional>
 #include <memory>
+#include <queue>
 #include <vector>
 
 #include "models/core/scheduler.h"
@@ -105,8 +107,11 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   std::vector<std::array<std::deque<Tlp*>, pcie::kFcClasses>> m_txq;
   std::vector<std::deque<ReadJob>> m_reads;
   SlotCalendar m_lines;
+  void retire_writes();
   std::deque<std::pair<Tlp*, int>> m_posted_wait;
   int m_posted_inflight = 0;
+  std::priority_queue<Tick, std::vector<Tick>, std::greater<Tick>> m_commits;  // posted-buffer entries in flight
+  std::vector<std::uint8_t> m_buf;
   Tick m_last_write_commit = 0;
   std::uint64_t m_seq = 0;
   std::uint16_t m_mmio_tag = 0;

@@ -18,7 +18,7 @@ void SparseMemory::write(std::uint64_t addr, const std::uint8_t* p, std::uint32_
     auto& pg = m_pages[page];
     if (!pg) {
       pg = std::make_unique<Page>();
-      for (std::uint32_t i = 0; i < 4096; ++i) (*pg)[i] = initial((page << 12) + i);
+      pcie::pattern_fill(pcie::kMemoryStream, page << 12, pg->data(), 4096);
     }
     std::memcpy(pg->data() + off, p, n);
     addr += n;
@@ -34,7 +34,7 @@ void SparseMemory::read(std::uint64_t addr, std::uint8_t* p, std::uint32_t len) 
     const std::uint32_t n = std::min<std::uint32_t>(len, 4096 - off);
     auto it = m_pages.find(page);
     if (it == m_pages.end()) {
-      for (std::uint32_t i = 0; i < n; ++i) p[i] = initial(addr + i);
+      pcie::pattern_fill(pcie::kMemoryStream, addr, p, n);
     } else {
       std::memcpy(p, it->second->data() + off, n);
     }

@@ -75,6 +75,11 @@ class Endpoint final : public sc_core::sc_module, public PortOwner, public Actor
   void rx_tlp(PciePort& p, Tlp* t, Tick head, Tick tail) override;
   void tx_done(PciePort& p, const Tlp& t, Tick start, Tick end) override;
   Scheduler& scheduler() override { return m_sched; }
+  bool tx_pending(const PciePort&) const override {
+    for (const auto& s : m_streams)
+      if (!s.q.empty()) return true;
+    return false;
+  }
   void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
 
   Counter rx_tlps, rx_bytes;

@@ -119,7 +119,7 @@ void PciePort::try_send() {
     return;
   }
   transmit(t, now);
-  wake_at(m_wire_free);
+  if (m_owner.tx_pending(*this)) wake_at(m_wire_free);
 }
 
 void PciePort::transmit(Tlp* t, Tick now) {

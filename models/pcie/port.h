@@ -54,6 +54,8 @@ class PortOwner {
   virtual void rx_tlp(PciePort& p, Tlp* t, Tick head, Tick tail) = 0;
   // A TLP left on the wire [start, end).
   virtual void tx_done(PciePort& p, const Tlp& t, Tick start, Tick end) {}
+  // Whether anything is queued for `p` (it then wakes when its wire frees).
+  virtual bool tx_pending(const PciePort& p) const { return true; }
   virtual Scheduler& scheduler() = 0;
 };
 

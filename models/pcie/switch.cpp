@@ -68,6 +68,7 @@ void Switch::on_action(std::uint32_t, std::uint64_t arg, void* ptr) {
   const int out = static_cast<int>(arg);
   t->seq = m_seq++;
   m_egress[out].q[t->src_port][t->vc][static_cast<int>(t->fc())].push_back(t);
+  ++m_egress[out].queued;
   ++m_queued;
   m_ports[out]->kick();
 }
@@ -98,6 +99,7 @@ Tlp* Switch::tx_select(PciePort& p) {
         Tlp* t = qs[best].front();
         qs[best].pop_front();
         --m_queued;
+        --e.queued;
         e.rr = (in + 1) % n;
         ++forwarded;
         m_ports[t->src_port]->release(*t);  // leaves the ingress buffer now

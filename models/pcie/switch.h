@@ -43,6 +43,7 @@ class Switch final : public sc_core::sc_module, public PortOwner, public Actor {
   Tlp* tx_select(PciePort& p) override;
   void rx_tlp(PciePort& p, Tlp* t, Tick head, Tick tail) override;
   Scheduler& scheduler() override { return m_sched; }
+  bool tx_pending(const PciePort& p) const override { return m_egress[static_cast<std::size_t>(p.index)].queued > 0; }
   void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
 
   std::size_t queued() const { return m_queued; }
@@ -54,6 +55,7 @@ class Switch final : public sc_core::sc_module, public PortOwner, public Actor {
     // [ingress][vc][class] FIFOs; rr = next ingress to look at
     std::vector<std::array<std::array<std::deque<Tlp*>, kFcClasses>, kMaxVcs>> q;
     std::size_t rr = 0;
+    std::size_t queued = 0;
   };
   SwitchConfig m_cfg;
   Scheduler m_sched;

@@ -32,27 +32,49 @@ void TlpPool::reset() {
   m_next_id = 1;
 }
 
-std::uint8_t pattern_byte(std::uint64_t stream, std::uint64_t off) {
-  std::uint64_t x = stream * 0x9e3779b97f4a7c15ull + (off >> 3);
+namespace {
+// Eight pattern bytes at a time: word q covers byte offsets [8q, 8q+8).
+inline std::uint64_t pattern_word(std::uint64_t stream, std::uint64_t q) {
+  std::uint64_t x = stream * 0x9e3779b97f4a7c15ull + q;
   x ^= x >> 29;
   x *= 0xbf58476d1ce4e5b9ull;
   x ^= x >> 32;
-  return static_cast<std::uint8_t>(x >> ((off & 7) * 8));
+  return x;
+}
+constexpr std::uint64_t kFnvBasis = 1469598103934665603ull;
+constexpr std::uint64_t kFnvPrime = 1099511628211ull;
+// Position-dependent mix so that swapped or shifted bytes change the sum.
+inline std::uint64_t mix(std::uint64_t h, std::uint8_t b, std::uint32_t i) {
+  return (h ^ (static_cast<std::uint64_t>(b) + 0x100u * (i + 1))) * kFnvPrime;
+}
+}  // namespace
+
+std::uint8_t pattern_byte(std::uint64_t stream, std::uint64_t off) {
+  return static_cast<std::uint8_t>(pattern_word(stream, off >> 3) >> ((off & 7) * 8));
 }
 
-// Position-dependent mix so that swapped or shifted bytes change the sum.
-static inline std::uint64_t mix(std::uint64_t h, std::uint8_t b, std::uint32_t i) {
-  return (h ^ (static_cast<std::uint64_t>(b) + 0x100u * (i + 1))) * 1099511628211ull;
+void pattern_fill(std::uint64_t stream, std::uint64_t off, std::uint8_t* out, std::uint32_t len) {
+  std::uint32_t i = 0;
+  while (i < len) {
+    const std::uint64_t w = pattern_word(stream, (off + i) >> 3);
+    for (unsigned k = static_cast<unsigned>((off + i) & 7); k < 8 && i < len; ++k, ++i)
+      out[i] = static_cast<std::uint8_t>(w >> (k * 8));
+  }
 }
 
 std::uint64_t pattern_checksum(std::uint64_t stream, std::uint64_t off, std::uint32_t len) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (std::uint32_t i = 0; i < len; ++i) h = mix(h, pattern_byte(stream, off + i), i);
+  std::uint64_t h = kFnvBasis;
+  std::uint32_t i = 0;
+  while (i < len) {
+    const std::uint64_t w = pattern_word(stream, (off + i) >> 3);
+    for (unsigned k = static_cast<unsigned>((off + i) & 7); k < 8 && i < len; ++k, ++i)
+      h = mix(h, static_cast<std::uint8_t>(w >> (k * 8)), i);
+  }
   return h;
 }
 
 std::uint64_t bytes_checksum(const std::uint8_t* p, std::uint32_t len) {
-  std::uint64_t h = 1469598103934665603ull;
+  std::uint64_t h = kFnvBasis;
   for (std::uint32_t i = 0; i < len; ++i) h = mix(h, p[i], i);
   return h;
 }

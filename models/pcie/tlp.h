@@ -81,6 +81,7 @@ std::uint64_t pattern_checksum(std::uint64_t stream, std::uint64_t off, std::uin
 // Checksum of real bytes.
 std::uint64_t bytes_checksum(const std::uint8_t* p, std::uint32_t len);
 std::uint8_t pattern_byte(std::uint64_t stream, std::uint64_t off);
+void pattern_fill(std::uint64_t stream, std::uint64_t off, std::uint8_t* out, std::uint32_t len);
 // The stream whose byte at offset a is the initial content of host memory at
 // address a.
 constexpr std::uint64_t kMemoryStream = 0x5eedull;
