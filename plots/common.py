@@ -1,0 +1,57 @@
+"""Shared helpers for the figure scripts: read results and reference files,
+and a paper-like style. Scripts read only results/report files and the
+reference data in validation/reference."""
+import json
+import os
+import sys
+
+import matplotlib
+matplotlib.use('Agg')
+import matplotlib.pyplot as plt  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+plt.rcParams.update({
+    'font.family': 'serif', 'font.size': 9, 'axes.titlesize': 9, 'axes.labelsize': 9,
+    'legend.fontsize': 7.5, 'xtick.labelsize': 8, 'ytick.labelsize': 8, 'lines.linewidth': 1.3,
+    'lines.markersize': 5, 'axes.grid': True, 'grid.alpha': 0.3, 'figure.dpi': 150,
+    'savefig.bbox': 'tight',
+})
+
+
+def args():
+    if len(sys.argv) != 3:
+        sys.exit('usage: %s RESULTS_DIR OUT_DIR' % sys.argv[0])
+    os.makedirs(sys.argv[2], exist_ok=True)
+    return sys.argv[1], sys.argv[2]
+
+
+def points(results_dir, study):
+    """The points of a study run (results/<study>/results.json), or None."""
+    p = os.path.join(results_dir, study, 'results.json')
+    if not os.path.exists(p):
+        return None
+    with open(p) as f:
+        return json.load(f)['points']
+
+
+def reference(name):
+    with open(os.path.join(ROOT, 'validation', 'reference', name + '.json')) as f:
+        return {r['id']: r for r in json.load(f)['records']}
+
+
+def size_of(v):
+    return int(str(v).rstrip('B'))
+
+
+def save(fig, out_dir, name):
+    for ext in ('png', 'pdf'):
+        fig.savefig(os.path.join(out_dir, name + '.' + ext))
+    plt.close(fig)
+    print('wrote', os.path.join(out_dir, name + '.png'))
+
+
+def need(pts, study):
+    if not pts:
+        sys.exit('no results for %s: run it first (hxsim run configs/%s.yaml -o RESULTS_DIR/%s)' % (study, study, study))
+    return pts

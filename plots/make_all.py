@@ -1,0 +1,46 @@
+#!/usr/bin/python3
+"""Regenerate every figure from a results directory and write an index.html
+gallery beside them. Usage: make_all.py RESULTS_DIR OUT_DIR [REPORT.json]"""
+import html
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIGURES = [
+    ('s001_write_vs_payload', 's001_write_vs_payload.py', 'S001 write speed vs payload: theory, hardware timer, application'),
+    ('s001_concurrency', 's001_concurrency.py', 'S001 per-device and aggregate speed vs concurrent FPGAs'),
+    ('s001_p2p_cases', 's001_p2p_cases.py', 'S001 FPGA-to-FPGA speeds per case'),
+    ('s004_fhf_latency', 's004_latency.py', 'S004 FHF latency distribution vs packet size per platform'),
+    ('s004_hfh_latency', None, 'S004 HFH latency distribution vs packet size per platform'),
+    ('s011_vs_size', 's011_vs_size.py', 'S011 latency and bandwidth vs transfer size'),
+]
+
+
+def main():
+    if len(sys.argv) not in (3, 4):
+        sys.exit(__doc__)
+    res, out = sys.argv[1], sys.argv[2]
+    os.makedirs(out, exist_ok=True)
+    failed = 0
+    for _, script, _ in FIGURES:
+        if script and subprocess.run([sys.executable, os.path.join(HERE, script), res, out]).returncode:
+            failed += 1
+    figs = list(FIGURES)
+    if len(sys.argv) == 4:
+        if subprocess.run([sys.executable, os.path.join(HERE, 'validation_overview.py'), sys.argv[3], out]).returncode:
+            failed += 1
+        figs.append(('validation_overview', None, 'Validation overview: error per checked figure'))
+    with open(os.path.join(out, 'index.html'), 'w') as f:
+        f.write('<!doctype html><meta charset="utf-8"><title>hxsim figures</title>\n'
+                '<style>body{font-family:serif;max-width:1100px;margin:auto}figure{margin:2em 0}'
+                'img{max-width:100%;border:1px solid #ddd}</style>\n<h1>hxsim: simulated vs measured</h1>\n')
+        for name, _, caption in figs:
+            if os.path.exists(os.path.join(out, name + '.png')):
+                f.write('<figure><a href="%s.pdf"><img src="%s.png" alt="%s"></a><figcaption>%s</figcaption></figure>\n'
+                        % (name, name, html.escape(caption), html.escape(caption)))
+    print('wrote', os.path.join(out, 'index.html'))
+    sys.exit(1 if failed else 0)
+
+
+main()

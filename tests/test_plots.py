@@ -1,0 +1,56 @@
+#!/usr/bin/python3
+"""Every figure script runs on a small results fixture and writes a
+non-empty PNG (and PDF), and the gallery links them."""
+import json, os, shutil, subprocess, sys, tempfile, unittest
+
+HXSIM = os.path.abspath(sys.argv.pop(1)) if len(sys.argv) > 1 else 'hxsim'
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SMALL = {
+    's001_write_vs_payload': ['workloads.0.bytes=64KiB'],
+    's001_concurrent_write': ['workloads.0.bytes=64KiB', 'sweep=[{path: workloads.0.count, values: [1, 2]}]'],
+    's001_concurrent_read': ['workloads.0.bytes=64KiB', 'sweep=[{path: workloads.0.count, values: [1, 2]}]'],
+    's001_p2p_concurrent': ['workloads.0.bytes=64KiB'],
+    's001_p2p': ['workloads.0.bytes=64KiB'],
+    's001_p2p_mps256': ['workloads.0.bytes=64KiB'],
+    's004_fhf': ['workloads.0.reps=50', 'sweep=[{path: workloads.0.size, values: [64B, 1500B]}]'],
+    's004_hfh': ['workloads.0.reps=50', 'sweep=[{path: workloads.0.size, values: [64B, 1500B]}]'],
+    's011_lat_rd': ['workloads.0.reps=50', 'sweep=[{path: workloads.0.size, values: [64B, 2048B]}]'],
+    's011_lat_wrrd': ['workloads.0.reps=50', 'sweep=[{path: workloads.0.size, values: [64B, 2048B]}]'],
+    's011_bw_rd': ['workloads.0.transactions=500', 'sweep=[{path: workloads.0.size, values: [64B, 2048B]}]'],
+    's011_bw_wr': ['workloads.0.transactions=500', 'sweep=[{path: workloads.0.size, values: [64B, 2048B]}]'],
+}
+
+
+class Plots(unittest.TestCase):
+    def test_every_figure(self):
+        d = tempfile.mkdtemp()
+        try:
+            for study, sets in SMALL.items():
+                args = [HXSIM, 'run', os.path.join(ROOT, 'configs', study + '.yaml'), '-o', os.path.join(d, study), '-q', '-j', '2']
+                for s in sets:
+                    args += ['--set', s]
+                subprocess.run(args, check=True, timeout=300)
+            report = os.path.join(d, 'report.json')
+            with open(report, 'w') as f:
+                json.dump({'cases': [{'case': 'a', 'error_pct': 1.0, 'tolerance_pct': 5, 'status': 'pass'},
+                                     {'case': 'b', 'error_pct': -9.0, 'tolerance_pct': 5, 'status': 'FAIL'}],
+                           'summary': {'passed': 1, 'failed': 1, 'known_gaps': 0}}, f)
+            out = os.path.join(d, 'plots')
+            subprocess.run([sys.executable, os.path.join(ROOT, 'plots', 'make_all.py'), d, out, report], check=True, timeout=300)
+            names = ['s001_write_vs_payload', 's001_concurrency', 's001_p2p_cases', 's004_fhf_latency',
+                     's004_hfh_latency', 's011_vs_size', 'validation_overview']
+            with open(os.path.join(out, 'index.html')) as f:
+                index = f.read()
+            for n in names:
+                for ext in ('png', 'pdf'):
+                    p = os.path.join(out, n + '.' + ext)
+                    self.assertTrue(os.path.exists(p) and os.path.getsize(p) > 1000, p)
+                with open(os.path.join(out, n + '.png'), 'rb') as f:
+                    self.assertEqual(f.read(8), b'\x89PNG\r\n\x1a\n')
+                self.assertIn(n + '.png', index)
+        finally:
+            shutil.rmtree(d)
+
+
+if __name__ == '__main__':
+    unittest.main(verbosity=2)
