@@ -1,6 +1,8 @@
 // Unit tier: no simulation kernel runs here.
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "models/core/error.h"
 #include "models/core/slot_calendar.h"
 #include "models/core/stats.h"
@@ -56,6 +58,23 @@ TEST(SlotCalendar, KeepsGapsForLaterRequests) {
   EXPECT_EQ(c.reserve(0, 0), 0u);       // an earlier gap is still free
   EXPECT_EQ(c.reserve(95, 0, 2), 120u); // two consecutive slots: 12-13
   EXPECT_EQ(c.reserve(0, 0, 3), 10u);   // 1-3 free
+}
+
+TEST(Checksum, PatternAndStoredBytesAgree) {
+  // The producer sums the pattern, the consumer sums stored bytes: for every
+  // alignment and length they must agree.
+  for (std::uint64_t off = 0; off < 16; ++off)
+    for (std::uint32_t len = 0; len < 70; ++len) {
+      std::vector<std::uint8_t> b(len);
+      pcie::pattern_fill(9, off, b.data(), len);
+      ASSERT_EQ(pcie::bytes_checksum(b.data(), len), pcie::pattern_checksum(9, off, len)) << off << " " << len;
+      for (std::uint32_t i = 0; i < len; ++i) ASSERT_EQ(b[i], pcie::pattern_byte(9, off + i));
+    }
+  std::vector<std::uint8_t> b(64);
+  pcie::pattern_fill(9, 0, b.data(), 64);
+  const auto sum = pcie::bytes_checksum(b.data(), 64);
+  std::swap(b[3], b[40]);
+  EXPECT_NE(pcie::bytes_checksum(b.data(), 64), sum);
 }
 
 TEST(Checksum, DetectsShiftedData) {

@@ -1,5 +1,7 @@
 #include "models/pcie/tlp.h"
 
+#include <cstring>
+
 namespace hx::pcie {
 
 TlpPool& TlpPool::instance() {
@@ -41,12 +43,17 @@ inline std::uint64_t pattern_word(std::uint64_t stream, std::uint64_t q) {
   x ^= x >> 32;
   return x;
 }
-constexpr std::uint64_t kFnvBasis = 1469598103934665603ull;
-constexpr std::uint64_t kFnvPrime = 1099511628211ull;
-// Position-dependent mix so that swapped or shifted bytes change the sum.
-inline std::uint64_t mix(std::uint64_t h, std::uint8_t b, std::uint32_t i) {
-  return (h ^ (static_cast<std::uint64_t>(b) + 0x100u * (i + 1))) * kFnvPrime;
+constexpr std::uint64_t kBasis = 1469598103934665603ull;
+constexpr std::uint64_t kPrime = 1099511628211ull;
+// One 8-byte word of payload (little-endian, zero-padded at the tail) at
+// word position i: position-dependent, so shifted or swapped data changes
+// the sum.
+inline std::uint64_t fold(std::uint64_t h, std::uint64_t w, std::uint32_t i) {
+  h ^= w + 0x9e3779b97f4a7c15ull * (i + 1);
+  h *= kPrime;
+  return h ^ (h >> 29);
 }
+inline std::uint64_t finish(std::uint64_t h, std::uint32_t len) { return (h ^ len) * kPrime; }
 }  // namespace
 
 std::uint8_t pattern_byte(std::uint64_t stream, std::uint64_t off) {
@@ -63,20 +70,40 @@ void pattern_fill(std::uint64_t stream, std::uint64_t off, std::uint8_t* out, st
 }
 
 std::uint64_t pattern_checksum(std::uint64_t stream, std::uint64_t off, std::uint32_t len) {
-  std::uint64_t h = kFnvBasis;
-  std::uint32_t i = 0;
-  while (i < len) {
-    const std::uint64_t w = pattern_word(stream, (off + i) >> 3);
-    for (unsigned k = static_cast<unsigned>((off + i) & 7); k < 8 && i < len; ++k, ++i)
-      h = mix(h, static_cast<std::uint8_t>(w >> (k * 8)), i);
+  std::uint64_t h = kBasis;
+  const unsigned sh = static_cast<unsigned>(off & 7) * 8;
+  std::uint64_t q = off >> 3;
+  std::uint64_t lo = pattern_word(stream, q);
+  std::uint32_t i = 0, k = 0;
+  for (; i + 8 <= len; i += 8, ++k) {
+    const std::uint64_t hi = pattern_word(stream, ++q);
+    const std::uint64_t w = sh ? (lo >> sh) | (hi << (64 - sh)) : lo;
+    h = fold(h, w, k);
+    lo = hi;
   }
-  return h;
+  if (i < len) {
+    const std::uint64_t hi = pattern_word(stream, q + 1);
+    std::uint64_t w = sh ? (lo >> sh) | (hi << (64 - sh)) : lo;
+    w &= (1ull << ((len - i) * 8)) - 1;
+    h = fold(h, w, k);
+  }
+  return finish(h, len);
 }
 
 std::uint64_t bytes_checksum(const std::uint8_t* p, std::uint32_t len) {
-  std::uint64_t h = kFnvBasis;
-  for (std::uint32_t i = 0; i < len; ++i) h = mix(h, p[i], i);
-  return h;
+  std::uint64_t h = kBasis;
+  std::uint32_t i = 0, k = 0;
+  for (; i + 8 <= len; i += 8, ++k) {
+    std::uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = fold(h, w, k);
+  }
+  if (i < len) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, p + i, len - i);
+    h = fold(h, w, k);
+  }
+  return finish(h, len);
 }
 
 }  // namespace hx::pcie

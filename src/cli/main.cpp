@@ -12,6 +12,7 @@
 #include "models/core/error.h"
 #include "src/config/params.h"
 #include "src/config/yaml_util.h"
+#include "src/sim/bench.h"
 #include "src/sim/driver.h"
 #include "src/sim/validate.h"
 #include "src/sim/workloads.h"
@@ -59,6 +60,12 @@ int run_cli(int argc, char** argv) {
 
   auto* params = app.add_subcommand("params", "Print the reference of every parameter and workload type");
 
+  std::string bench_json;
+  int bench_repeats = 3;
+  auto* bench = app.add_subcommand("bench", "Measure the simulator's own speed on fixed scenarios");
+  bench->add_option("--json", bench_json, "write the figures as JSON here");
+  bench->add_option("--repeats", bench_repeats, "runs per scenario (the median is reported)")->check(CLI::Range(1, 100));
+
   hx::sim::ValidateArgs va;
   auto* val = app.add_subcommand("validate", "Run the calibration cases against published measurements");
   val->add_option("cases", va.cases, "case files (default: every case in --cases-dir)")->check(CLI::ExistingFile);
@@ -90,6 +97,7 @@ int run_cli(int argc, char** argv) {
     return 0;
   }
   if (*val) return hx::sim::validate(va, self_exe());
+  if (*bench) return hx::sim::bench(bench_json, bench_repeats, self_exe());
   if (*params) {
     std::cout << hx::cfg::params_reference() << "\n" << hx::sim::workloads_reference();
     return 0;

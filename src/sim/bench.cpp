@@ -1,0 +1,99 @@
+#include "src/sim/bench.h"
+
+#include <nlohmann/json.hpp>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+#include <vector>
+
+#include "models/core/error.h"
+#include "src/sim/runner.h"
+
+extern char** environ;
+
+namespace hx::sim {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Scenario {
+  const char* name;
+  const char* study;  // relative to the source tree
+  int point;
+  const char* what;
+};
+
+const Scenario kScenarios[] = {
+    {"saturated_link", "configs/bench/saturated_link.yaml", 0, "one Gen3 x8 link, 128 B writes, 64 MiB"},
+    {"s001_8fpga_write", "configs/s001_concurrent_write.yaml", 7, "S001: eight FPGAs write 4 MiB each at once"},
+};
+
+struct Run {
+  double wall = 0, rss_mb = 0;
+  nlohmann::json meta;
+};
+
+Run run_once(const std::string& self, const std::string& study, int point, const fs::path& out) {
+  std::vector<std::string> args = {self, "_point", study, "--index", std::to_string(point), "--out", out.string()};
+  std::vector<char*> argv;
+  for (auto& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  pid_t pid;
+  if (posix_spawn(&pid, self.c_str(), nullptr, nullptr, argv.data(), environ) != 0) throw SimError("cannot start a bench process");
+  int status = 0;
+  struct rusage ru {};
+  if (::wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw SimError("bench scenario " + study + " failed");
+  Run r;
+  r.rss_mb = static_cast<double>(ru.ru_maxrss) / 1024.0;
+  std::ifstream t(out.string() + ".timing"), m(out.string());
+  const auto timing = nlohmann::json::parse(t);
+  r.wall = timing["wall_s"].get<double>();
+  r.meta = nlohmann::json::parse(m)["meta"];
+  return r;
+}
+
+}  // namespace
+
+int bench(const std::string& json_out, int repeats, const std::string& self) {
+  const fs::path dir = fs::temp_directory_path() / ("hxsim-bench-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  nlohmann::json scen = nlohmann::json::array();
+  std::printf("%-18s %10s %12s %14s %12s %10s  %s\n", "scenario", "wall_s", "TLP-hops", "TLP-hops/s", "events/hop", "peak_MB",
+              "what");
+  for (const auto& s : kScenarios) {
+    const std::string study = std::string(HXSIM_SOURCE_DIR) + "/" + s.study;
+    std::vector<Run> runs;
+    for (int i = 0; i < repeats; ++i) runs.push_back(run_once(self, study, s.point, dir / (std::string(s.name) + ".json")));
+    std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.wall < b.wall; });
+    const Run& med = runs[runs.size() / 2];
+    const double hops = med.meta["tlp_hops"].get<double>();
+    const double events = med.meta["events"].get<double>();
+    double rss = 0;
+    for (const auto& r : runs) rss = std::max(rss, r.rss_mb);
+    std::printf("%-18s %10.3f %12.0f %14.0f %12.2f %10.1f  %s\n", s.name, med.wall, hops, hops / med.wall, events / hops, rss,
+                s.what);
+    scen.push_back({{"name", s.name},
+                    {"description", s.what},
+                    {"wall_s", med.wall},
+                    {"tlp_hops", hops},
+                    {"tlp_hops_per_s", hops / med.wall},
+                    {"events", events},
+                    {"events_per_hop", events / hops},
+                    {"peak_rss_mb", rss},
+                    {"simulated_us", med.meta["simulated_time_ns"].get<double>() / 1000.0},
+                    {"repeats", repeats}});
+  }
+  fs::remove_all(dir);
+  if (!json_out.empty()) write_atomic(json_out, nlohmann::json({{"scenarios", scen}}).dump(2) + "\n");
+  return 0;
+}
+
+}  // namespace hx::sim

@@ -1,0 +1,10 @@
+// `hxsim bench`: the simulator's own speed on fixed scenarios, each run in
+// a child process (like a sweep point) three times; the median is reported.
+#pragma once
+#include <string>
+
+namespace hx::sim {
+
+int bench(const std::string& json_out, int repeats, const std::string& self_exe);
+
+}  // namespace hx::sim
