@@ -127,6 +127,24 @@ class Runs(unittest.TestCase):
             self.assertIn(key, out)
 
 
+class Validate(unittest.TestCase):
+    def test_missetting_a_parameter_fails_naming_the_cases(self):
+        d = tempfile.mkdtemp()
+        try:
+            cases = [os.path.join(ROOT, 'validation', 'cases', c + '.yaml') for c in ('s001_latency', 's001_p2p')]
+            rc, out, err = run('validate', *cases, '--work', d, '-j', '2')
+            self.assertEqual(rc, 0, out + err)
+            rc, out, err = run('validate', *cases, '--work', d, '-j', '2', '--set', 'topology.defaults.switch.latency=300ns')
+            self.assertEqual(rc, 1, out + err)
+            self.assertIn('cases outside tolerance: s001_latency', out)
+            with open(os.path.join(d, 'validation_report.json')) as f:
+                rep = json.load(f)
+            self.assertEqual(rep['summary']['failed'], 1)
+            self.assertEqual({c['id'] for c in rep['cases'] if not c['pass']}, {'s001.lat.p2p.1sw'})
+        finally:
+            shutil.rmtree(d)
+
+
 class Golden(unittest.TestCase):
     def test_platforms_match_golden(self):
         cases = json.load(open(os.path.join(ROOT, 'tests', 'golden', 'cases.json')))

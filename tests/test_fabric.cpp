@@ -167,3 +167,22 @@ TEST(Watchdog, DeadlineExceededIsReported) {
     EXPECT_NE(std::string(e.what()).find("workload p"), std::string::npos) << e.what();
   }
 }
+
+// Two virtual channels: traffic on VC1 crosses links that enable it with its
+// own credits, at the same capacity; on a link without VC1 it is an error.
+TEST(VirtualChannels, Vc1CarriesTrafficWhereEnabled) {
+  std::string topo = two_devices(2, 4);
+  for (const char* k : {"switch: {mps_supported: 512B, latency: 150ns, port: {", "endpoint: {device: rosta, mps_supported: 512B, port: {"})
+    topo.replace(topo.find(k), std::string(k).size(), std::string(k) + "vcs: 2, ");
+  const auto r = simulate(topo, "[{type: rosta_peer, name: p, pairs: [[a, b]], bytes: 1MiB, payload: 256B, vc: 1}]");
+  EXPECT_NEAR(r["metrics"]["p.a_to_b.rx_MiB_per_s"].get<double>() / (analytic_write_Bps(2, 4, 256) / kMiB), 1.0, 0.002);
+}
+
+TEST(VirtualChannels, Vc1OnALinkWithoutItIsAnError) {
+  try {
+    simulate(two_devices(2, 4), "[{type: rosta_peer, name: p, pairs: [[a, b]], bytes: 64KiB, vc: 1}]");
+    FAIL() << "expected an error";
+  } catch (const hx::SimError& e) {
+    EXPECT_NE(std::string(e.what()).find("does not enable"), std::string::npos) << e.what();
+  }
+}

@@ -68,6 +68,7 @@ void RostaDma::refill() {
     const std::uint64_t addr = seg.addr + m_desc_off;
     const std::uint32_t len = next_chunk(addr, seg.len - m_desc_off, max_len);
     Tlp* t = m_ep->make(TlpKind::MemWr);
+    t->vc = j->vc;
     t->addr = addr;
     t->addr64 = addr >= (1ull << 32);
     t->len = len;
@@ -216,6 +217,8 @@ void RostaDma::on_write(const Tlp& t) {
     if (t.checksum != pcie::pattern_checksum(t.data_stream, t.data_off, t.len) ||
         (m_rx_stream && t.data_stream != m_rx_stream))
       sim_fail(m_name, "peer write data check failed");
+    if (m_rx_expect && m_rx_bytes + t.len > m_rx_expect)
+      sim_fail(m_name, "conservation: more peer bytes arrived than were sent");
     const Tick now = now_tick();
     if (m_rx_first == kNever) m_rx_first = now;
     if (on_rx) on_rx(now);

@@ -43,6 +43,7 @@ class RostaDma final : public pcie::Device, public Actor {
     std::vector<Segment> descs;  // host pages, or one segment for a peer write
     std::uint32_t payload = 128;
     std::uint64_t stream = 1;    // data pattern of what the FPGA sends
+    std::uint8_t vc = 0;         // virtual channel of its TLPs
     std::uint32_t msi_vector = 0;
     bool msi = true;
     // results

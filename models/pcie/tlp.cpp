@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "models/core/error.h"
+
 namespace hx::pcie {
 
 TlpPool& TlpPool::instance() {
@@ -23,6 +25,9 @@ Tlp* TlpPool::get() {
 }
 
 void TlpPool::put(Tlp* t) {
+  // A TLP consumed twice (duplicated somewhere) is a simulator bug.
+  if (t->id == 0) throw SimError("a TLP was consumed twice");
+  t->id = 0;
   --m_live;
   m_free.push_back(t);
 }

@@ -158,6 +158,15 @@ class RostaHostDma final : public Workload {
     r.t_doorbell = cpu.now();
     cpu.wait_msi(core, r.job.msi_vector);
     r.t1 = cpu.now();
+    if (m_write) {
+      // End to end: the buffer in host memory holds exactly what the FPGA sent.
+      std::uint64_t off = 0;
+      for (const auto& d : r.job.descs) {
+        if (m_p->rc().memory().store().checksum(d.addr, d.len) != pcie::pattern_checksum(r.job.stream, off, d.len))
+          sim_fail(m_name, "host buffer of " + r.dev + " does not hold the data written at offset " + std::to_string(off));
+        off += d.len;
+      }
+    }
     r.returned = true;
   }
   Platform* m_p = nullptr;
@@ -172,7 +181,7 @@ class RostaHostDma final : public Workload {
 class RostaPeer final : public Workload {
  public:
   RostaPeer(const Cursor& c, const topo::Topology& p) : Workload("rosta_peer") {
-    c.keys({"type", "name", "pairs", "bytes", "payload"});
+    c.keys({"type", "name", "pairs", "bytes", "payload", "vc"});
     if (c.has("name")) m_name = c.child("name").str();
     const Cursor pr = c.child("pairs");
     if (!pr.node.IsSequence() || pr.node.size() == 0) pr.fail("a list of [source, destination] pairs");
@@ -190,6 +199,7 @@ class RostaPeer final : public Workload {
     m_bytes = c.has("bytes") ? c.child("bytes").size() : 4ull << 20;
     if (m_bytes == 0) c.child("bytes").fail("must be positive");
     m_payload = c.has("payload") ? size32(c.child("payload"), 4, 4096) : 128;
+    m_vc = c.has("vc") ? static_cast<std::uint8_t>(c.child("vc").integer(0, pcie::kMaxVcs - 1)) : 0;
   }
   void start(Platform& plat) override {
     m_p = &plat;
@@ -201,6 +211,7 @@ class RostaPeer final : public Workload {
         const std::uint64_t target = m_p->endpoint(x.dst).config().bars.at(0).base + dma::kRostaEpRx;
         x.job.kind = dma::RostaDma::Kind::Peer;
         x.job.payload = m_payload;
+        x.job.vc = m_vc;
         x.job.stream = 0x200 + i;
         x.job.msi = false;
         for (std::uint64_t off = 0; off < m_bytes; off += 1u << 20)
@@ -244,6 +255,7 @@ class RostaPeer final : public Workload {
   std::vector<Pair> m_pairs;
   std::uint64_t m_bytes = 0;
   std::uint32_t m_payload = 128;
+  std::uint8_t m_vc = 0;
 };
 
 // S001 experiment 5: A writes to B, B echoes at once, A stops on the first
@@ -534,7 +546,7 @@ std::string workloads_reference() {
 | type | keys | what it runs |
 |---|---|---|
 | `rosta_dma` | `op` (write, read), `devices`, `count`, `bytes`, `payload`, `desc_mmio_writes` | S001 host DMA: per device a driver call on its own core (syscall, page pinning, UC descriptor writes, doorbell, MSI); hardware-timer and application speeds |
-| `rosta_peer` | `pairs` ([src, dst] list), `bytes`, `payload` | S001 FPGA-to-FPGA peer writes, all started together |
+| `rosta_peer` | `pairs` ([src, dst] list), `bytes`, `payload`, `vc` | S001 FPGA-to-FPGA peer writes, all started together |
 | `rosta_echo` | `from`, `to`, `bytes`, `reps` | S001 latency: echo round trip / 2 |
 | `calypte_loopback` | `mode` (fhf, hfh), `device`, `channel`, `size`, `reps`, `core` | S004 round-trip latency distribution |
 | `bench_lat` | `device`, `op` (rd, wrrd), `size`, `window`, `reps`, `pattern` (seq, rand) | S011 LAT_DMA_RD / LAT_DMA_WRRD |
