@@ -73,10 +73,11 @@ void RootComplex::on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) {
       break;
     case kWriteDone:
       retire_writes();
-      while (!m_posted_wait.empty() && m_posted_inflight < m_cfg.posted_buffer) {
+      while (!m_posted_wait.empty()) {
         auto [t, port] = m_posted_wait.front();
+        if (t->kind == TlpKind::MemWr && is_dram(*t) && m_posted_inflight >= m_cfg.posted_buffer) break;
         m_posted_wait.pop_front();
-        accept_write(t, port);
+        dispatch(t, port);
       }
       if (!m_posted_wait.empty()) m_sched.at(m_commits.top(), this, kWriteDone);
       break;
@@ -101,37 +102,52 @@ void RootComplex::inbound(Tlp* t, int port) {
     default:
       break;
   }
-  if (t->kind == TlpKind::MemWr && t->addr >= m_cfg.msi_base && t->addr < m_cfg.msi_base + 4096) {
-    rp.release(*t);
+  if (t->kind != TlpKind::MemWr && t->kind != TlpKind::MemRd)
+    sim_fail(basename(), std::string("unsupported inbound ") + kind_name(t->kind));
+  // Requests stay behind posted writes (spec table 2-40): nothing, MSI and
+  // reads included, passes a write waiting for a posted-buffer entry.
+  retire_writes();
+  const bool needs_entry = t->kind == TlpKind::MemWr && is_dram(*t);
+  if (!m_posted_wait.empty() || (needs_entry && m_posted_inflight >= m_cfg.posted_buffer)) {
+    // Credits stay held: back-pressure. Wake when the oldest commit frees an entry.
+    if (m_posted_wait.empty()) m_sched.at(m_commits.top(), this, kWriteDone);
+    m_posted_wait.emplace_back(t, port);
+    return;
+  }
+  dispatch(t, port);
+}
+
+bool RootComplex::is_dram(const Tlp& t) const {
+  return t.addr >= m_cfg.dram_base && t.addr - m_cfg.dram_base < m_cfg.dram_size;
+}
+
+void RootComplex::forward_p2p(Tlp* t, int port) {
+  const int out = port_for_addr(t->addr);
+  if (out < 0) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(t->addr));
+    sim_fail(basename(), std::string(kind_name(t->kind)) + " to unclaimed address 0x" + b);
+  }
+  if (!m_cfg.p2p) sim_fail(basename(), "peer-to-peer request but the root complex has p2p disabled");
+  m_ports[port]->release(*t);
+  ++p2p_forwarded;
+  enqueue(out, t, now_tick());
+}
+
+// One request, in order: an MSI, a write or read of memory, or a peer request.
+void RootComplex::dispatch(Tlp* t, int port) {
+  if (t->kind == TlpKind::MemRd) {
+    if (is_dram(*t)) serve_read(t, port);
+    else forward_p2p(t, port);
+  } else if (t->addr >= m_cfg.msi_base && t->addr < m_cfg.msi_base + 4096) {
+    m_ports[port]->release(*t);
     ++msis;
     if (m_host) m_host->on_msi(static_cast<std::uint32_t>(t->data_off), now_tick());
     pcie::TlpPool::instance().put(t);
-    return;
-  }
-  const bool in_dram = t->addr >= m_cfg.dram_base && t->addr - m_cfg.dram_base < m_cfg.dram_size;
-  if (!in_dram) {
-    const int out = port_for_addr(t->addr);
-    if (out < 0) sim_fail(basename(), std::string(kind_name(t->kind)) + " to unclaimed address 0x" +
-                                          [&] { char b[32]; snprintf(b, sizeof b, "%llx", (unsigned long long)t->addr); return std::string(b); }());
-    if (!m_cfg.p2p) sim_fail(basename(), "peer-to-peer request but the root complex has p2p disabled");
-    rp.release(*t);
-    ++p2p_forwarded;
-    enqueue(out, t, now_tick());
-    return;
-  }
-  if (t->kind == TlpKind::MemWr) {
-    retire_writes();
-    if (m_posted_inflight >= m_cfg.posted_buffer || !m_posted_wait.empty()) {
-      // Credits stay held: back-pressure. Wake when the oldest commit frees an entry.
-      if (m_posted_wait.empty()) m_sched.at(m_commits.top(), this, kWriteDone);
-      m_posted_wait.emplace_back(t, port);
-      return;
-    }
+  } else if (is_dram(*t)) {
     accept_write(t, port);
-  } else if (t->kind == TlpKind::MemRd) {
-    serve_read(t, port);
   } else {
-    sim_fail(basename(), std::string("unsupported inbound ") + kind_name(t->kind));
+    forward_p2p(t, port);
   }
 }
 

@@ -88,6 +88,9 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
  private:
   void inbound(Tlp* t, int port);
   void accept_write(Tlp* t, int port);
+  void dispatch(Tlp* t, int port);
+  void forward_p2p(Tlp* t, int port);
+  bool is_dram(const Tlp& t) const;
   void serve_read(Tlp* t, int port);
   void enqueue(int port, Tlp* t, Tick ready);
   int port_for_addr(std::uint64_t a) const;
@@ -108,7 +111,7 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   std::vector<std::deque<ReadJob>> m_reads;
   SlotCalendar m_lines;
   void retire_writes();
-  std::deque<std::pair<Tlp*, int>> m_posted_wait;
+  std::deque<std::pair<Tlp*, int>> m_posted_wait;  // requests behind a write waiting for an entry
   int m_posted_inflight = 0;
   std::priority_queue<Tick, std::vector<Tick>, std::greater<Tick>> m_commits;  // posted-buffer entries in flight
   std::vector<std::uint8_t> m_buf;

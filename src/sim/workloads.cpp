@@ -84,7 +84,10 @@ class RostaHostDma final : public Workload {
     m_payload = c.has("payload") ? size32(c.child("payload"), 4, 4096) : 128;
     m_desc_writes = c.has("desc_mmio_writes") ? static_cast<int>(c.child("desc_mmio_writes").integer(0, 64)) : 2;
     if (static_cast<int>(devs.size()) > host_cores(p)) c.fail("more transfers than host cores");
-    for (const auto& d : devs) m_runs.push_back(Run{d});
+    for (const auto& d : devs) {
+      m_runs.emplace_back();
+      m_runs.back().dev = d;
+    }
   }
 
   void start(Platform& plat) override {
