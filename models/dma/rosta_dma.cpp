@@ -11,7 +11,7 @@ using pcie::Tlp;
 using pcie::TlpKind;
 
 namespace {
-enum : std::uint32_t { kRefill, kIssueReads };
+enum : std::uint32_t { kIssueReads };
 constexpr int kBeatB = 8;  // 64-bit AXI-Stream datapath
 }  // namespace
 
@@ -136,7 +136,6 @@ void RostaDma::on_action(std::uint32_t kind, std::uint64_t, void*) {
     if (now_tick() == m_reads_at) m_reads_at = kNever;
     issue_reads();
   }
-  if (kind == kRefill) refill();
 }
 
 void RostaDma::on_tx_space(int stream) {
@@ -172,9 +171,6 @@ void RostaDma::finish() {
     m_ep->push(m_s_write, t, now_tick());
   }
   if (j->on_done) j->on_done();
-  if (m_pending && m_pending != j) {
-    // a job loaded while this one ran waits for its doorbell
-  }
 }
 
 void RostaDma::on_completion(const Tlp& t) {

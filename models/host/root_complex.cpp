@@ -232,7 +232,6 @@ Tlp* RootComplex::next_completion(pcie::PciePort& p, ReadJob& j, Tick now, Tick&
   c->len = static_cast<std::uint32_t>(stop - j.next);
   c->req_len = static_cast<std::uint32_t>(j.end - j.next);
   c->checksum = m_mem.store().checksum(j.next, c->len);
-  c->flow = j.req->flow;
   c->ctx = j.req->ctx;
   c->created = now;
   read_bytes += c->len;

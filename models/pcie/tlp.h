@@ -30,7 +30,6 @@ struct Tlp {
   std::uint64_t data_stream = 0;
   std::uint64_t data_off = 0;
   std::uint64_t id = 0;          // unique per simulation: conservation checks
-  std::uint32_t flow = 0;        // which workload flow it belongs to
   Tick created = 0;              // when its producer made it
   Tick ready = 0;                // earliest time it may be transmitted
   std::uint64_t seq = 0;         // arrival order inside a component (ordering rules)

@@ -257,7 +257,19 @@ Topology load_topology(const Cursor& root, const std::string& file) {
   int bus = 0;
   std::uint64_t mmio = kMmioBase;
   auto align = [](std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; };
-  std::function<void(int, int)> enumerate = [&](int ni, int secondary) {
+  std::function<void(int, int)> enumerate;
+  // A bridge port (root port or switch downstream port): its secondary bus,
+  // the subtree below it, then its subordinate bus and memory window.
+  auto bridge = [&](pcie::PortRoute& r, int link) {
+    r.sec_bus = ++bus;
+    mmio = align(mmio, kWindowAlign);
+    const std::uint64_t start = mmio;
+    enumerate(t.links[static_cast<std::size_t>(link)].down_node, r.sec_bus);
+    mmio = align(mmio, kWindowAlign);
+    r.sub_bus = bus;
+    if (mmio > start) r.windows.push_back(pcie::AddrRange{start, mmio - start});
+  };
+  enumerate = [&](int ni, int secondary) {
     NodeSpec& n = t.nodes[static_cast<std::size_t>(ni)];
     n.rid = static_cast<std::uint16_t>(secondary << 8);
     if (n.type == NodeType::Endpoint) {
@@ -267,36 +279,14 @@ Topology load_topology(const Cursor& root, const std::string& file) {
       if (mmio > kMmioLimit) n.where.fail("MMIO space below 4 GiB exhausted by BARs");
       return;
     }
-    // Switch: internal bus, then one bus per downstream port.
-    const int internal = ++bus;
-    (void)internal;
+    ++bus;  // the switch's internal bus; then one bus per downstream port
     n.routes.assign(n.child_links.size() + 1, pcie::PortRoute{});
-    for (std::size_t k = 0; k < n.child_links.size(); ++k) {
-      const auto& l = t.links[static_cast<std::size_t>(n.child_links[k])];
-      auto& r = n.routes[k + 1];
-      r.sec_bus = ++bus;
-      mmio = align(mmio, kWindowAlign);
-      const std::uint64_t start = mmio;
-      enumerate(l.down_node, r.sec_bus);
-      mmio = align(mmio, kWindowAlign);
-      r.sub_bus = bus;
-      if (mmio > start) r.windows.push_back(pcie::AddrRange{start, mmio - start});
-    }
+    for (std::size_t k = 0; k < n.child_links.size(); ++k) bridge(n.routes[k + 1], n.child_links[k]);
   };
   NodeSpec& rc = t.nodes[static_cast<std::size_t>(t.root)];
   rc.rid = 0;
   rc.routes.assign(std::max<std::size_t>(rc.child_links.size(), 1), pcie::PortRoute{});
-  for (std::size_t k = 0; k < rc.child_links.size(); ++k) {
-    const auto& l = t.links[static_cast<std::size_t>(rc.child_links[k])];
-    auto& r = rc.routes[k];
-    r.sec_bus = ++bus;
-    mmio = align(mmio, kWindowAlign);
-    const std::uint64_t start = mmio;
-    enumerate(l.down_node, r.sec_bus);
-    mmio = align(mmio, kWindowAlign);
-    r.sub_bus = bus;
-    if (mmio > start) r.windows.push_back(pcie::AddrRange{start, mmio - start});
-  }
+  for (std::size_t k = 0; k < rc.child_links.size(); ++k) bridge(rc.routes[k], rc.child_links[k]);
   if (rc.rc.dram_base < kMmioLimit && rc.rc.dram_base + rc.rc.dram_size > kMmioBase)
     rc.where.child("rc").child("dram_base").fail("host DRAM overlaps the MMIO window " + hex(kMmioBase) + "-" + hex(kMmioLimit));
   if (bus > 255) root.child("links").fail("more than 256 buses");
