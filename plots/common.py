@@ -41,7 +41,12 @@ def reference(name):
 
 
 def size_of(v):
-    return int(str(v).rstrip('B'))
+    """Bytes of a size string as written in studies: 64B, 4KiB, 1MiB."""
+    s = str(v)
+    for unit, f in (('KiB', 1024), ('MiB', 2**20), ('GiB', 2**30), ('B', 1)):
+        if s.endswith(unit):
+            return int(float(s[:-len(unit)]) * f)
+    return int(float(s))
 
 
 def save(fig, out_dir, name):

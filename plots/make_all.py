@@ -14,6 +14,7 @@ FIGURES = [
     ('s004_fhf_latency', 's004_latency.py', 'S004 FHF latency distribution vs packet size per platform'),
     ('s004_hfh_latency', None, 'S004 HFH latency distribution vs packet size per platform'),
     ('s011_vs_size', 's011_vs_size.py', 'S011 latency and bandwidth vs transfer size'),
+    ('s011_vs_window', 's011_vs_window.py', 'S011 read bandwidth and latency vs window size (IOMMU off)'),
 ]
 
 
