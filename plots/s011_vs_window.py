@@ -13,8 +13,9 @@ fig.subplots_adjust(wspace=0.35)
 pts = need(points(res, 's011_window_bw'), 's011_window_bw')
 for i, size in enumerate((64, 256, 512)):
     mine = sorted((size_of(p['point']['workloads.0.window']) // 1024, p['metrics']['bw.gbit_per_s'])
-                  for p in pts if size_of(p['point']['workloads.0.size']) == size)
-    a1.plot([w for w, _ in mine], [v for _, v in mine], '-', color='C%d' % i, label='hxsim rd %d B' % size)
+                  for p in pts if int(p['metrics']['bw.size_B']) == size)
+    if mine:
+        a1.plot([w for w, _ in mine], [v for _, v in mine], '-', color='C%d' % i, label='hxsim rd %d B' % size)
     for cache, marker in (('HWarm', 'o'), ('Cold', 'x')):
         m = [(WIN[w], r['value']) for w in WIN for k, r in [('s011.hsw_e5_2620v3.window_bw.rd_%d.%s.%s' % (size, cache, w), None)]
              for r in [ref.get(k)] if r]
