@@ -145,6 +145,47 @@ class Validate(unittest.TestCase):
             shutil.rmtree(d)
 
 
+    def test_tolerance_logic_and_report_format(self):
+        # One study (S001 one-switch latency, 706.2 ns simulated) checked
+        # against made-up references of each provenance.
+        d = tempfile.mkdtemp()
+        try:
+            os.makedirs(os.path.join(d, 'reference'))
+            os.makedirs(os.path.join(d, 'cases'))
+            with open(os.path.join(d, 'reference', 't.yaml'), 'w') as f:
+                f.write('source: T\nrecords:\n'
+                        '  - {id: t.exact.in, value: 700, unit: ns, prov: exact}\n'          # +0.9%, default 5%
+                        '  - {id: t.exact.out, value: 650, unit: ns, prov: exact}\n'         # +8.6% > 5%
+                        '  - {id: t.approx.in, value: 650, unit: ns, prov: approx}\n'        # +8.6% <= 10%
+                        '  - {id: t.range.in, value: [700, 710], unit: ns, prov: range}\n'
+                        '  - {id: t.range.out, value: [710, 720], unit: ns, prov: range}\n'
+                        '  - {id: t.tight, value: 700, unit: ns, prov: exact, tolerance_pct: 0.5}\n'
+                        '  - {id: t.gap, value: 600, unit: ns, prov: exact}\n')
+            study = os.path.join(ROOT, 'configs', 's001_latency.yaml')
+            checks = ''.join('  - {ref: %s, point: {workloads.0.to: fpga1}, metric: one_switch.one_way_ns%s}\n'
+                             % (i, ', known_gap: explained' if i == 't.gap' else '')
+                             for i in ('t.exact.in', 't.exact.out', 't.approx.in', 't.range.in', 't.range.out', 't.tight', 't.gap'))
+            with open(os.path.join(d, 'cases', 'c.yaml'), 'w') as f:
+                f.write('case: c\nstudy: %s\nchecks:\n%s' % (study, checks))
+            rc, out, err = run('validate', '--cases-dir', os.path.join(d, 'cases'), '--work', os.path.join(d, 'w'),
+                               '--report', os.path.join(d, 'rep'))
+            self.assertEqual(rc, 1, out + err)
+            with open(os.path.join(d, 'rep.json')) as f:
+                rep = json.load(f)
+            status = {c['id']: c['status'] for c in rep['cases']}
+            self.assertEqual(status, {'t.exact.in': 'pass', 't.exact.out': 'FAIL', 't.approx.in': 'pass', 't.range.in': 'pass',
+                                      't.range.out': 'FAIL', 't.tight': 'FAIL', 't.gap': 'XFAIL'})
+            for c in rep['cases']:
+                for k in ('id', 'reference', 'simulated', 'unit', 'error_pct', 'tolerance_pct', 'pass'):
+                    self.assertIn(k, c)
+            self.assertEqual(rep['summary']['failed'], 3)
+            self.assertEqual(rep['summary']['known_gaps'], 1)
+            self.assertIn('T', rep['summary']['by_source'])
+            self.assertTrue(os.path.exists(os.path.join(d, 'rep.md')))
+        finally:
+            shutil.rmtree(d)
+
+
 class Golden(unittest.TestCase):
     def test_platforms_match_golden(self):
         cases = json.load(open(os.path.join(ROOT, 'tests', 'golden', 'cases.json')))
