@@ -18,12 +18,19 @@ ax.bar(range(len(rows)), [r['error_pct'] for r in rows], color=[colour.get(r['st
 ax.plot(range(len(rows)), [r['tolerance_pct'] for r in rows], 'k_', ms=4)
 ax.plot(range(len(rows)), [-r['tolerance_pct'] for r in rows], 'k_', ms=4)
 ax.axhline(0, color='k', lw=0.6)
-cases = []
+# One label per source at the middle of its checks, a rule between sources.
+groups = []
 for i, r in enumerate(rows):
-    if not cases or cases[-1][1] != r['case']:
-        cases.append((i, r['case']))
-ax.set_xticks([i for i, _ in cases])
-ax.set_xticklabels([c for _, c in cases], rotation=60, ha='right', fontsize=6.5)
+    src = r.get('source', r['case'])
+    if not groups or groups[-1][0] != src:
+        groups.append([src, i, i])
+    groups[-1][2] = i
+for src, a, b in groups:
+    if a:
+        ax.axvline(a - 0.5, color='gray', lw=0.6)
+ax.set_xticks([(a + b) / 2 for _, a, b in groups])
+ax.set_xticklabels(['%s (%d)' % (src, b - a + 1) for src, a, b in groups])
+ax.set_xlabel('checked figures by source (count)')
 ax.set_ylabel('error vs measurement (%)')
 s = rep['summary']
 ax.set_title('hxsim validation: %d pass, %d fail, %d known gaps (orange); bars: error, ticks: tolerance'
