@@ -186,3 +186,19 @@ TEST(VirtualChannels, Vc1OnALinkWithoutItIsAnError) {
     EXPECT_NE(std::string(e.what()).find("does not enable"), std::string::npos) << e.what();
   }
 }
+
+// Per-port MPS on a switch: the port toward b keeps 128 B, so a 256 B peer
+// write from a is malformed there, while the switch's other ports allow 256.
+TEST(Mps, SwitchPortMpsAppliesPerPort) {
+  std::string topo = two_devices(2, 4);
+  topo.replace(topo.find("sw: {type: switch}"), 18, "sw: {type: switch, mps: 256B, port_mps: {down1: 128B}}");
+  topo.replace(topo.find("a: {type: endpoint}"), 19, "a: {type: endpoint, mps: 256B}");
+  topo.replace(topo.find("b: {type: endpoint}"), 19, "b: {type: endpoint, mps: 256B}");
+  try {
+    simulate(topo, "[{type: rosta_peer, name: p, pairs: [[a, b]], bytes: 64KiB, payload: 256B}]");
+    FAIL() << "expected a malformed-TLP error at the 128 B port";
+  } catch (const hx::SimError& e) {
+    EXPECT_NE(std::string(e.what()).find("sw.down1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("MPS 128"), std::string::npos) << e.what();
+  }
+}

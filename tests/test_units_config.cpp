@@ -150,6 +150,9 @@ TEST(Topology, RejectsBadHierarchiesWithLocations) {
   std::string mps = s;
   mps.replace(mps.find("a: {type: endpoint}"), 19, "a: {type: endpoint, mps: 512B}");
   EXPECT_NE(error_of(mps).find("above what the device supports"), std::string::npos);
+  std::string pm = s;
+  pm.replace(pm.find("{type: switch}"), 14, "{type: switch, port_mps: {down7: 128B}}");
+  EXPECT_NE(error_of(pm).find("no port 'down7'"), std::string::npos);
 }
 
 TEST(Sweep, CartesianAndZipped) {

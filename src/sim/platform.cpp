@@ -31,6 +31,10 @@ Platform::Platform(const topo::Topology& t) : m_topo(t) {
       c.cut_through = n.sw.cut_through;
       c.acs_redirect = n.sw.acs_redirect;
       c.ports.assign(n.child_links.size() + 1, n.port);
+      for (std::size_t k = 0; k < c.ports.size(); ++k) {
+        auto it = n.port_mps.find(k == 0 ? "up" : "down" + std::to_string(k - 1));
+        if (it != n.port_mps.end()) c.ports[k].mps = it->second;
+      }
       c.routes = n.routes;
       m_switches.push_back(std::make_unique<pcie::Switch>(n.name.c_str(), c));
       auto& sw = *m_switches.back();

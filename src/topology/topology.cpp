@@ -87,9 +87,20 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults) {
     cfg::load_params(c.child("cpu"), n.cpu, cfg::cpu_params());
   } else if (n.type == NodeType::Switch) {
     std::set<std::string> keys = common;
-    keys.insert("ports");
+    keys.insert({"ports", "port_mps"});
     cfg::load_params(c, n.sw, cfg::switch_params(), keys);
     n.ports = c.has("ports") ? static_cast<int>(c.child("ports").integer(2, 96)) : 0;
+    if (c.has("port_mps")) {
+      const Cursor pm = c.child("port_mps");
+      if (!pm.is_map()) pm.fail("port_mps: a map of port name (up, down0, down1, ...) to MPS");
+      for (auto it = pm.node.begin(); it != pm.node.end(); ++it) {
+        const std::string port = it->first.as<std::string>();
+        const Cursor v = pm.child(port);
+        const int m = mps_value(v);
+        if (m > n.mps_supported) v.fail("MPS " + std::to_string(m) + " above what the switch supports (" + std::to_string(n.mps_supported) + ")");
+        n.port_mps[port] = m;
+      }
+    }
   } else {
     std::set<std::string> keys = common;
     keys.insert({"device", "endpoint", "rosta", "calypte", "bench"});
@@ -232,6 +243,12 @@ Topology load_topology(const Cursor& root, const std::string& file) {
     }
     if (n.type == NodeType::Switch) {
       if (n.child_links.empty()) n.where.fail("switch '" + n.name + "' has no downstream links");
+      for (const auto& [port, m] : n.port_mps) {
+        const bool ok = port == "up" || (port.rfind("down", 0) == 0 && port.size() > 4 &&
+                                         port.find_first_not_of("0123456789", 4) == std::string::npos &&
+                                         std::stoul(port.substr(4)) < n.child_links.size());
+        if (!ok) n.where.child("port_mps").child(port).fail("no port '" + port + "' (up, down0..down" + std::to_string(n.child_links.size() - 1) + ")");
+      }
       if (n.ports && static_cast<int>(n.child_links.size()) + 1 > n.ports)
         n.where.child("ports").fail(std::to_string(n.child_links.size() + 1) + " links need more than " +
                                     std::to_string(n.ports) + " ports");
@@ -308,6 +325,8 @@ std::string describe(const Topology& t) {
       const auto& r = n.routes[p];
       if (r.sec_bus < 0) continue;
       os << "      port " << p << ": buses " << r.sec_bus << "-" << r.sub_bus;
+      auto pm = n.port_mps.find(n.type == NodeType::Switch ? "down" + std::to_string(p - 1) : "");
+      if (pm != n.port_mps.end()) os << "  MPS " << pm->second;
       for (const auto& w : r.windows) os << "  window " << hex(w.base) << "-" << hex(w.base + w.size - 1);
       os << "\n";
     }

@@ -28,6 +28,7 @@ struct NodeSpec {
   // switch
   cfg::SwitchParams sw;
   int ports = 0;
+  std::map<std::string, int> port_mps;  // per-port MPS overrides: up, down0, down1, ...
   // endpoint
   cfg::EndpointParams ep;
   std::string device = "none";
@@ -36,7 +37,7 @@ struct NodeSpec {
   dma::BenchDmaConfig bench;
 
   // derived by enumeration
-  int mps = 128;
+  int mps = 128;                       // programmed MPS (switches: of ports without an override)
   int parent_link = -1;
   std::vector<int> child_links;   // in port order
   std::uint16_t rid = 0;
