@@ -108,6 +108,7 @@ void PciePort::wake_at(Tick t) {
 void PciePort::try_send() {
   if (!m_peer) return;
   const Tick now = now_tick();
+  place_due_acks(now);
   if (m_wire_free > now) {
     wake_at(m_wire_free);
     return;
@@ -161,21 +162,42 @@ void PciePort::on_received(const Tlp& t, Tick tail) {
     sim_fail(m_name, "receive buffer overflow (header credits) on " + std::string(kClassName[cls]));
   if (m_cfg.credits_data[cls] && m_rx_data[t.vc][cls] > m_cfg.credits_data[cls])
     sim_fail(m_name, "receive buffer overflow (data credits) on " + std::string(kClassName[cls]));
+  // ACK policy: after ack_every TLPs, or ack_timeout after the last TLP of
+  // a batch that stopped short (known once the next TLP's tail is known).
+  if (m_unacked > 0 && tail > m_last_rx_tail + m_link.ack_timeout) {
+    m_acks_due.push_back(m_last_rx_tail + m_link.ack_timeout);
+    m_unacked = 0;
+  }
+  m_last_rx_tail = tail;
   if (++m_unacked >= m_link.ack_every) {
     m_unacked = 0;
-    m_owner.scheduler().at(tail, this, kAckDue, 0);
-  } else if (!m_ack_timer) {
-    m_ack_timer = true;
-    m_owner.scheduler().at(tail + m_link.ack_timeout, this, kAckDue, 1);
+    m_acks_due.push_back(tail);
+  }
+}
+
+// Place an ACK due at `due` on this port's wire: in the idle gap if the wire
+// was free then, otherwise right behind what was on the wire.
+void PciePort::place_dllp(Tick due) {
+  m_wire_free = std::max(due, m_wire_free) + m_dllp_time;
+  tx_dllps += 1;
+  tx_bytes += static_cast<std::uint64_t>(generation(m_link.gen).dllp_B);
+  busy_ps += m_dllp_time;
+}
+
+void PciePort::place_due_acks(Tick now) {
+  while (!m_acks_due.empty() && m_acks_due.front() <= now) {
+    place_dllp(m_acks_due.front());
+    m_acks_due.pop_front();
+  }
+  if (m_unacked > 0 && m_last_rx_tail + m_link.ack_timeout <= now) {
+    place_dllp(m_last_rx_tail + m_link.ack_timeout);
+    m_unacked = 0;
   }
 }
 
 Tick PciePort::send_dllp(Tick at) {
-  const Tick start = std::max(at, m_wire_free);
-  m_wire_free = start + m_dllp_time;
-  tx_dllps += 1;
-  tx_bytes += static_cast<std::uint64_t>(generation(m_link.gen).dllp_B);
-  busy_ps += m_dllp_time;
+  place_due_acks(at);
+  place_dllp(at);
   return m_wire_free + m_link.latency;  // arrival at the partner
 }
 
@@ -221,14 +243,6 @@ void PciePort::on_action(std::uint32_t kind, std::uint64_t arg, void*) {
     case kWake:
       if (arg == m_next_wake) m_next_wake = kNever;
       try_send();
-      break;
-    case kAckDue:
-      if (arg == 1) {
-        m_ack_timer = false;
-        if (m_unacked == 0) break;
-        m_unacked = 0;
-      }
-      send_dllp(now_tick());
       break;
     case kFcDue: {
       const int vc = static_cast<int>(arg) / kFcClasses, cls = static_cast<int>(arg) % kFcClasses;

@@ -7,6 +7,10 @@
 //    credits when its owner drains the TLP and returns them in UpdateFC DLLPs
 //    that occupy its own transmit wire and arrive after the link latency;
 //  - ACK DLLPs every N TLPs or on a timer, also occupying the reverse wire.
+//    An ACK's only effect modelled is that occupancy (no replay buffer), so
+//    it costs no event: it is due at a known time and is placed on the wire
+//    when the wire next transmits (in the idle gap, or behind the TLP on the
+//    wire then). ACKs due after a wire's last transmission are not counted.
 // Simplifications: no replay buffer or bit errors (a link is error free), no
 // power states; SKP ordered sets as a constant fraction of the line rate.
 #pragma once
@@ -91,7 +95,7 @@ class PciePort final : public Actor {
   Counter tx_tlps, tx_bytes, tx_payload, tx_dllps, busy_ps, credit_stalls;
 
  private:
-  enum : std::uint32_t { kWake, kAckDue, kFcDue };
+  enum : std::uint32_t { kWake, kFcDue };
   struct Credits {
     int hdr = 0, data = 0;
     bool inf_hdr = false, inf_data = false;
@@ -104,6 +108,8 @@ class PciePort final : public Actor {
   void transmit(Tlp* t, Tick now);
   void refresh_credits(Tick now);
   Tick send_dllp(Tick at);
+  void place_dllp(Tick due);
+  void place_due_acks(Tick now);
   void on_received(const Tlp& t, Tick tail);
   void flush_fc(int vc, int cls);
 
@@ -128,7 +134,8 @@ class PciePort final : public Actor {
   std::array<std::array<int, kFcClasses>, kMaxVcs> m_fc_hdr{}, m_fc_data{}, m_fc_tlps{};  // freed, unreported
   std::array<std::array<bool, kFcClasses>, kMaxVcs> m_fc_timer{};
   int m_unacked = 0;
-  bool m_ack_timer = false;
+  Tick m_last_rx_tail = 0;
+  std::deque<Tick> m_acks_due;  // ACK DLLPs this port owes its wire
 };
 
 }  // namespace hx::pcie
