@@ -202,3 +202,15 @@ TEST(Mps, SwitchPortMpsAppliesPerPort) {
     EXPECT_NE(std::string(e.what()).find("MPS 128"), std::string::npos) << e.what();
   }
 }
+
+// A switch with small completion buffers back-pressures the root complex's
+// completions; the read still completes with every byte checked.
+TEST(FlowControl, SmallCompletionBuffersBackPressureTheRoot) {
+  std::string topo = two_devices(2, 4);
+  const std::string from = "port: {p_hdr: 127, p_data: 2000}";
+  topo.replace(topo.find(from), from.size(), "port: {p_hdr: 127, p_data: 2000, cpl_hdr: 2, cpl_data: 16}");
+  const auto r = simulate(topo, "[{type: rosta_dma, name: rd, op: read, devices: [a], bytes: 64KiB}]");
+  EXPECT_EQ(r["stats"]["host.read_bytes"]["value"].get<double>(), 65536.0);
+  EXPECT_GT(r["stats"]["host.rp0.credit_stalls"]["value"].get<double>(), 0);
+  EXPECT_GT(r["metrics"]["rd.a.read_hw_MiB_per_s"].get<double>(), 0);
+}

@@ -205,8 +205,9 @@ void RootComplex::serve_read(Tlp* t, int port) {
 
 // The next completion of read job `j`: the contiguous data ready now, up to
 // the completion size (a multiple of the RCB) and never across one of its
-// boundaries, ending on an RCB boundary unless it ends the request.
-Tlp* RootComplex::next_completion(pcie::PciePort& p, ReadJob& j, Tick now, Tick& wake) {
+// boundaries, ending on an RCB boundary unless it ends the request. Returns
+// where it would end (j.next if nothing is ready; `wake` then says when).
+std::uint64_t RootComplex::completion_end(pcie::PciePort& p, const ReadJob& j, Tick now, Tick& wake) const {
   const std::uint64_t L = static_cast<std::uint64_t>(m_cfg.memory.line_B);
   const std::uint64_t rcb = static_cast<std::uint64_t>(m_cfg.rcb_B);
   const std::uint64_t mps = static_cast<std::uint64_t>(p.config().mps);
@@ -221,8 +222,12 @@ Tlp* RootComplex::next_completion(pcie::PciePort& p, ReadJob& j, Tick now, Tick&
   if (stop != j.end) stop = stop / rcb * rcb;
   if (stop <= j.next) {
     if (li < j.line_ready.size()) wake = std::min(wake, j.line_ready[li]);
-    return nullptr;
+    return j.next;
   }
+  return stop;
+}
+
+Tlp* RootComplex::make_completion(ReadJob& j, std::uint64_t stop, Tick now) {
   Tlp* c = pcie::TlpPool::instance().get();
   c->kind = TlpKind::CplD;
   c->vc = j.req->vc;
@@ -278,22 +283,22 @@ Tlp* RootComplex::tx_select(pcie::PciePort& p) {
   // requests interleave (the oldest with data ready goes first); one
   // request's completions stay in address order; none passes an older
   // posted request on this port.
-  if (!jobs.empty()) {
+  for (auto it = jobs.begin(); it != jobs.end() && it->seq < best_seq; ++it) {
+    if (it->seq > p_seq && qs[0].front()->ready <= now) break;
+    const std::uint64_t stop = completion_end(p, *it, now, wake);
+    if (stop == it->next) continue;
+    // Credits for exactly this completion, or it waits (back-pressure).
     Tlp probe;
     probe.kind = TlpKind::CplD;
-    if (p.can_send(probe)) {
-      for (auto it = jobs.begin(); it != jobs.end() && it->seq < best_seq; ++it) {
-        if (it->seq > p_seq && qs[0].front()->ready <= now) break;
-        if (Tlp* c = next_completion(p, *it, now, wake)) {
-          if (!p.can_send(*c)) sim_fail(basename(), "completion data credits ran out mid-request");
-          if (it->next == it->end) {
-            pcie::TlpPool::instance().put(it->req);
-            jobs.erase(it);
-          }
-          return c;
-        }
-      }
+    probe.vc = it->req->vc;
+    probe.len = static_cast<std::uint32_t>(stop - it->next);
+    if (!p.can_send(probe)) continue;
+    Tlp* c = make_completion(*it, stop, now);
+    if (it->next == it->end) {
+      pcie::TlpPool::instance().put(it->req);
+      jobs.erase(it);
     }
+    return c;
   }
   if (best < 0) {
     if (wake != kNever) p.wake_at(wake);

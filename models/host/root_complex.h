@@ -101,7 +101,8 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
     std::vector<Tick> line_ready;
     std::uint64_t seq;
   };
-  Tlp* next_completion(pcie::PciePort& p, ReadJob& j, Tick now, Tick& wake);
+  std::uint64_t completion_end(pcie::PciePort& p, const ReadJob& j, Tick now, Tick& wake) const;
+  Tlp* make_completion(ReadJob& j, std::uint64_t stop, Tick now);
 
   RootComplexConfig m_cfg;
   Scheduler m_sched;

@@ -1,7 +1,6 @@
 #include "src/topology/topology.h"
 
 #include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/connected_components.hpp>
 
 #include <algorithm>
