@@ -59,6 +59,10 @@ class BadInput(unittest.TestCase):
     def test_unknown_workload_device(self):
         self.expect_error(self.GOOD.replace('fpga1', 'fpga9'), "'fpga9' is not an endpoint with a rosta device")
 
+    def test_device_driven_twice(self):
+        study = self.GOOD.replace(']\n', ', {type: rosta_echo, name: e, from: fpga0, to: fpga2}]\n')
+        self.expect_error(study, "'fpga0' is already driven by workload 'rosta_peer'")
+
     def test_bad_link_width(self):
         topo = open(os.path.join(ROOT, 'topologies', 's001_rosta.yaml')).read().replace(
             '{up: host, down: swA, gen: 2, width: 8}', '{up: host, down: swA, gen: 2, width: 24}')

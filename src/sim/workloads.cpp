@@ -137,6 +137,11 @@ class RostaHostDma final : public Workload {
     for (const auto& r : m_runs) os << r.dev << (r.returned ? " returned; " : " waiting; ");
     return os.str();
   }
+  std::vector<std::string> exclusive_devices() const override {
+    std::vector<std::string> d;
+    for (const auto& r : m_runs) d.push_back(r.dev);
+    return d;
+  }
 
  private:
   struct Run {
@@ -229,6 +234,13 @@ class RostaPeer final : public Workload {
       if (m_p->device<dma::RostaDma>(x.dst)->rx_bytes() < m_bytes) return false;
     return true;
   }
+  std::vector<std::string> exclusive_devices() const override {
+    std::vector<std::string> d;
+    for (const auto& x : m_pairs) d.push_back(x.src);
+    for (const auto& x : m_pairs)
+      if (std::find(d.begin(), d.end(), x.dst) == d.end()) d.push_back(x.dst);
+    return d;
+  }
   void report(Results& res) const override {
     Tick first = kNever, last = 0;
     for (const auto& x : m_pairs) {
@@ -309,6 +321,7 @@ class RostaEcho final : public Workload {
     });
   }
   bool done() const override { return m_done; }
+  std::vector<std::string> exclusive_devices() const override { return {m_a, m_b}; }
   void report(Results& res) const override {
     res.metric(m_name + ".one_way_ns", m_oneway.percentile(50), "ns");
     res.hist(m_name + ".one_way_ns", m_oneway, "ns");
@@ -391,6 +404,7 @@ class CalypteLoop final : public Workload {
     });
   }
   bool done() const override { return m_done; }
+  std::vector<std::string> exclusive_devices() const override { return {m_dev}; }
   void report(Results& res) const override {
     const std::string k = m_name + (m_fhf ? ".fhf" : ".hfh");
     res.metric(k + "_min_us", m_lat.min(), "us");
@@ -525,6 +539,7 @@ class BenchDmaLoad final : public Workload {
 std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const topo::Topology& p) {
   std::vector<std::unique_ptr<Workload>> out;
   std::set<std::string> names;
+  std::map<std::string, std::string> owner;  // device -> workload driving it
   for (std::size_t i = 0; i < list.node.size(); ++i) {
     const Cursor c = list.item(i);
     if (!c.is_map()) c.fail("a workload is a map with a type");
@@ -538,6 +553,10 @@ std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const 
     if (type == "bench_lat") w = std::make_unique<BenchDmaLoad>(c, p, true);
     if (type == "bench_bw") w = std::make_unique<BenchDmaLoad>(c, p, false);
     if (!names.insert(w->name()).second) c.fail("two workloads named '" + w->name() + "'; give one a name:");
+    for (const auto& d : w->exclusive_devices()) {
+      auto [it, fresh] = owner.emplace(d, w->name());
+      if (!fresh) c.fail("'" + d + "' is already driven by workload '" + it->second + "' (its DMA engine runs one job at a time)");
+    }
     out.push_back(std::move(w));
   }
   return out;

@@ -33,6 +33,8 @@ class Workload {
   virtual bool done() const = 0;
   virtual void report(Results& r) const = 0;
   virtual std::string status() const { return done() ? "done" : "running"; }
+  // Devices this workload drives alone (a DMA engine runs one job at a time).
+  virtual std::vector<std::string> exclusive_devices() const { return {}; }
   const std::string& name() const { return m_name; }
 
  protected:
