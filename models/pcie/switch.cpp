@@ -6,9 +6,6 @@
 
 namespace hx::pcie {
 
-namespace {
-enum : std::uint32_t { kArrive };
-}
 
 Switch::Switch(sc_core::sc_module_name name, const SwitchConfig& cfg)
     : sc_core::sc_module(name), m_cfg(cfg), m_sched(basename()) {
@@ -53,29 +50,30 @@ void Switch::rx_tlp(PciePort& p, Tlp* t, Tick head, Tick tail) {
     out = 0;
     ++redirected;
   }
+  PciePort& egress = *m_ports[out];
   Tick eligible;
   if (m_cfg.cut_through) {
-    const Tick egress_dur = m_ports[out]->serialize(m_ports[out]->wire_bytes(*t));
+    const Tick egress_dur = egress.serialize(egress.wire_bytes(*t));
     eligible = std::max(head + m_cfg.latency, tail + m_cfg.latency > egress_dur ? tail + m_cfg.latency - egress_dur : 0);
   } else {
     eligible = tail + m_cfg.latency;
   }
-  m_sched.at(eligible, this, kArrive, static_cast<std::uint64_t>(out), t);
-}
-
-void Switch::on_action(std::uint32_t, std::uint64_t arg, void* ptr) {
-  Tlp* t = static_cast<Tlp*>(ptr);
-  const int out = static_cast<int>(arg);
+  // Queue it now, selectable from `eligible` on: a busy egress picks it up
+  // when its wire frees, so a hop under load costs one action, not two.
+  t->ready = eligible;
   t->seq = m_seq++;
   m_egress[out].q[t->src_port][t->vc][static_cast<int>(t->fc())].push_back(t);
   ++m_egress[out].queued;
   ++m_queued;
-  m_ports[out]->kick();
+  egress.wake_at(std::max(eligible, egress.wire_free()));
 }
+
 
 Tlp* Switch::tx_select(PciePort& p) {
   Egress& e = m_egress[p.index];
   const std::size_t n = e.q.size();
+  const Tick now = now_tick();
+  Tick next_ready = kNever;
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t in = (e.rr + k) % n;
     for (int vc = 0; vc < kMaxVcs; ++vc) {
@@ -89,6 +87,10 @@ Tlp* Switch::tx_select(PciePort& p) {
       for (int c = 0; c < kFcClasses; ++c) {
         if (qs[c].empty()) continue;
         Tlp* h = qs[c].front();
+        if (h->ready > now) {  // still arriving (cut-through) or in the switch pipeline
+          next_ready = std::min(next_ready, h->ready);
+          continue;
+        }
         if (c != 0 && h->seq > p_seq) continue;
         if (h->seq < best_seq && p.can_send(*h)) {
           best = c;
@@ -107,6 +109,7 @@ Tlp* Switch::tx_select(PciePort& p) {
       }
     }
   }
+  if (next_ready != kNever) p.wake_at(next_ready);
   return nullptr;
 }
 

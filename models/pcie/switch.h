@@ -32,7 +32,7 @@ struct SwitchConfig {
   std::vector<PortRoute> routes;        // per port (downstream ones used)
 };
 
-class Switch final : public sc_core::sc_module, public PortOwner, public Actor {
+class Switch final : public sc_core::sc_module, public PortOwner {
  public:
   Switch(sc_core::sc_module_name name, const SwitchConfig& cfg);
   PciePort& upstream() { return *m_ports[0]; }
@@ -44,7 +44,6 @@ class Switch final : public sc_core::sc_module, public PortOwner, public Actor {
   void rx_tlp(PciePort& p, Tlp* t, Tick head, Tick tail) override;
   Scheduler& scheduler() override { return m_sched; }
   bool tx_pending(const PciePort& p) const override { return m_egress[static_cast<std::size_t>(p.index)].queued > 0; }
-  void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
 
   std::size_t queued() const { return m_queued; }
   Counter forwarded, redirected;
