@@ -27,7 +27,6 @@ class Scheduler {
 
   // Run `target->on_action(kind, arg, ptr)` at absolute time t (t >= now).
   void at(Tick t, Actor* target, std::uint32_t kind, std::uint64_t arg = 0, void* ptr = nullptr);
-  std::size_t pending() const { return m_heap.size(); }
   static std::uint64_t actions_dispatched();
 
  private:

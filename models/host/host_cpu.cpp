@@ -116,10 +116,6 @@ void HostCpu::mmio_copy_wc(int core, std::uint64_t dst, std::uint64_t src, std::
 
 void HostCpu::fence(int core) { compute(core, m_cfg.fence_cost); }
 
-void HostCpu::read_lines(int core, std::uint32_t bytes) {
-  compute(core, m_cfg.copy_line_cost * ((bytes + 63) / 64));
-}
-
 void HostCpu::mmio_read(int core, std::uint64_t addr, std::uint32_t len) {
   Tlp* t = pcie::TlpPool::instance().get();
   t->kind = TlpKind::MemRd;

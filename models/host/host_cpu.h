@@ -58,7 +58,6 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
                     std::uint64_t off);
   void fence(int core);
   void mmio_read(int core, std::uint64_t addr, std::uint32_t len);
-  void read_lines(int core, std::uint32_t bytes);
   // Polling: arm before triggering the write, then wait for it.
   int arm_watch(std::uint64_t addr, std::uint32_t len, int core);
   void wait_watch(int id);

@@ -65,7 +65,6 @@ class Endpoint final : public sc_core::sc_module, public PortOwner, public Actor
 
   int add_stream(const std::string& name, std::size_t depth);
   bool stream_full(int s) const { return m_streams[static_cast<std::size_t>(s)].q.size() >= m_streams[static_cast<std::size_t>(s)].depth; }
-  std::size_t stream_size(int s) const { return m_streams[static_cast<std::size_t>(s)].q.size(); }
   // Hand a TLP to the transaction layer, ready at `at`.
   void push(int stream, Tlp* t, Tick at = 0);
   Tlp* make(TlpKind kind);  // a TLP from this function (requester id set)

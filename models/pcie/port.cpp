@@ -95,8 +95,6 @@ bool PciePort::can_send(const Tlp& t) {
   return ok;
 }
 
-void PciePort::kick() { try_send(); }
-
 void PciePort::wake_at(Tick t) {
   const Tick now = now_tick();
   if (t < now) t = now;

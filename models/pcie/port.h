@@ -75,7 +75,6 @@ class PciePort final : public Actor {
   const LinkConfig& link() const { return m_link; }
   int index = 0;  // owner's port index
 
-  void kick();                 // the owner may have something to send
   void wake_at(Tick t);        // retry selection at t
   bool can_send(const Tlp& t);
   void release(const Tlp& t);  // the owner drained t from this port's receive buffer

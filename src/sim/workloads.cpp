@@ -243,22 +243,20 @@ class RostaPeer final : public Workload {
   }
   void report(Results& res) const override {
     Tick first = kNever, last = 0;
+    double sum = 0;
     for (const auto& x : m_pairs) {
       const auto* dst = m_p->device<dma::RostaDma>(x.dst);
       const std::string k = m_name + "." + x.src + "_to_" + x.dst;
-      res.metric(k + ".rx_MiB_per_s", mib_per_s(m_bytes, dst->rx_last() - dst->rx_first()), "MiB/s");
+      const double rx = mib_per_s(m_bytes, dst->rx_last() - dst->rx_first());
+      sum += rx;
+      res.metric(k + ".rx_MiB_per_s", rx, "MiB/s");
       res.metric(k + ".tx_MiB_per_s", mib_per_s(m_bytes, x.job.last - x.job.first), "MiB/s");
       first = std::min(first, dst->rx_first());
       last = std::max(last, dst->rx_last());
     }
     res.metric(m_name + ".transfers", static_cast<double>(m_pairs.size()), "1");
     res.metric(m_name + ".aggregate_MiB_per_s", mib_per_s(m_bytes * m_pairs.size(), last - first), "MiB/s");
-    double mean = 0;
-    for (const auto& x : m_pairs) {
-      const auto* dst = m_p->device<dma::RostaDma>(x.dst);
-      mean += mib_per_s(m_bytes, dst->rx_last() - dst->rx_first());
-    }
-    res.metric(m_name + ".per_transfer_MiB_per_s", mean / static_cast<double>(m_pairs.size()), "MiB/s");
+    res.metric(m_name + ".per_transfer_MiB_per_s", sum / static_cast<double>(m_pairs.size()), "MiB/s");
   }
 
  private:
