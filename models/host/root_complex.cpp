@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "models/ats/ats_protocol.h"
 #include "models/core/error.h"
 
 namespace hx::host {
@@ -10,18 +11,33 @@ namespace hx::host {
 using pcie::TlpKind;
 
 namespace {
-enum : std::uint32_t { kInbound, kWriteDone, kToHost };
+mem::MemoryConfig memory_of(const RootComplexConfig& c) {
+  mem::MemoryConfig m = c.memory;
+  m.far_base = m.numa_nodes > 1 ? c.dram_base + c.dram_size / 2 : 0;
+  return m;
+}
+enum : std::uint32_t { kArrive, kInbound, kWriteDone, kToHost };
 }
 
 RootComplex::RootComplex(sc_core::sc_module_name name, const RootComplexConfig& cfg)
     : sc_core::sc_module(name),
       m_cfg(cfg),
       m_sched(basename()),
-      m_mem(std::string(name) + ".memory", cfg.memory),
+      m_mem(std::string(name) + ".memory", memory_of(cfg)),
       m_lines(cfg.line_interval) {
   for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
     m_ports.push_back(std::make_unique<pcie::PciePort>(*this, std::string(name) + ".rp" + std::to_string(i), cfg.ports[i]));
     m_ports.back()->index = static_cast<int>(i);
+  }
+  if (cfg.iommu.enabled) {
+    if (cfg.iommu.table_region >= cfg.dram_size) throw InputError(std::string(name) + ": iommu.table_region does not fit in DRAM");
+    // The page tables take the top of DRAM; buffers are allocated from the bottom.
+    const std::uint64_t tables = (cfg.dram_base + cfg.dram_size - cfg.iommu.table_region) / 4096 * 4096;
+    m_iommu = std::make_unique<ats::Iommu>(std::string(name) + ".iommu", cfg.iommu, m_mem.store(), tables,
+                                           [this](std::uint64_t line, Tick t, bool llc) {
+                                             const Tick slot = line_slot(t);
+                                             return llc ? slot + m_cfg.iommu.pte_read : m_mem.read_line(line, slot);
+                                           });
   }
   m_txq.resize(cfg.ports.size());
   m_reads.resize(cfg.ports.size());
@@ -63,11 +79,59 @@ bool RootComplex::idle() const {
 }
 
 void RootComplex::rx_tlp(pcie::PciePort& p, Tlp* t, Tick, Tick tail) {
-  m_sched.at(tail + m_cfg.inbound_latency, this, kInbound, static_cast<std::uint64_t>(p.index), t);
+  m_sched.at(tail + m_cfg.inbound_latency, this, m_iommu ? kArrive : kInbound, static_cast<std::uint64_t>(p.index), t);
+}
+
+// The translation stage (IOMMU on): remap, then release in order.
+void RootComplex::arrive(Tlp* t, int port) {
+  const Tick now = now_tick();
+  Tick ready = now;
+  if (t->kind == TlpKind::AtsReq) {
+    ++m_iommu->ats_requests;
+    serve_ats(t, port, m_iommu->translate(t->addr, now));
+    return;
+  }
+  if ((t->kind == TlpKind::MemRd || t->kind == TlpKind::MemWr) && t->at == 0 && is_dram(*t)) {
+    const auto r = m_iommu->translate(t->addr, now);
+    if (r.pa != t->addr) sim_fail(basename(), "IOVA and physical address differ under the identity mapping");
+    ready = r.ready;
+  }
+  // Nothing passes an older posted request still being translated; posted
+  // requests leave in order.
+  ready = std::max(ready, m_posted_release);
+  if (t->fc() == pcie::FcClass::P) m_posted_release = ready;
+  if (ready > now) m_sched.at(ready, this, kInbound, static_cast<std::uint64_t>(port), t);
+  else inbound(t, port);
+}
+
+// A translation completion (PCIe sec. 10.2.3): one 8-byte entry giving the
+// translated page and its size, sent when the IOMMU has the translation.
+void RootComplex::serve_ats(Tlp* t, int port, const ats::Iommu::Result& r) {
+  m_ports[port]->release(*t);
+  const Tick ready = r.ready;
+  Tlp* c = pcie::TlpPool::instance().get();
+  c->kind = TlpKind::CplD;
+  c->vc = t->vc;
+  c->requester = t->requester;
+  c->tag = t->tag;
+  c->addr = r.pa_base;
+  c->msg_code = static_cast<std::uint16_t>(r.shift);
+  c->len = 8;
+  c->req_len = 8;
+  c->data_off = r.pa_base;
+  c->checksum = ats::translation_checksum(r.pa_base, r.shift);
+  c->ctx = t->ctx;
+  c->created = ready;
+  ++completions;
+  pcie::TlpPool::instance().put(t);
+  enqueue(port, c, ready + m_cfg.completion_latency);
 }
 
 void RootComplex::on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) {
   switch (kind) {
+    case kArrive:
+      arrive(static_cast<Tlp*>(ptr), static_cast<int>(arg));
+      break;
     case kInbound:
       inbound(static_cast<Tlp*>(ptr), static_cast<int>(arg));
       break;

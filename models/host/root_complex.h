@@ -18,8 +18,14 @@
 //  - requests to another root port's hierarchy (or back down the same port,
 //    after an ACS redirect) are forwarded only if peer-to-peer is enabled;
 //  - core MMIO reads/writes leave through the root port owning the address.
-// Simplifications: no IOMMU here yet (models/ats adds it); unlimited read
-// trackers; the LLC/DDIO is not modelled separately from memory latency.
+//  - with the IOMMU on (models/ats/iommu.h), every untranslated DMA to DRAM
+//    is remapped first; a request leaves the translation stage when its
+//    translation is ready, but never before an older posted request does
+//    (writes stay in order, and nothing passes a write), so a miss stalls
+//    only what the ordering rules say it must. ATS translation requests are
+//    answered from the same IOMMU; translated requests (AT=10b) bypass it.
+// Simplifications: unlimited read trackers; the LLC/DDIO is not modelled
+// separately from memory latency.
 #pragma once
 #include <systemc>
 #include <array>
@@ -29,6 +35,7 @@
 #include <queue>
 #include <vector>
 
+#include "models/ats/iommu.h"
 #include "models/core/scheduler.h"
 #include "models/core/slot_calendar.h"
 #include "models/memory/memory.h"
@@ -54,6 +61,7 @@ struct RootComplexConfig {
   std::vector<pcie::PortConfig> ports;
   std::vector<pcie::PortRoute> routes;
   mem::MemoryConfig memory;
+  ats::IommuConfig iommu;
 };
 
 // What the root complex tells the host CPU model.
@@ -71,6 +79,7 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   pcie::PciePort& root_port(std::size_t i) { return *m_ports[i]; }
   std::size_t num_ports() const { return m_ports.size(); }
   mem::MemoryController& memory() { return m_mem; }
+  ats::Iommu* iommu() { return m_iommu.get(); }
   void attach_host(HostSide* h) { m_host = h; }
   const RootComplexConfig& config() const { return m_cfg; }
 
@@ -86,7 +95,9 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   Counter writes, reads, completions, msis, p2p_forwarded, write_bytes, read_bytes;
 
  private:
+  void arrive(Tlp* t, int port);
   void inbound(Tlp* t, int port);
+  void serve_ats(Tlp* t, int port, const ats::Iommu::Result& r);
   void accept_write(Tlp* t, int port);
   void dispatch(Tlp* t, int port);
   void forward_p2p(Tlp* t, int port);
@@ -117,6 +128,8 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   std::priority_queue<Tick, std::vector<Tick>, std::greater<Tick>> m_commits;  // posted-buffer entries in flight
   std::vector<std::uint8_t> m_buf;
   Tick m_last_write_commit = 0;
+  std::unique_ptr<ats::Iommu> m_iommu;
+  Tick m_posted_release = 0;  // when the youngest posted request leaves translation
   std::uint64_t m_seq = 0;
   std::uint16_t m_mmio_tag = 0;
   HostSide* m_host = nullptr;

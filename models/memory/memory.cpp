@@ -54,10 +54,12 @@ MemoryController::MemoryController(const std::string& name, const MemoryConfig& 
     : m_cfg(cfg),
       m_line_time(std::max<Tick>(1, static_cast<Tick>(std::llround(cfg.line_B / cfg.channel_GBps * 1000.0)))),
       m_rmw_slots(static_cast<unsigned>((2 * m_line_time + cfg.rmw_extra + m_line_time - 1) / m_line_time)),
-      m_channels(static_cast<std::size_t>(std::max(1, cfg.channels)), SlotCalendar(m_line_time)) {
+      m_channels(static_cast<std::size_t>(std::max(1, cfg.channels)), SlotCalendar(m_line_time)),
+      m_link(cfg.far_GBps > 0 ? std::max<Tick>(1, static_cast<Tick>(std::llround(cfg.line_B / cfg.far_GBps * 1000.0))) : 0) {
   auto& reg = StatsRegistry::instance();
   reg.add_counter(name + ".lines_read", &lines_read, "line", "DRAM line reads");
   reg.add_counter(name + ".lines_written", &lines_written, "line", "DRAM line writes");
+  reg.add_counter(name + ".far_lines", &far_lines, "line", "lines read or written on the far NUMA node");
   reg.add_counter(name + ".partial_writes", &partial_writes, "line", "partial-line writes (read-modify-write)");
 }
 
@@ -67,14 +69,21 @@ Tick MemoryController::occupy(std::uint64_t line_addr, Tick t, unsigned slots) {
   return m_channels[ch].reserve(t, now_tick(), slots);
 }
 
-Tick MemoryController::write(std::uint64_t addr, std::uint32_t len, Tick t) {
+Tick MemoryController::cross(Tick t) {
+  ++far_lines;
+  const Tick s = m_link.interval() > 0 ? m_link.reserve(t, now_tick()) : t;
+  return s + m_cfg.far_latency;
+}
+
+Tick MemoryController::write(std::uint64_t addr, std::uint32_t len, Tick t0) {
   const std::uint64_t L = static_cast<std::uint64_t>(m_cfg.line_B);
-  Tick done = t;
+  Tick done = t0;
   std::uint64_t a = addr;
   const std::uint64_t end = addr + len;
   while (a < end) {
     const std::uint64_t line = a / L * L;
     const std::uint64_t stop = std::min(end, line + L);
+    const Tick t = far(line) ? cross(t0) : t0;
     const bool partial = m_cfg.partial_rmw && ((a != line) || (stop != line + L));
     Tick commit;
     if (partial) {
@@ -94,6 +103,7 @@ Tick MemoryController::write(std::uint64_t addr, std::uint32_t len, Tick t) {
 
 Tick MemoryController::read_line(std::uint64_t line_addr, Tick t) {
   ++lines_read;
+  if (far(line_addr)) t = cross(t);
   const Tick start = occupy(line_addr, t, 1);
   return start + m_cfg.read_latency;
 }

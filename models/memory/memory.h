@@ -7,7 +7,12 @@
 // bursts"). With DDIO (Intel Xeon E5 v2 onwards) inbound writes allocate in
 // the last-level cache, which merges partial lines: partial_rmw = false.
 // Lines interleave across channels by line address.
-// Simplifications: no banks/rows/refresh; no caches (DDIO/LLC) in between.
+// NUMA: with `far_base` set, lines at or above it belong to the other
+// socket's memory: each such line also crosses the socket interconnect
+// (QPI/UPI: one line per 64 B / far_bw, shared by both directions) and
+// pays far_latency on top of the memory's own latency.
+// Simplifications: no banks/rows/refresh; no caches (DDIO/LLC) in between;
+// the far socket's channels are modelled by the same channel servers.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -30,6 +35,10 @@ struct MemoryConfig {
   Tick rmw_extra = 40 * kNs;   // extra channel occupancy of a partial-line write
   bool partial_rmw = true;     // false: inbound writes allocate in the LLC (DDIO), which merges partial lines
   int line_B = 64;
+  int numa_nodes = 1;          // 2: the upper half of DRAM is on the far node
+  Tick far_latency = 0;        // extra latency of a line on the far NUMA node
+  double far_GBps = 0;         // socket interconnect bandwidth for far lines (0: not a limit)
+  std::uint64_t far_base = 0;  // first far address (0: one node); set by the root complex
 };
 
 // Real bytes, 4 KiB pages allocated on first write; unwritten bytes read as
@@ -57,14 +66,17 @@ class MemoryController {
   const MemoryConfig& config() const { return m_cfg; }
   SparseMemory& store() { return m_store; }
 
-  Counter lines_read, lines_written, partial_writes;
+  Counter lines_read, lines_written, partial_writes, far_lines;
 
  private:
   Tick occupy(std::uint64_t line_addr, Tick t, unsigned slots);
+  bool far(std::uint64_t a) const { return m_cfg.far_base && a >= m_cfg.far_base; }
+  Tick cross(Tick t);  // a far line's trip over the socket interconnect
   MemoryConfig m_cfg;
   Tick m_line_time;
   unsigned m_rmw_slots;
   std::vector<SlotCalendar> m_channels;
+  SlotCalendar m_link;
   SparseMemory m_store;
 };
 

@@ -22,6 +22,34 @@ int pow2(const Cursor& c, long long lo, long long hi) {
 
 }  // namespace
 
+unsigned page_shift(const Cursor& v) {
+  const std::uint64_t s = v.size();
+  for (unsigned sh : {12u, 16u, 21u, 25u, 30u})
+    if (s == 1ull << sh) return sh;
+  v.fail(v.scalar() + " is not a supported page size (4KiB, 64KiB, 2MiB, 32MiB, 1GiB)");
+}
+
+std::uint64_t page_size_set(const Cursor& v) {
+  Cursor list = v;
+  if (!v.node.IsSequence()) {
+    // A default, or a --set value, written as a flow list in one scalar.
+    try {
+      list.node = YAML::Load(v.scalar());
+    } catch (const YAML::Exception&) {
+      v.fail("expected a list of page sizes");
+    }
+    if (!list.node.IsSequence()) v.fail("expected a list of page sizes, e.g. [4KiB, 2MiB]");
+  }
+  std::uint64_t mask = 0;
+  for (std::size_t i = 0; i < list.node.size(); ++i) {
+    Cursor it = list.item(i);
+    if (!v.node.IsSequence()) it.file = v.file, it.fallback = v.node.Mark();
+    mask |= 1ull << page_shift(it);
+  }
+  if (!(mask & (1ull << 12))) v.fail("the page sizes must include 4KiB");
+  return mask;
+}
+
 const ParamTable<pcie::LinkConfig>& link_params() {
   using C = pcie::LinkConfig;
   static const ParamTable<C> t = {
@@ -129,6 +157,42 @@ const ParamTable<mem::MemoryConfig>& memory_params() {
            [](C& c, const Cursor& v) { c.rmw_extra = v.time(); }),
       P<C>("partial_rmw", "bool", "true", "partial-line writes read-modify-write DRAM (false: DDIO, the LLC merges them)",
            [](C& c, const Cursor& v) { c.partial_rmw = v.boolean(); }),
+      P<C>("numa_nodes", "int", "1", "memory nodes: 2 puts the upper half of DRAM on the far socket (buffers choose with `node: far`)",
+           [](C& c, const Cursor& v) { c.numa_nodes = static_cast<int>(v.integer(1, 2)); }),
+      P<C>("far_latency", "time", "0ns", "extra latency of a far-node line (socket interconnect round trip)",
+           [](C& c, const Cursor& v) { c.far_latency = v.time(); }),
+      P<C>("far_bw", "bandwidth", "0GB/s", "socket interconnect bandwidth available to far-node lines (0 = no limit)",
+           [](C& c, const Cursor& v) { c.far_GBps = v.bandwidth() / 1e9; }),
+  };
+  return t;
+}
+
+const ParamTable<ats::IommuConfig>& iommu_params() {
+  using C = ats::IommuConfig;
+  static const ParamTable<C> t = {
+      P<C>("enabled", "bool", "false", "remap inbound DMA through the IOMMU (VT-d / SMMU)",
+           [](C& c, const Cursor& v) { c.enabled = v.boolean(); }),
+      P<C>("superpages", "bool", "true", "map buffers with the largest supported page their backing allows (false: 4 KiB pages only)",
+           [](C& c, const Cursor& v) { c.superpages = v.boolean(); }),
+      P<C>("page_sizes", "list of size", "[4KiB, 2MiB, 1GiB]", "page sizes the IOMMU maps with (4KiB, 64KiB, 2MiB, 32MiB, 1GiB)",
+           [](C& c, const Cursor& v) { c.page_sizes = page_size_set(v); }),
+      P<C>("iotlb_entries", "int", "64", "IOTLB entries", [](C& c, const Cursor& v) { c.iotlb.entries = static_cast<int>(v.integer(1, 1 << 20)); }),
+      P<C>("iotlb_ways", "int", "4", "IOTLB associativity (0 = fully associative); must divide the entries",
+           [](C& c, const Cursor& v) { c.iotlb.ways = static_cast<int>(v.integer(0, 1 << 20)); }),
+      P<C>("lookup", "time", "0ns", "IOTLB lookup, hit or miss", [](C& c, const Cursor& v) { c.iotlb.lookup = v.time(); }),
+      P<C>("pwc_entries", "int", "16", "page-walk cache entries per non-leaf level (fully associative)",
+           [](C& c, const Cursor& v) { c.pwc_entries = static_cast<int>(v.integer(1, 1 << 16)); }),
+      P<C>("walkers", "int", "1", "page-table walks in flight at once", [](C& c, const Cursor& v) { c.walkers = static_cast<int>(v.integer(1, 1024)); }),
+      P<C>("walk_overhead", "time", "0ns", "walker time per walk besides its memory reads (request, pipeline, fill)",
+           [](C& c, const Cursor& v) { c.walk_overhead = v.time(); }),
+      P<C>("miss_latency", "time", "0ns", "extra latency of a request that missed, after its walk, not holding a walker (re-entry into the pipeline)",
+           [](C& c, const Cursor& v) { c.miss_latency = v.time(); }),
+      P<C>("tables_in_llc", "bool", "true", "page-table reads are served by the LLC (false: by DRAM through the memory controller)",
+           [](C& c, const Cursor& v) { c.tables_in_llc = v.boolean(); }),
+      P<C>("pte_read", "time", "20ns", "one page-table entry read served by the LLC",
+           [](C& c, const Cursor& v) { c.pte_read = v.time(); }),
+      P<C>("table_region", "size", "64MiB", "DRAM reserved at its top for I/O page tables",
+           [](C& c, const Cursor& v) { c.table_region = v.size(); if (c.table_region < 4096) v.fail("at least 4KiB"); }),
   };
   return t;
 }
@@ -226,6 +290,7 @@ std::string params_reference() {
   section(os, "switch", "Keys of a `type: switch` node.", switch_params());
   section(os, "rc", "Under `rc:` of a `type: root_complex` node.", rc_params());
   section(os, "memory", "Under `memory:` of a root complex.", memory_params());
+  section(os, "iommu", "Under `iommu:` of a root complex.", iommu_params());
   section(os, "cpu", "Under `cpu:` of a root complex.", cpu_params());
   section(os, "endpoint", "Under `endpoint:` of a `type: endpoint` node.", endpoint_params());
   section(os, "rosta", "Under `rosta:` of an endpoint with `device: rosta`.", rosta_params());

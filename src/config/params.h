@@ -53,7 +53,11 @@ const ParamTable<pcie::PortConfig>& port_params();
 const ParamTable<SwitchParams>& switch_params();
 const ParamTable<host::RootComplexConfig>& rc_params();
 const ParamTable<mem::MemoryConfig>& memory_params();
+const ParamTable<ats::IommuConfig>& iommu_params();
 const ParamTable<host::HostCpuConfig>& cpu_params();
+// A page size (4KiB, 64KiB, 2MiB, 32MiB, 1GiB) as its shift; a list of them as a mask of shifts.
+unsigned page_shift(const Cursor& v);
+std::uint64_t page_size_set(const Cursor& v);
 const ParamTable<EndpointParams>& endpoint_params();
 const ParamTable<dma::RostaConfig>& rosta_params();
 const ParamTable<dma::CalypteConfig>& calypte_params();

@@ -1,5 +1,6 @@
 #include "src/sim/platform.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "models/core/error.h"
@@ -25,6 +26,12 @@ Platform::Platform(const topo::Topology& t) : m_topo(t) {
       m_cpu = std::make_unique<host::HostCpu>((n.name + "_cpu").c_str(), n.cpu, *m_rc);
       for (std::size_t k = 0; k < n.child_links.size(); ++k) down[{ni, static_cast<int>(k)}] = &m_rc->root_port(k);
       m_next_alloc = c.dram_base + (1ull << 20);
+      m_alloc_end = c.dram_base + c.dram_size - (c.iommu.enabled ? c.iommu.table_region : 0);
+      if (c.memory.numa_nodes > 1) {
+        m_next_far = c.dram_base + c.dram_size / 2;
+        m_far_end = m_alloc_end;
+        m_alloc_end = m_next_far;
+      }
     } else if (n.type == NodeType::Switch) {
       pcie::SwitchConfig c;
       c.latency = n.sw.latency;
@@ -80,12 +87,18 @@ std::vector<std::string> Platform::endpoints_with(const std::string& device) con
   return out;
 }
 
-std::uint64_t Platform::alloc(std::uint64_t bytes, std::uint64_t align) {
-  m_next_alloc = (m_next_alloc + align - 1) / align * align;
-  const std::uint64_t a = m_next_alloc;
-  m_next_alloc += bytes;
-  const auto& rc = m_rc->config();
-  if (m_next_alloc > rc.dram_base + rc.dram_size) throw InputError("host memory exhausted by workload buffers");
+std::uint64_t Platform::alloc(std::uint64_t bytes, std::uint64_t align, const Backing& b) {
+  if (b.far && !m_far_end) throw InputError("a buffer on the far NUMA node needs memory.numa_nodes: 2 on the host");
+  const std::uint64_t page = 1ull << b.page_shift;
+  align = std::max(align, page);
+  std::uint64_t& next = b.far ? m_next_far : m_next_alloc;
+  const std::uint64_t end = b.far ? m_far_end : m_alloc_end;
+  next = (next + align - 1) / align * align;
+  const std::uint64_t a = next;
+  // A buffer in huge pages owns whole pages.
+  next += b.page_shift > 12 ? (bytes + page - 1) / page * page : bytes;
+  if (next > end) throw InputError("host memory exhausted by workload buffers");
+  if (auto* mmu = m_rc->iommu()) mmu->map_buffer(a, next - a, b.page_shift);
   return a;
 }
 

@@ -17,6 +17,13 @@
 
 namespace hx::sim {
 
+// How a buffer's host memory is backed: the OS page size behind it and its
+// NUMA node (memory.numa_nodes: 2).
+struct Backing {
+  unsigned page_shift = 12;
+  bool far = false;
+};
+
 class Platform {
  public:
   explicit Platform(const topo::Topology& t);
@@ -31,8 +38,9 @@ class Platform {
     return it == m_devs.end() ? nullptr : dynamic_cast<D*>(it->second.get());
   }
   std::vector<std::string> endpoints_with(const std::string& device) const;
-  // Host memory for a workload's buffers: page-aligned, never reused.
-  std::uint64_t alloc(std::uint64_t bytes, std::uint64_t align = 4096);
+  // Host memory for a workload's buffers: page-aligned, never reused, mapped
+  // in the IOMMU (identity) when it is on.
+  std::uint64_t alloc(std::uint64_t bytes, std::uint64_t align = 4096, const Backing& b = Backing());
   std::vector<pcie::PciePort*> ports() const;
   // What is stuck, for the deadlock diagnosis.
   std::string diagnose() const;
@@ -45,7 +53,8 @@ class Platform {
   std::vector<std::unique_ptr<pcie::Switch>> m_switches;
   std::map<std::string, std::unique_ptr<pcie::Endpoint>> m_eps;
   std::map<std::string, std::unique_ptr<pcie::Device>> m_devs;
-  std::uint64_t m_next_alloc = 0;
+  std::uint64_t m_next_alloc = 0, m_alloc_end = 0;
+  std::uint64_t m_next_far = 0, m_far_end = 0;
 };
 
 }  // namespace hx::sim

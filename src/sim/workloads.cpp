@@ -57,6 +57,14 @@ std::uint32_t size32(const Cursor& c, std::uint64_t lo, std::uint64_t hi) {
   return static_cast<std::uint32_t>(v);
 }
 
+// A buffer's backing from the optional `page_size` and `node` keys.
+Backing backing_of(const Cursor& c) {
+  Backing b;
+  if (c.has("page_size")) b.page_shift = cfg::page_shift(c.child("page_size"));
+  if (c.has("node")) b.far = c.child("node").choice({"near", "far"}) == "far";
+  return b;
+}
+
 // ---------------------------------------------------------------------------
 // S001: host DMA through the Rosta engine, driven by the driver's read/write
 // call: syscall, page pinning, one descriptor per 4 KiB page written by UC
@@ -430,7 +438,8 @@ class CalypteLoop final : public Workload {
 class BenchDmaLoad final : public Workload {
  public:
   BenchDmaLoad(const Cursor& c, const topo::Topology& p, bool latency) : Workload(latency ? "bench_lat" : "bench_bw"), m_lat_test(latency) {
-    c.keys({"type", "name", "device", "op", "size", "window", "reps", "transactions", "pattern", "seed"});
+    c.keys({"type", "name", "device", "op", "size", "window", "reps", "transactions", "pattern", "seed", "page_size", "node"});
+    m_backing = backing_of(c);
     if (c.has("name")) m_name = c.child("name").str();
     m_dev = need_device(c.child("device"), p, "bench");
     m_op = latency ? c.child("op").choice({"rd", "wrrd"}) : c.child("op").choice({"rd", "wr", "rw"});
@@ -448,7 +457,7 @@ class BenchDmaLoad final : public Workload {
       auto* dev = m_p->device<dma::BenchDma>(m_dev);
       // BW_DMA_RW interleaves reads and writes; here the writes go to a
       // second window of the same size so that read data stays checkable.
-      const std::uint64_t buf = m_p->alloc(m_op == "rw" ? 2 * m_window : m_window);
+      const std::uint64_t buf = m_p->alloc(m_op == "rw" ? 2 * m_window : m_window, 4096, m_backing);
       Rng rng(global_seed(), m_name);
       const std::uint64_t slots = std::max<std::uint64_t>(1, m_window / m_size);
       auto addr_of = [&](int i) {
@@ -526,6 +535,7 @@ class BenchDmaLoad final : public Workload {
   std::uint64_t m_window = 8192;
   int m_n = 10000;
   bool m_seq = true;
+  Backing m_backing;
   Histogram m_lat;
   std::set<std::uint64_t> m_written;
   Tick m_t0 = 0, m_t1 = 0;
@@ -569,8 +579,10 @@ std::string workloads_reference() {
 | `rosta_peer` | `pairs` ([src, dst] list), `bytes`, `payload`, `vc` | S001 FPGA-to-FPGA peer writes, all started together |
 | `rosta_echo` | `from`, `to`, `bytes`, `reps` | S001 latency: echo round trip / 2 |
 | `calypte_loopback` | `mode` (fhf, hfh), `device`, `channel`, `size`, `reps`, `core` | S004 round-trip latency distribution |
-| `bench_lat` | `device`, `op` (rd, wrrd), `size`, `window`, `reps`, `pattern` (seq, rand) | S011 LAT_DMA_RD / LAT_DMA_WRRD |
-| `bench_bw` | `device`, `op` (rd, wr, rw), `size`, `window`, `transactions`, `pattern` | S011 BW_DMA_RD / WR / RW |
+| `bench_lat` | `device`, `op` (rd, wrrd), `size`, `window`, `reps`, `pattern` (seq, rand), `page_size`, `node` (near, far) | S011 LAT_DMA_RD / LAT_DMA_WRRD |
+| `bench_bw` | `device`, `op` (rd, wr, rw), `size`, `window`, `transactions`, `pattern`, `page_size`, `node` | S011 BW_DMA_RD / WR / RW |
+
+`page_size` is the OS page backing the buffer (4KiB default; 64KiB, 2MiB, 32MiB, 1GiB huge pages): it bounds the IOMMU's mapping and the device MMU's TLB choice. `node: far` places the buffer on the other socket (`memory.numa_nodes: 2`).
 )";
 }
 

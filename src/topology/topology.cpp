@@ -78,11 +78,12 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults) {
                         std::to_string(n.mps_supported) + ")");
   if (n.type == NodeType::RootComplex) {
     std::set<std::string> keys = common;
-    keys.insert({"root_ports", "rc", "memory", "cpu"});
+    keys.insert({"root_ports", "rc", "memory", "iommu", "cpu"});
     c.keys(keys);
     n.root_ports = c.has("root_ports") ? static_cast<int>(c.child("root_ports").integer(1, 64)) : 0;
     cfg::load_params(c.child("rc"), n.rc, cfg::rc_params());
     cfg::load_params(c.child("memory"), n.rc.memory, cfg::memory_params());
+    cfg::load_params(c.child("iommu"), n.rc.iommu, cfg::iommu_params());
     cfg::load_params(c.child("cpu"), n.cpu, cfg::cpu_params());
   } else if (n.type == NodeType::Switch) {
     std::set<std::string> keys = common;

@@ -1,0 +1,27 @@
+// ATS messages (PCIe Base spec ch. 10): the translation completion's data
+// entry. The entry is 8 bytes: the translated address with the S bit
+// encoding a larger page as the lowest zero of the address bits above bit 12
+// (sec. 10.2.3.2). Here the entry is produced and checked as bytes, so a
+// device consuming a translation verifies what the IOMMU sent.
+#pragma once
+#include <cstdint>
+
+#include "models/pcie/tlp.h"
+
+namespace hx::ats {
+
+inline std::uint64_t translation_entry(std::uint64_t pa_base, unsigned shift) {
+  std::uint64_t e = pa_base | 0x3;  // R and W permitted
+  if (shift > 12) e |= ((1ull << (shift - 1)) - 1) & ~0xfffull;  // S = 1 with the size in the low address bits
+  if (shift > 12) e |= 1ull << 11;
+  return e;
+}
+
+inline std::uint64_t translation_checksum(std::uint64_t pa_base, unsigned shift) {
+  const std::uint64_t e = translation_entry(pa_base, shift);
+  std::uint8_t b[8];
+  for (int i = 0; i < 8; ++i) b[i] = static_cast<std::uint8_t>(e >> (8 * i));
+  return pcie::bytes_checksum(b, 8);
+}
+
+}  // namespace hx::ats
