@@ -112,6 +112,29 @@ dump(os.path.join(REF, 's004_calypte.yaml'), GEN, {
 case('s004_fhf', '../../configs/s004_fhf.yaml', fhf_checks, 'S004 FHF median round trip per packet size and platform')
 case('s004_hfh', '../../configs/s004_hfh.yaml', hfh_checks, 'S004 HFH median round trip')
 
+# ---------------------------------------------------------------- S000
+s000 = yaml.safe_load(open(os.path.join(SRC, 's000_ccix.yaml')))
+recs = []
+S000_TOL = {'s000.exp2.read64_sc_miss': 10, 's000.exp2.read64_first': 10, 's000.exp2.ats_host_response': 10,
+            's000.exp2.atc_time': 10}
+for r in s000['records']:
+    r = clean(r)
+    if r['id'] in S000_TOL:
+        r['tolerance_pct'] = S000_TOL[r['id']]
+    recs.append(r)
+dump(os.path.join(REF, 's000_ccix.yaml'), GEN, {
+    'source': 'S000', 'citation': 'Tamimi et al., "An Evaluation of Using CCIX for Cache-Coherent Host-FPGA Interfacing", FCCM 2022',
+    'platform': 'topologies/s000_n1sdp_au280.yaml', 'records': recs})
+fresh64 = {'workloads.0.pattern': 'fresh', 'workloads.0.size': '64B', 'topology.nodes.au280.bench.atc_prefetch': 0}
+case('s000_ats', '../../configs/s000_ats.yaml', [
+    {'ref': 's000.exp2.read64_sc_miss', 'point': {'workloads.0.pattern': 'seq', 'workloads.0.size': '64B',
+                                                   'topology.nodes.au280.bench.atc_prefetch': 0},
+     'metric': 'lat.median_ns'},
+    {'ref': 's000.exp2.read64_first', 'point': fresh64, 'metric': 'lat.median_ns'},
+    {'ref': 's000.exp2.ats_host_response', 'point': fresh64, 'metric': 'lat.ats_rtt_ns'},
+    {'ref': 's000.exp2.atc_time', 'point': fresh64, 'metric': 'lat.atc_ns'}],
+    'S000 experiment 2 on the PCIe read path: first 64 B access (ATC miss) and its parts, and a hit')
+
 # ---------------------------------------------------------------- S011
 SYS = 'hsw-Xeon-E5-2620v3_dell-t630'
 recs, checks = {}, {}

@@ -210,3 +210,65 @@ TEST(FlowControl, SmallCompletionBuffersBackPressureTheRoot) {
   EXPECT_GT(r["stats"]["host.rp0.credit_stalls"]["value"].get<double>(), 0);
   EXPECT_GT(r["metrics"]["rd.a.read_hw_MiB_per_s"].get<double>(), 0);
 }
+
+namespace {
+// A host with the IOMMU on (one walker, no lookup cost) and two pcie-bench
+// style engines on their own root ports: one kept on a warm page, one
+// touching a fresh page every time (one simulation per test process).
+std::string iommu_host(const std::string& bench = "") {
+  const std::string nic = "{type: endpoint, device: bench, endpoint: {tx_latency: 50ns, rx_latency: 50ns},\n"
+                          "        bench: {cmd_latency: 10ns, done_latency: 0ns" + bench + "}}\n";
+  return "platform: t\nlink_defaults: {latency: 10ns}\n"
+         "nodes:\n"
+         "  host: {type: root_complex, root_ports: 2, rc: {line_interval: 1ns, read_line_interval: 0ns},\n"
+         "         memory: {read_latency: 80ns},\n"
+         "         iommu: {enabled: true, walkers: 1, walk_overhead: 100ns, pte_read: 20ns, miss_latency: 0ns}}\n"
+         "  warm: " + nic + "  cold: " + nic +
+         "links: [{up: host, down: warm, gen: 3, width: 8}, {up: host, down: cold, gen: 3, width: 8}]\n";
+}
+std::string pair(const std::string& op, int reps) {
+  const std::string r = std::to_string(reps);
+  return "[{type: bench_lat, name: hit, device: warm, op: " + op + ", size: 64B, window: 4KiB, reps: " + r + "},"
+         " {type: bench_lat, name: miss, device: cold, op: " + op + ", size: 64B, pattern: fresh, reps: " + r + "}]";
+}
+double median(const nlohmann::json& r, const std::string& w) { return r["metrics"][w + ".median_ns"].get<double>(); }
+}  // namespace
+
+// A first access to a page pays one IOTLB miss: with the upper levels in the
+// walk caches, one leaf-entry read (20 ns) plus the walker overhead (100 ns).
+TEST(Iommu, AMissAddsExactlyOneWalkToARead) {
+  const auto r = simulate(iommu_host(), pair("rd", 50));
+  EXPECT_NEAR(median(r, "miss") - median(r, "hit"), 120.0, 2.0);
+  EXPECT_EQ(r["stats"]["host.iommu.walks"]["value"].get<int>(), 51);  // 50 fresh pages and the warm one
+}
+
+// Posted writes leave the translation stage in order and reads do not pass
+// them: the read of a write-then-read to a fresh page waits for the write's
+// walk (merging with it) and the pair costs one walk, not two.
+TEST(Iommu, AReadWaitsForTheWalkOfTheWriteBeforeIt) {
+  const auto r = simulate(iommu_host(), pair("wrrd", 20));
+  EXPECT_NEAR(median(r, "miss") - median(r, "hit"), 120.0, 2.0);
+  EXPECT_EQ(r["stats"]["host.iommu.walks"]["value"].get<int>(), 21);
+  EXPECT_EQ(r["stats"]["host.iommu.merged"]["value"].get<int>(), 21);  // and the warm page's first pair
+}
+
+// With ATS, a missed page costs one translation round trip plus the ATC's
+// miss handling; requests then carry translated addresses and never look up
+// the IOTLB themselves.
+TEST(Ats, TranslatedRequestsBypassTheIommu) {
+  const auto r = simulate(iommu_host(", ats: true, atc_entries: 8, atc_miss: 300ns"), pair("rd", 30));
+  const double rtt = r["metrics"]["miss.ats_rtt_ns"].get<double>();
+  EXPECT_NEAR(median(r, "miss") - median(r, "hit"), rtt + 300.0, 4.0);  // the read leaves on the next free transmit slot
+  EXPECT_NEAR(r["metrics"]["miss.atc_ns"].get<double>(), 300.0, 0.01);
+  const auto& s = r["stats"];
+  EXPECT_EQ(s["host.iommu.ats_requests"]["value"].get<int>(), 31);
+  EXPECT_EQ(s["host.iommu.iotlb.misses"]["value"].get<int>(), 31);  // the ATS requests' lookups only
+  EXPECT_EQ(s["host.iommu.iotlb.hits.4KiB"]["value"].get<int>(), 0);
+  EXPECT_EQ(s["cold.bench.atc.misses"]["value"].get<int>(), 30);
+}
+
+TEST(Ats, WithoutTheIommuIsBadInput) {
+  std::string topo = iommu_host(", ats: true");
+  topo.replace(topo.find("enabled: true"), 13, "enabled: false");
+  EXPECT_THROW(simulate(topo, pair("rd", 2)), hx::InputError);
+}

@@ -17,11 +17,16 @@ inline std::uint64_t translation_entry(std::uint64_t pa_base, unsigned shift) {
   return e;
 }
 
-inline std::uint64_t translation_checksum(std::uint64_t pa_base, unsigned shift) {
-  const std::uint64_t e = translation_entry(pa_base, shift);
-  std::uint8_t b[8];
-  for (int i = 0; i < 8; ++i) b[i] = static_cast<std::uint8_t>(e >> (8 * i));
-  return pcie::bytes_checksum(b, 8);
+// The completion data of a request for `n` consecutive pages of 2^shift
+// starting at pa_base: n entries of 8 bytes.
+inline std::uint64_t translation_checksum(std::uint64_t pa_base, unsigned shift, unsigned n = 1) {
+  std::uint8_t b[8 * 64];
+  n = n > 64 ? 64 : n;
+  for (unsigned k = 0; k < n; ++k) {
+    const std::uint64_t e = translation_entry(pa_base + (static_cast<std::uint64_t>(k) << shift), shift);
+    for (int i = 0; i < 8; ++i) b[8 * k + static_cast<unsigned>(i)] = static_cast<std::uint8_t>(e >> (8 * i));
+  }
+  return pcie::bytes_checksum(b, 8 * n);
 }
 
 }  // namespace hx::ats

@@ -72,6 +72,7 @@ class Iommu {
   // Translate `va` for a request that reached the IOMMU at `now`.
   Result translate(std::uint64_t va, Tick now);
   std::size_t invalidate(std::uint64_t va, std::uint64_t len);
+  bool mapped(std::uint64_t va) const { return m_pt.walk(va).present; }
 
   Tlb& iotlb() { return m_iotlb; }
   const PageTable& tables() const { return m_pt; }

@@ -6,6 +6,7 @@
 namespace hx {
 
 void Histogram::add(double v) {
+  m_last = v;
   if (m_count == 0) {
     m_min = m_max = v;
   } else {

@@ -30,12 +30,13 @@ class Histogram {
   double min() const { return m_min; }
   double max() const { return m_max; }
   double mean() const { return m_count ? m_sum / static_cast<double>(m_count) : 0.0; }
+  double last() const { return m_last; }
 
  private:
   std::size_t m_cap;
   std::size_t m_count = 0;
   std::size_t m_stride = 1;
-  double m_sum = 0, m_min = 0, m_max = 0;
+  double m_sum = 0, m_min = 0, m_max = 0, m_last = 0;
   mutable std::vector<double> m_samples;
   mutable bool m_sorted = true;
 };

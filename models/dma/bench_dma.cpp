@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/ats/ats_protocol.h"
 #include "models/core/error.h"
 
 namespace hx::dma {
@@ -16,12 +17,91 @@ enum : std::uint32_t { kPump, kProgress, kDone };
 BenchDma::BenchDma(const std::string& name, const BenchDmaConfig& cfg) : m_name(name), m_cfg(cfg) {
   m_slots.resize(static_cast<std::size_t>(std::max(1, cfg.max_outstanding)));
   m_slot_used.assign(m_slots.size(), false);
+  if (cfg.ats) {
+    m_atc = std::make_unique<ats::Tlb>(name + ".atc", cfg.atc);
+    auto& reg = StatsRegistry::instance();
+    reg.add_counter(name + ".ats_requests", &m_ats_requests, "1", "ATS translation requests sent");
+    reg.add_histogram(name + ".ats_rtt", &ats_rtt, "ns", "ATS request handed to the hard block to its completion back");
+    reg.add_histogram(name + ".xlate_wait", &xlate_wait, "ns", "time a command waited for its translations");
+  }
+}
+
+namespace {
+constexpr std::uint64_t kPage = 4096;
+}
+
+// Every 4 KiB page of the command needs a usable ATC entry before it starts.
+void BenchDma::translate(std::size_t s) {
+  Cmd& c = m_slots[s];
+  // The request reaches the ATS switch after the engine's own command latency.
+  const Tick at = c.start;
+  c.xlate_pending = 0;
+  c.xlate_from = at;
+  for (std::uint64_t p = c.addr / kPage * kPage; p < c.addr + c.len; p += kPage) {
+    if (const auto* e = m_atc->lookup(p)) {
+      c.start = std::max(c.start, e->ready + m_cfg.atc.lookup);
+      continue;
+    }
+    ++c.xlate_pending;
+    auto [it, fresh] = m_xlate_wait.try_emplace(p);
+    it->second.push_back(s);
+    if (!fresh) continue;  // a request for this page is already out
+    const int n = 1 + std::max(0, m_cfg.atc_prefetch);
+    for (int k = 1; k < n; ++k) m_xlate_wait.try_emplace(p + static_cast<std::uint64_t>(k) * kPage);
+    Tlp* r = m_ep->make(TlpKind::AtsReq);
+    r->addr = p;
+    r->addr64 = true;
+    r->req_len = static_cast<std::uint32_t>(8 * n);
+    r->tag = static_cast<std::uint16_t>(m_tags.size() + (m_ats_tag++ % 256));
+    if (m_ats_inflight.count(r->tag)) sim_fail(m_name, "more than 256 ATS requests in flight");
+    m_ats_inflight[r->tag] = AtsReq{p, n, at + m_cfg.atc.lookup};
+    ++m_ats_requests;
+    m_ep->push(m_s_ats, r, at + m_cfg.atc.lookup);
+  }
+  if (c.xlate_pending == 0) c.start += m_cfg.atc.lookup;
+}
+
+void BenchDma::on_translation(const Tlp& t) {
+  auto it = m_ats_inflight.find(t.tag);
+  if (it == m_ats_inflight.end()) sim_fail(m_name, "translation completion for an unknown tag");
+  const AtsReq req = it->second;
+  m_ats_inflight.erase(it);
+  const unsigned shift = t.msg_code, n = t.len / 8;
+  if (shift < 12 || shift > 40 || n == 0 || t.checksum != ats::translation_checksum(t.addr, shift, n))
+    sim_fail(m_name, "malformed translation completion");
+  const Tick now = now_tick();
+  ats_rtt.add(to_ns(now - req.sent));
+  const Tick ready = now + m_cfg.atc_miss;
+  const std::uint64_t base = req.page >> shift << shift;
+  const std::uint64_t end = base + (static_cast<std::uint64_t>(n) << shift);
+  for (unsigned k = 0; k < n; ++k)
+    m_atc->insert(base + (static_cast<std::uint64_t>(k) << shift), shift, t.addr + (static_cast<std::uint64_t>(k) << shift), ready);
+  // Release the commands waiting for pages this answer covers; pages asked
+  // for ahead that it does not cover are looked up again when needed.
+  const std::uint64_t asked_end = req.page + static_cast<std::uint64_t>(req.pages) * kPage;
+  for (auto w = m_xlate_wait.lower_bound(std::min(base, req.page)); w != m_xlate_wait.end() && w->first < std::max(end, asked_end);) {
+    const bool covered = w->first >= base && w->first < end;
+    if (!covered && !w->second.empty()) {
+      ++w;
+      continue;
+    }
+    for (std::size_t s : w->second) {
+      Cmd& c = m_slots[s];
+      if (--c.xlate_pending == 0) {
+        c.start = std::max(c.start, ready);
+        xlate_wait.add(to_ns(c.start - c.xlate_from));
+        m_ep->scheduler().at(c.start, this, kProgress, s);
+      }
+    }
+    w = m_xlate_wait.erase(w);
+  }
 }
 
 void BenchDma::attach(pcie::Endpoint& ep) {
   Device::attach(ep);
   m_s_cmd = ep.add_stream("dma", 8);
   m_tags.resize(static_cast<std::size_t>(std::max(1, ep.config().tags)));
+  if (m_atc) m_s_ats = ep.add_stream("ats", 16);
 }
 
 std::string BenchDma::status() const {
@@ -61,7 +141,8 @@ void BenchDma::pump() {
     ++m_active;
     m_next_issue = now + m_cfg.issue_interval + (c.write ? static_cast<Tick>(c.len) * m_cfg.write_byte_time : 0);
     c.start = now + m_cfg.cmd_latency;
-    m_ep->scheduler().at(c.start, this, kProgress, s);
+    if (m_atc) translate(s);
+    if (c.xlate_pending == 0) m_ep->scheduler().at(c.start, this, kProgress, s);
   }
 }
 
@@ -77,6 +158,7 @@ void BenchDma::progress(std::size_t s) {
       Tlp* t = m_ep->make(TlpKind::MemWr);
       t->addr = addr;
       t->addr64 = true;
+      t->at = m_atc ? 2 : 0;
       t->len = len;
       t->data_stream = c.stream;
       t->data_off = c.off + c.next;
@@ -97,6 +179,7 @@ void BenchDma::progress(std::size_t s) {
     Tlp* t = m_ep->make(TlpKind::MemRd);
     t->addr = addr;
     t->addr64 = true;
+    t->at = m_atc ? 2 : 0;
     t->req_len = len;
     t->tag = static_cast<std::uint16_t>(it - m_tags.begin());
     m_ep->push(m_s_cmd, t, now);
@@ -112,7 +195,7 @@ void BenchDma::on_tx_space(int) {
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return m_slots[a].seq < m_slots[b].seq; });
   const Tick now = now_tick();
   for (std::size_t s : order) {
-    if (m_slots[s].start > now) break;
+    if (m_slots[s].start > now || m_slots[s].xlate_pending) break;
     progress(s);
     if (m_slots[s].next < m_slots[s].len) break;  // blocked: younger commands wait behind it
   }
@@ -127,6 +210,7 @@ void BenchDma::on_sent(const Tlp& t, Tick, Tick end) {
 }
 
 void BenchDma::on_completion(const Tlp& t) {
+  if (m_atc && t.tag >= m_tags.size()) return on_translation(t);
   if (t.tag >= m_tags.size() || !m_tags[t.tag].used) sim_fail(m_name, "completion for an unknown tag");
   Tag& g = m_tags[t.tag];
   if (t.addr != g.addr + g.got) sim_fail(m_name, "completion out of order within a request");

@@ -6,12 +6,24 @@
 // 4 KiB, writes at MPS and 4 KiB; at most `max_outstanding` commands and
 // `tags` read requests in flight. Commands leave in issue order on one TX
 // queue: a read issued after a write never overtakes it (LAT_DMA_WRRD).
+// With ATS on, the engine works on untranslated (virtual) addresses behind
+// an ATS switch holding an ATC (S000's extended XDMA): a command starts once
+// every page it touches has a translation; a missed page sends one ATS
+// translation request (PCIe sec. 10.2) for it and `atc_prefetch` following
+// pages, and the command (and every younger one: the engine is in order)
+// waits for the completion plus the ATC's own miss handling (`atc_miss`:
+// request formation, fill, replay). Requests then carry translated
+// addresses (AT=10b) and bypass the IOMMU.
 #pragma once
 #include <deque>
+#include <memory>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include <map>
+
+#include "models/ats/tlb.h"
 #include "models/core/scheduler.h"
 #include "models/dma/dma_util.h"
 #include "models/pcie/endpoint.h"
@@ -25,6 +37,10 @@ struct BenchDmaConfig {
   Tick read_byte_time = 0;  // per-byte cost of moving read data into device memory
   Tick write_byte_time = 0; // per-byte cost of fetching write data before a write command issues
   int max_outstanding = 64;
+  bool ats = false;
+  ats::TlbConfig atc{32, 0, 0};
+  Tick atc_miss = 0;      // ATS-switch time on a miss besides the translation round trip
+  int atc_prefetch = 0;   // following pages asked for with each miss
 };
 
 class BenchDma final : public pcie::Device, public Actor {
@@ -40,6 +56,8 @@ class BenchDma final : public pcie::Device, public Actor {
   std::size_t in_flight() const { return m_active; }
 
   void on_write(const pcie::Tlp& t) override {}
+  ats::Tlb* atc() { return m_atc.get(); }
+  Histogram ats_rtt, xlate_wait;  // per ATS request; per command that waited for translation
   void on_completion(const pcie::Tlp& t) override;
   void on_tx_space(int stream) override;
   void on_sent(const pcie::Tlp& t, Tick start, Tick end) override;
@@ -59,7 +77,22 @@ class BenchDma final : public pcie::Device, public Actor {
     Tick data_done = 0;
     std::uint64_t seq = 0;
     Tick start = 0;  // when the engine begins emitting its TLPs
+    int xlate_pending = 0;  // pages without a translation yet
+    Tick xlate_from = 0;
   };
+  void translate(std::size_t slot);
+  void on_translation(const pcie::Tlp& t);
+  struct AtsReq {
+    std::uint64_t page;
+    int pages;
+    Tick sent;
+  };
+  std::unique_ptr<ats::Tlb> m_atc;
+  std::map<std::uint64_t, std::vector<std::size_t>> m_xlate_wait;  // page -> slots waiting for it
+  std::map<std::uint16_t, AtsReq> m_ats_inflight;                   // tag -> request
+  Counter m_ats_requests;
+  int m_s_ats = -1;
+  std::uint32_t m_ats_tag = 0;
   void pump();
   void progress(std::size_t slot);
   void complete(std::size_t slot, Tick when);

@@ -40,6 +40,7 @@ RootComplex::RootComplex(sc_core::sc_module_name name, const RootComplexConfig& 
                                            });
   }
   m_txq.resize(cfg.ports.size());
+  m_posted_release.assign(cfg.ports.size(), 0);
   m_reads.resize(cfg.ports.size());
   auto& reg = StatsRegistry::instance();
   const std::string n(name);
@@ -96,10 +97,11 @@ void RootComplex::arrive(Tlp* t, int port) {
     if (r.pa != t->addr) sim_fail(basename(), "IOVA and physical address differ under the identity mapping");
     ready = r.ready;
   }
-  // Nothing passes an older posted request still being translated; posted
-  // requests leave in order.
-  ready = std::max(ready, m_posted_release);
-  if (t->fc() == pcie::FcClass::P) m_posted_release = ready;
+  // Nothing passes an older posted request from the same port still being
+  // translated; posted requests leave in order. Ports are independent.
+  Tick& last = m_posted_release[static_cast<std::size_t>(port)];
+  ready = std::max(ready, last);
+  if (t->fc() == pcie::FcClass::P) last = ready;
   if (ready > now) m_sched.at(ready, this, kInbound, static_cast<std::uint64_t>(port), t);
   else inbound(t, port);
 }
@@ -108,7 +110,19 @@ void RootComplex::arrive(Tlp* t, int port) {
 // translated page and its size, sent when the IOMMU has the translation.
 void RootComplex::serve_ats(Tlp* t, int port, const ats::Iommu::Result& r) {
   m_ports[port]->release(*t);
-  const Tick ready = r.ready;
+  Tick ready = r.ready;
+  // A request for several pages (length = 8 B per translation) is answered
+  // for the consecutive mapped pages of the first one's size.
+  unsigned n = 1;
+  const unsigned want = std::max(1u, std::min(64u, t->req_len / 8));
+  while (n < want) {
+    const std::uint64_t va = r.pa_base + (static_cast<std::uint64_t>(n) << r.shift);
+    if (!m_iommu->mapped(va)) break;
+    const auto rn = m_iommu->translate(va, now_tick());
+    if (rn.shift != r.shift) break;
+    ready = std::max(ready, rn.ready);
+    ++n;
+  }
   Tlp* c = pcie::TlpPool::instance().get();
   c->kind = TlpKind::CplD;
   c->vc = t->vc;
@@ -116,10 +130,10 @@ void RootComplex::serve_ats(Tlp* t, int port, const ats::Iommu::Result& r) {
   c->tag = t->tag;
   c->addr = r.pa_base;
   c->msg_code = static_cast<std::uint16_t>(r.shift);
-  c->len = 8;
-  c->req_len = 8;
+  c->len = 8 * n;
+  c->req_len = 8 * n;
   c->data_off = r.pa_base;
-  c->checksum = ats::translation_checksum(r.pa_base, r.shift);
+  c->checksum = ats::translation_checksum(r.pa_base, r.shift, n);
   c->ctx = t->ctx;
   c->created = ready;
   ++completions;

@@ -129,7 +129,7 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   std::vector<std::uint8_t> m_buf;
   Tick m_last_write_commit = 0;
   std::unique_ptr<ats::Iommu> m_iommu;
-  Tick m_posted_release = 0;  // when the youngest posted request leaves translation
+  std::vector<Tick> m_posted_release;  // per root port: when its youngest posted request leaves translation
   std::uint64_t m_seq = 0;
   std::uint16_t m_mmio_tag = 0;
   HostSide* m_host = nullptr;

@@ -269,6 +269,15 @@ const ParamTable<dma::BenchDmaConfig>& bench_params() {
       P<C>("read_byte_time", "time", "0ps", "per-byte time to move read data into device memory, per command", [](C& c, const Cursor& v) { c.read_byte_time = v.time(); }),
       P<C>("write_byte_time", "time", "0ps", "per-byte time to fetch write data before a write command issues", [](C& c, const Cursor& v) { c.write_byte_time = v.time(); }),
       P<C>("max_outstanding", "int", "64", "DMA commands in flight", [](C& c, const Cursor& v) { c.max_outstanding = static_cast<int>(v.integer(1, 4096)); }),
+      P<C>("ats", "bool", "false", "translate addresses with ATS through an on-device ATC (needs the host's IOMMU on)",
+           [](C& c, const Cursor& v) { c.ats = v.boolean(); }),
+      P<C>("atc_entries", "int", "32", "ATC entries", [](C& c, const Cursor& v) { c.atc.entries = static_cast<int>(v.integer(1, 1 << 16)); }),
+      P<C>("atc_ways", "int", "0", "ATC associativity (0 = fully associative)", [](C& c, const Cursor& v) { c.atc.ways = static_cast<int>(v.integer(0, 1 << 16)); }),
+      P<C>("atc_lookup", "time", "0ns", "ATC lookup, hit or miss", [](C& c, const Cursor& v) { c.atc.lookup = v.time(); }),
+      P<C>("atc_miss", "time", "0ns", "ATS-switch time on an ATC miss besides the translation round trip (request, fill, replay)",
+           [](C& c, const Cursor& v) { c.atc_miss = v.time(); }),
+      P<C>("atc_prefetch", "int", "0", "following 4 KiB pages requested with each ATC miss",
+           [](C& c, const Cursor& v) { c.atc_prefetch = static_cast<int>(v.integer(0, 63)); }),
   };
   return t;
 }

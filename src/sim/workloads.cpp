@@ -449,7 +449,15 @@ class BenchDmaLoad final : public Workload {
     const char* countkey = latency ? "reps" : "transactions";
     if (c.has(latency ? "transactions" : "reps")) c.child(latency ? "transactions" : "reps").fail(std::string("use '") + countkey + "' here");
     m_n = c.has(countkey) ? static_cast<int>(c.child(countkey).integer(1, 100000000)) : 10000;
-    m_seq = !c.has("pattern") || c.child("pattern").choice({"seq", "rand"}) == "seq";
+    const std::string pat = c.has("pattern") ? c.child("pattern").choice({"seq", "rand", "fresh"}) : "seq";
+    m_seq = pat == "seq";
+    // fresh: every access touches a page no earlier access touched (the
+    // "first access of a buffer": translation caches miss by construction).
+    m_fresh = pat == "fresh";
+    if (m_fresh) {
+      m_stride = (m_size + 4095) / 4096 * 4096;
+      m_window = m_stride * static_cast<std::uint64_t>(m_n);
+    }
   }
   void start(Platform& plat) override {
     m_p = &plat;
@@ -461,6 +469,7 @@ class BenchDmaLoad final : public Workload {
       Rng rng(global_seed(), m_name);
       const std::uint64_t slots = std::max<std::uint64_t>(1, m_window / m_size);
       auto addr_of = [&](int i) {
+        if (m_fresh) return buf + static_cast<std::uint64_t>(i) * m_stride;
         const std::uint64_t slot = m_seq ? static_cast<std::uint64_t>(i) % slots : rng.below(slots);
         return buf + slot * m_size;
       };
@@ -483,8 +492,14 @@ class BenchDmaLoad final : public Workload {
                       [&](Tick t) { done_at = t; ev.notify(sc_core::SC_ZERO_TIME); });
           }
           if (m_op == "wrrd") m_written.insert(a);
+          const std::size_t rtts = dev->ats_rtt.count(), waits = dev->xlate_wait.count();
           if (done_at == 0) sc_core::wait(ev);
           m_lat.add(to_ns(done_at - t0));
+          if (dev->ats_rtt.count() == rtts + 1 && dev->xlate_wait.count() == waits + 1) {
+            // One translation round trip this access: the rest of its wait is the ATC's.
+            m_ats_rtt.add(dev->ats_rtt.last());
+            m_atc_time.add(dev->xlate_wait.last() - dev->ats_rtt.last());
+          }
           sc_core::wait(100, sc_core::SC_NS);
         }
       } else {
@@ -519,6 +534,11 @@ class BenchDmaLoad final : public Workload {
       res.metric(m_name + ".p99_ns", m_lat.percentile(99), "ns");
       res.metric(m_name + ".mean_ns", m_lat.mean(), "ns");
       res.hist(m_name + "." + test + "_ns", m_lat, "ns");
+      if (m_ats_rtt.count()) {
+        // Where a missed first access spends its time (S000 experiment 2).
+        res.metric(m_name + ".ats_rtt_ns", m_ats_rtt.percentile(50), "ns");
+        res.metric(m_name + ".atc_ns", m_atc_time.percentile(50), "ns");
+      }
     } else {
       const double secs = static_cast<double>(m_t1 - m_t0) * 1e-12;
       const double bytes = static_cast<double>(m_size) * m_n;
@@ -534,7 +554,9 @@ class BenchDmaLoad final : public Workload {
   std::uint32_t m_size = 64;
   std::uint64_t m_window = 8192;
   int m_n = 10000;
-  bool m_seq = true;
+  bool m_seq = true, m_fresh = false;
+  std::uint64_t m_stride = 0;
+  Histogram m_ats_rtt, m_atc_time;
   Backing m_backing;
   Histogram m_lat;
   std::set<std::uint64_t> m_written;
@@ -579,7 +601,7 @@ std::string workloads_reference() {
 | `rosta_peer` | `pairs` ([src, dst] list), `bytes`, `payload`, `vc` | S001 FPGA-to-FPGA peer writes, all started together |
 | `rosta_echo` | `from`, `to`, `bytes`, `reps` | S001 latency: echo round trip / 2 |
 | `calypte_loopback` | `mode` (fhf, hfh), `device`, `channel`, `size`, `reps`, `core` | S004 round-trip latency distribution |
-| `bench_lat` | `device`, `op` (rd, wrrd), `size`, `window`, `reps`, `pattern` (seq, rand), `page_size`, `node` (near, far) | S011 LAT_DMA_RD / LAT_DMA_WRRD |
+| `bench_lat` | `device`, `op` (rd, wrrd), `size`, `window`, `reps`, `pattern` (seq, rand, fresh: every access on pages never touched before), `page_size`, `node` (near, far) | S011 LAT_DMA_RD / LAT_DMA_WRRD |
 | `bench_bw` | `device`, `op` (rd, wr, rw), `size`, `window`, `transactions`, `pattern`, `page_size`, `node` | S011 BW_DMA_RD / WR / RW |
 
 `page_size` is the OS page backing the buffer (4KiB default; 64KiB, 2MiB, 32MiB, 1GiB huge pages): it bounds the IOMMU's mapping and the device MMU's TLB choice. `node: far` places the buffer on the other socket (`memory.numa_nodes: 2`).
