@@ -39,12 +39,16 @@ def clean(r):
             del r[k]
     return r
 
-recs = []
-for r in s001['records']:
-    r = clean(r)
-    if r['id'] in tol:
-        r['tolerance_pct'] = tol[r['id']]
-    recs.append(r)
+def with_tolerances(records, tols):
+    out = []
+    for r in records:
+        r = clean(r)
+        if r['id'] in tols:
+            r['tolerance_pct'] = tols[r['id']]
+        out.append(r)
+    return out
+
+recs = with_tolerances(s001['records'], tol)
 dump(os.path.join(REF, 's001_rosta.yaml'), GEN, {
     'source': 'S001',
     'citation': 'Rumyantsev (Rosta Ltd), "Direct data transfer between FPGAs Virtex-7 via PCI Express bus", Proc. ISP RAS vol. 24, 2013',
@@ -114,14 +118,9 @@ case('s004_hfh', '../../configs/s004_hfh.yaml', hfh_checks, 'S004 HFH median rou
 
 # ---------------------------------------------------------------- S000
 s000 = yaml.safe_load(open(os.path.join(SRC, 's000_ccix.yaml')))
-recs = []
 S000_TOL = {'s000.exp2.read64_sc_miss': 10, 's000.exp2.read64_first': 10, 's000.exp2.ats_host_response': 10,
             's000.exp2.atc_time': 10}
-for r in s000['records']:
-    r = clean(r)
-    if r['id'] in S000_TOL:
-        r['tolerance_pct'] = S000_TOL[r['id']]
-    recs.append(r)
+recs = with_tolerances(s000['records'], S000_TOL)
 dump(os.path.join(REF, 's000_ccix.yaml'), GEN, {
     'source': 'S000', 'citation': 'Tamimi et al., "An Evaluation of Using CCIX for Cache-Coherent Host-FPGA Interfacing", FCCM 2022',
     'platform': 'topologies/s000_n1sdp_au280.yaml', 'records': recs})
