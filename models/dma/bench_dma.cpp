@@ -45,20 +45,24 @@ void BenchDma::translate(std::size_t s) {
     ++c.xlate_pending;
     auto [it, fresh] = m_xlate_wait.try_emplace(p);
     it->second.push_back(s);
-    if (!fresh) continue;  // a request for this page is already out
-    const int n = 1 + std::max(0, m_cfg.atc_prefetch);
-    for (int k = 1; k < n; ++k) m_xlate_wait.try_emplace(p + static_cast<std::uint64_t>(k) * kPage);
-    Tlp* r = m_ep->make(TlpKind::AtsReq);
-    r->addr = p;
-    r->addr64 = true;
-    r->req_len = static_cast<std::uint32_t>(8 * n);
-    r->tag = static_cast<std::uint16_t>(m_tags.size() + (m_ats_tag++ % 256));
-    if (m_ats_inflight.count(r->tag)) sim_fail(m_name, "more than 256 ATS requests in flight");
-    m_ats_inflight[r->tag] = AtsReq{p, n, at + m_cfg.atc.lookup};
-    ++m_ats_requests;
-    m_ep->push(m_s_ats, r, at + m_cfg.atc.lookup);
+    if (fresh) send_ats(p, at + m_cfg.atc.lookup);  // else a request covering this page is already out
   }
   if (c.xlate_pending == 0) c.start += m_cfg.atc.lookup;
+}
+
+// One translation request for page p and the prefetched pages after it.
+void BenchDma::send_ats(std::uint64_t p, Tick at) {
+  const int n = 1 + std::max(0, m_cfg.atc_prefetch);
+  for (int k = 1; k < n; ++k) m_xlate_wait.try_emplace(p + static_cast<std::uint64_t>(k) * kPage);
+  Tlp* r = m_ep->make(TlpKind::AtsReq);
+  r->addr = p;
+  r->addr64 = true;
+  r->req_len = static_cast<std::uint32_t>(8 * n);
+  r->tag = static_cast<std::uint16_t>(m_tags.size() + (m_ats_tag++ % 256));
+  if (m_ats_inflight.count(r->tag)) sim_fail(m_name, "more than 256 ATS requests in flight");
+  m_ats_inflight[r->tag] = AtsReq{p, n, at};
+  ++m_ats_requests;
+  m_ep->push(m_s_ats, r, at);
 }
 
 void BenchDma::on_translation(const Tlp& t) {
@@ -76,12 +80,15 @@ void BenchDma::on_translation(const Tlp& t) {
   const std::uint64_t end = base + (static_cast<std::uint64_t>(n) << shift);
   for (unsigned k = 0; k < n; ++k)
     m_atc->insert(base + (static_cast<std::uint64_t>(k) << shift), shift, t.addr + (static_cast<std::uint64_t>(k) << shift), ready);
-  // Release the commands waiting for pages this answer covers; pages asked
-  // for ahead that it does not cover are looked up again when needed.
+  // Release the commands waiting for pages this answer covers. A page asked
+  // for ahead that it does not cover is forgotten, or, if a command already
+  // waits for it, asked for on its own.
   const std::uint64_t asked_end = req.page + static_cast<std::uint64_t>(req.pages) * kPage;
+  std::vector<std::uint64_t> again;
   for (auto w = m_xlate_wait.lower_bound(std::min(base, req.page)); w != m_xlate_wait.end() && w->first < std::max(end, asked_end);) {
     const bool covered = w->first >= base && w->first < end;
     if (!covered && !w->second.empty()) {
+      if (w->first >= req.page && w->first < asked_end) again.push_back(w->first);
       ++w;
       continue;
     }
@@ -95,6 +102,7 @@ void BenchDma::on_translation(const Tlp& t) {
     }
     w = m_xlate_wait.erase(w);
   }
+  for (std::uint64_t p : again) send_ats(p, now);
 }
 
 void BenchDma::attach(pcie::Endpoint& ep) {

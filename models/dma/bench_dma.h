@@ -82,6 +82,7 @@ class BenchDma final : public pcie::Device, public Actor {
   };
   void translate(std::size_t slot);
   void on_translation(const pcie::Tlp& t);
+  void send_ats(std::uint64_t page, Tick at);
   struct AtsReq {
     std::uint64_t page;
     int pages;
