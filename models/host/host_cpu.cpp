@@ -74,6 +74,8 @@ void HostCpu::send_write(std::uint64_t addr, std::uint32_t len, std::uint64_t st
 
 void HostCpu::mmio_write_uc(int core, std::uint64_t addr, std::uint32_t len, std::uint64_t stream,
                             std::uint64_t off) {
+  if (core >= 0 && static_cast<std::size_t>(core) < m_far.size() && m_far[static_cast<std::size_t>(core)])
+    compute(core, m_cfg.far_mmio);
   send_write(addr, len, stream, off, pcie::pattern_checksum(stream, off, len));
   ++uc_writes;
   compute(core, m_cfg.uc_write_cost);
@@ -115,6 +117,12 @@ void HostCpu::mmio_copy_wc(int core, std::uint64_t dst, std::uint64_t src, std::
 }
 
 void HostCpu::fence(int core) { compute(core, m_cfg.fence_cost); }
+
+void HostCpu::set_far(int core, bool far) {
+  if (core < 0 || core >= m_cfg.cores) sim_fail(name(), "no core " + std::to_string(core));
+  m_far.resize(static_cast<std::size_t>(m_cfg.cores), false);
+  m_far[static_cast<std::size_t>(core)] = far;
+}
 
 void HostCpu::mmio_read(int core, std::uint64_t addr, std::uint32_t len) {
   Tlp* t = pcie::TlpPool::instance().get();

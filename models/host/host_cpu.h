@@ -9,6 +9,9 @@
 //    sees it on its next poll iteration (uniform phase within poll_period)
 //    plus the cache-line transfer (poll_miss);
 //  - interrupts: MSI arrival to thread wake-up (irq_latency);
+//  - a core on the other socket than the root complex (a thread placed with
+//    its memory on the far NUMA node) pays `far_mmio` more per UC MMIO store:
+//    the store crosses the socket interconnect before it leaves;
 //  - OS noise: a periodic timer tick on each core stalls whatever the
 //    thread is doing by os_tick_cost (the rare multi-microsecond maxima of
 //    S004's distributions).
@@ -37,6 +40,7 @@ struct HostCpuConfig {
   Tick copy_line_cost = 2 * kNs;
   Tick os_tick_period = 4 * kMs;
   Tick os_tick_cost = 15 * kUs;
+  Tick far_mmio = 0;
 };
 
 class HostCpu final : public sc_core::sc_module, public HostSide {
@@ -63,6 +67,8 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   void wait_watch(int id);
   void wait_msi(int core, std::uint32_t vector);
   Tick now() const;
+  // Place core `core` on the socket without the root complex.
+  void set_far(int core, bool far);
 
   // HostSide
   void on_memory_write(std::uint64_t addr, std::uint32_t len, Tick commit) override;
@@ -93,6 +99,7 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   RootComplex& m_rc;
   Rng m_rng;
   std::vector<Tick> m_tick_phase;
+  std::vector<bool> m_far;
   std::vector<Watch> m_watches;
   std::map<std::uint32_t, MsiWait> m_msi;
   std::map<std::uint16_t, std::unique_ptr<sc_core::sc_event>> m_reads;

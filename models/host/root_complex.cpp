@@ -249,8 +249,12 @@ void RootComplex::accept_write(Tlp* t, int port) {
     commit = std::max(commit, m_mem.write(a, static_cast<std::uint32_t>(stop - a), line_slot(now)));
     a = stop;
   }
-  m_last_write_commit = std::max(m_last_write_commit, commit);
-  if (m_host) m_host->on_memory_write(t->addr, t->len, commit);
+  // Posted writes become visible in order (PCIe producer-consumer
+  // ordering): a flag written after data is not seen before the data, even
+  // when the data's lines commit later (far node, read-modify-write).
+  const Tick visible = std::max(commit, m_last_write_commit);
+  m_last_write_commit = visible;
+  if (m_host) m_host->on_memory_write(t->addr, t->len, visible);
   m_commits.push(commit);  // the entry frees at commit (retired lazily, no event)
   pcie::TlpPool::instance().put(t);
 }

@@ -211,6 +211,7 @@ const ParamTable<host::HostCpuConfig>& cpu_params() {
       P<C>("poll_miss", "time", "60ns", "fetching a polled line after a device write invalidated it", [](C& c, const Cursor& v) { c.poll_miss = v.time(); }),
       P<C>("copy_line", "time", "2ns", "core reading one cache line of a received buffer", [](C& c, const Cursor& v) { c.copy_line_cost = v.time(); }),
       P<C>("os_tick_period", "time", "4ms", "OS timer tick period per core (0 = no OS noise)", [](C& c, const Cursor& v) { c.os_tick_period = v.time(); }),
+      P<C>("far_mmio", "time", "0ns", "extra time of a UC MMIO store from a core on the far socket", [](C& c, const Cursor& v) { c.far_mmio = v.time(); }),
       P<C>("os_tick_cost", "time", "15us", "time a timer tick takes from the running thread", [](C& c, const Cursor& v) { c.os_tick_cost = v.time(); }),
   };
   return t;
@@ -260,6 +261,26 @@ const ParamTable<dma::CalypteConfig>& calypte_params() {
   return t;
 }
 
+const ParamTable<dma::CoyoteConfig>& coyote_params() {
+  using C = dma::CoyoteConfig;
+  static const ParamTable<C> t = {
+      P<C>("clock", "frequency", "250MHz", "shell clock", [](C& c, const Cursor& v) { c.clock_mhz = v.freq_mhz(); }),
+      P<C>("pmtu", "size", "4KiB", "largest packet a transfer is cut into (never across 4 KiB)", [](C& c, const Cursor& v) { c.pmtu_B = pow2(v, 64, 4096); }),
+      P<C>("outstanding", "int", "16", "packets in flight", [](C& c, const Cursor& v) { c.outstanding = static_cast<int>(v.integer(1, 1024)); }),
+      P<C>("cmd_cycles", "int", "20", "invocation register write to the first packet", [](C& c, const Cursor& v) { c.cmd_cycles = static_cast<int>(v.integer(0, 1 << 20)); }),
+      P<C>("loop_cycles", "int", "8", "user logic loopback per packet", [](C& c, const Cursor& v) { c.loop_cycles = static_cast<int>(v.integer(0, 1 << 20)); }),
+      P<C>("done_cycles", "int", "8", "last write of a transfer to its completion writeback", [](C& c, const Cursor& v) { c.done_cycles = static_cast<int>(v.integer(0, 1 << 20)); }),
+      P<C>("tlb_cycles", "int", "2", "one MMU translation (hit)", [](C& c, const Cursor& v) { c.tlb_cycles = static_cast<int>(v.integer(0, 1 << 20)); }),
+      P<C>("stlb_entries", "int", "1024", "small-page (4 KiB) TLB entries", [](C& c, const Cursor& v) { c.stlb.entries = static_cast<int>(v.integer(1, 1 << 20)); }),
+      P<C>("stlb_ways", "int", "4", "small-page TLB ways", [](C& c, const Cursor& v) { c.stlb.ways = static_cast<int>(v.integer(0, 1 << 20)); }),
+      P<C>("ltlb_entries", "int", "512", "large-page (2 MiB) TLB entries", [](C& c, const Cursor& v) { c.ltlb.entries = static_cast<int>(v.integer(1, 1 << 20)); }),
+      P<C>("ltlb_ways", "int", "2", "large-page TLB ways", [](C& c, const Cursor& v) { c.ltlb.ways = static_cast<int>(v.integer(0, 1 << 20)); }),
+      P<C>("invoke_writes", "int", "4", "8 B UC register writes the driver makes per invocation", [](C& c, const Cursor& v) { c.invoke_writes = static_cast<int>(v.integer(1, 64)); }),
+      P<C>("driver_miss", "time", "2us", "host driver work per MMU miss, after the interrupt reaches it", [](C& c, const Cursor& v) { c.driver_miss = v.time(); }),
+  };
+  return t;
+}
+
 const ParamTable<dma::BenchDmaConfig>& bench_params() {
   using C = dma::BenchDmaConfig;
   static const ParamTable<C> t = {
@@ -305,6 +326,7 @@ std::string params_reference() {
   section(os, "rosta", "Under `rosta:` of an endpoint with `device: rosta`.", rosta_params());
   section(os, "calypte", "Under `calypte:` of an endpoint with `device: calypte`.", calypte_params());
   section(os, "bench", "Under `bench:` of an endpoint with `device: bench`.", bench_params());
+  section(os, "coyote", "Under `coyote:` of an endpoint with `device: coyote`.", coyote_params());
   return os.str();
 }
 

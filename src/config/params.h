@@ -9,6 +9,7 @@
 
 #include "models/dma/bench_dma.h"
 #include "models/dma/calypte_dma.h"
+#include "models/dma/coyote_dma.h"
 #include "models/dma/rosta_dma.h"
 #include "models/host/host_cpu.h"
 #include "models/host/root_complex.h"
@@ -62,6 +63,7 @@ const ParamTable<EndpointParams>& endpoint_params();
 const ParamTable<dma::RostaConfig>& rosta_params();
 const ParamTable<dma::CalypteConfig>& calypte_params();
 const ParamTable<dma::BenchDmaConfig>& bench_params();
+const ParamTable<dma::CoyoteConfig>& coyote_params();
 
 // Fill `out` from the map at `c`: declared keys are parsed, `extra` keys are
 // left to the caller, anything else is an error; missing keys get defaults

@@ -64,6 +64,7 @@ Platform::Platform(const topo::Topology& t) : m_topo(t) {
       if (n.device == "rosta") dev = std::make_unique<dma::RostaDma>(n.name + ".rosta", n.rosta);
       if (n.device == "calypte") dev = std::make_unique<dma::CalypteDma>(n.name + ".calypte", n.calypte);
       if (n.device == "bench") dev = std::make_unique<dma::BenchDma>(n.name + ".bench", n.bench);
+      if (n.device == "coyote") dev = std::make_unique<dma::CoyoteDma>(n.name + ".coyote", n.coyote);
       if (dev) {
         ep->set_device(dev.get());
         m_devs[n.name] = std::move(dev);

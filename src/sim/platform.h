@@ -8,6 +8,7 @@
 
 #include "models/dma/bench_dma.h"
 #include "models/dma/calypte_dma.h"
+#include "models/dma/coyote_dma.h"
 #include "models/dma/rosta_dma.h"
 #include "models/host/host_cpu.h"
 #include "models/host/root_complex.h"

@@ -564,6 +564,107 @@ class BenchDmaLoad final : public Workload {
   bool m_done = false;
 };
 
+// S003: Coyote perf_local. The host invokes transfers of `size` bytes from a
+// source buffer through the FPGA's user logic back to a destination buffer
+// (virtual addresses, translated by the FPGA MMU; a miss interrupts the
+// driver thread, which answers by MMIO) and polls the completion writeback.
+// lat: one transfer at a time, mean latency; thr: all `reps` invoked back to
+// back, then one wait; throughput = bytes / time.
+class CoyotePerf final : public Workload {
+ public:
+  CoyotePerf(const Cursor& c, const topo::Topology& p) : Workload("coyote") {
+    c.keys({"type", "name", "device", "mode", "size", "reps", "page_size", "node", "core", "driver_core"});
+    if (c.has("name")) m_name = c.child("name").str();
+    m_dev = need_device(c.child("device"), p, "coyote");
+    m_thr = c.child("mode").choice({"lat", "thr"}) == "thr";
+    m_size = c.has("size") ? size32(c.child("size"), 1, 1u << 30) : 64;
+    m_reps = c.has("reps") ? static_cast<int>(c.child("reps").integer(1, 1000000)) : 50;
+    m_backing = backing_of(c);
+    m_core = c.has("core") ? static_cast<int>(c.child("core").integer(0, 4095)) : 0;
+    m_driver_core = c.has("driver_core") ? static_cast<int>(c.child("driver_core").integer(0, 4095)) : 1;
+    if (m_core >= host_cores(p)) c.child("core").fail("no such core");
+    if (m_driver_core >= host_cores(p) || m_driver_core == m_core)
+      c.child(c.has("driver_core") ? "driver_core" : "core").fail("the driver needs a core of its own");
+    m_cfg = p.node(m_dev).coyote;
+  }
+  void start(Platform& plat) override {
+    m_p = &plat;
+    auto* dev = m_p->device<dma::CoyoteDma>(m_dev);
+    const std::uint64_t page = 1ull << m_backing.page_shift;
+    const std::uint64_t span = (m_size + page - 1) / page * page;
+    const std::uint64_t src = m_p->alloc(span, 4096, m_backing), dst = m_p->alloc(span, 4096, m_backing);
+    const std::uint64_t wb = m_p->alloc(4096);
+    dev->map(src, span, m_backing.page_shift);
+    dev->map(dst, span, m_backing.page_shift);
+    dev->set_writeback(wb);  // a driver buffer, written by physical address
+    const std::uint64_t bar = m_p->endpoint(m_dev).config().bars.at(0).base;
+    auto& cpu = m_p->cpu();
+    // An application with its buffers on the far node runs there too.
+    cpu.set_far(m_core, m_backing.far);
+    // The driver: each MMU miss is an interrupt, driver work, and the fill.
+    cpu.spawn(m_name + "_driver", m_driver_core, [this, bar](int core) {
+      auto& cpu = m_p->cpu();
+      for (;;) {
+        cpu.wait_msi(core, m_cfg.msi_vector);
+        cpu.compute(core, m_cfg.driver_miss);
+        cpu.mmio_write_uc(core, bar + dma::kCoyoteTlbFill, 8, pcie::kMemoryStream, 0);
+      }
+    });
+    cpu.spawn(m_name, m_core, [this, dev, bar, src, dst, wb](int core) {
+      auto& cpu = m_p->cpu();
+      auto invoke = [&] {
+        dev->post(src, dst, m_size);
+        for (int k = m_cfg.invoke_writes - 1; k >= 0; --k)
+          cpu.mmio_write_uc(core, bar + dma::kCoyoteInvoke - 8 * static_cast<std::uint64_t>(k), 8, pcie::kMemoryStream, 0);
+      };
+      auto slot = [&](int n) { return wb + 8 * static_cast<std::uint64_t>(n % 512); };  // writeback of transfer n
+      const Tick t0 = cpu.now();
+      if (m_thr) {
+        const int w = cpu.arm_watch(slot(m_reps - 1), 8, core);
+        for (int r = 0; r < m_reps; ++r) invoke();
+        cpu.wait_watch(w);
+      } else {
+        for (int r = 0; r < m_reps; ++r) {
+          const int w = cpu.arm_watch(slot(r), 8, core);
+          const Tick t = cpu.now();
+          invoke();
+          cpu.wait_watch(w);
+          m_lat.add(to_ns(cpu.now() - t) / 1000.0);
+        }
+      }
+      m_elapsed = cpu.now() - t0;
+      // The destination holds the source's bytes.
+      if (m_p->rc().memory().store().checksum(dst, m_size) != pcie::pattern_checksum(pcie::kMemoryStream, src, m_size))
+        sim_fail(m_name, "destination buffer differs from the source after the transfers");
+      m_done = true;
+    });
+  }
+  bool done() const override { return m_done; }
+  std::vector<std::string> exclusive_devices() const override { return {m_dev}; }
+  void report(Results& res) const override {
+    res.metric(m_name + ".size_B", m_size, "B");
+    if (m_thr) {
+      res.metric(m_name + ".throughput_MBps", static_cast<double>(m_size) * m_reps / (static_cast<double>(m_elapsed) * 1e-12) / 1e6, "MB/s");
+    } else {
+      res.metric(m_name + ".latency_us", m_lat.mean(), "us");
+      res.metric(m_name + ".latency_p50_us", m_lat.percentile(50), "us");
+      res.hist(m_name + ".latency_us", m_lat, "us");
+    }
+  }
+
+ private:
+  Platform* m_p = nullptr;
+  std::string m_dev;
+  bool m_thr = false;
+  std::uint32_t m_size = 64;
+  int m_reps = 50, m_core = 0, m_driver_core = 1;
+  Backing m_backing;
+  dma::CoyoteConfig m_cfg;
+  Histogram m_lat;
+  Tick m_elapsed = 0;
+  bool m_done = false;
+};
+
 }  // namespace
 
 std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const topo::Topology& p) {
@@ -574,7 +675,7 @@ std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const 
     const Cursor c = list.item(i);
     if (!c.is_map()) c.fail("a workload is a map with a type");
     const std::string type =
-        c.child("type").choice({"rosta_dma", "rosta_peer", "rosta_echo", "calypte_loopback", "bench_lat", "bench_bw"});
+        c.child("type").choice({"rosta_dma", "rosta_peer", "rosta_echo", "calypte_loopback", "bench_lat", "bench_bw", "coyote_perf"});
     std::unique_ptr<Workload> w;
     if (type == "rosta_dma") w = std::make_unique<RostaHostDma>(c, p);
     if (type == "rosta_peer") w = std::make_unique<RostaPeer>(c, p);
@@ -582,6 +683,7 @@ std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const 
     if (type == "calypte_loopback") w = std::make_unique<CalypteLoop>(c, p);
     if (type == "bench_lat") w = std::make_unique<BenchDmaLoad>(c, p, true);
     if (type == "bench_bw") w = std::make_unique<BenchDmaLoad>(c, p, false);
+    if (type == "coyote_perf") w = std::make_unique<CoyotePerf>(c, p);
     if (!names.insert(w->name()).second) c.fail("two workloads named '" + w->name() + "'; give one a name:");
     for (const auto& d : w->exclusive_devices()) {
       auto [it, fresh] = owner.emplace(d, w->name());
@@ -603,6 +705,8 @@ std::string workloads_reference() {
 | `calypte_loopback` | `mode` (fhf, hfh), `device`, `channel`, `size`, `reps`, `core` | S004 round-trip latency distribution |
 | `bench_lat` | `device`, `op` (rd, wrrd), `size`, `window`, `reps`, `pattern` (seq, rand, fresh: every access on pages never touched before), `page_size`, `node` (near, far) | S011 LAT_DMA_RD / LAT_DMA_WRRD |
 | `bench_bw` | `device`, `op` (rd, wr, rw), `size`, `window`, `transactions`, `pattern`, `page_size`, `node` | S011 BW_DMA_RD / WR / RW |
+
+| `coyote_perf` | `device`, `mode` (lat, thr), `size`, `reps`, `page_size`, `node`, `core`, `driver_core` | S003 Coyote perf_local: host -> FPGA -> host through the FPGA MMU; mean latency or throughput |
 
 `page_size` is the OS page backing the buffer (4KiB default; 64KiB, 2MiB, 32MiB, 1GiB huge pages): it bounds the IOMMU's mapping and the device MMU's TLB choice. `node: far` places the buffer on the other socket (`memory.numa_nodes: 2`).
 )";

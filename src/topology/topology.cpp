@@ -103,15 +103,16 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults) {
     }
   } else {
     std::set<std::string> keys = common;
-    keys.insert({"device", "endpoint", "rosta", "calypte", "bench"});
+    keys.insert({"device", "endpoint", "rosta", "calypte", "bench", "coyote"});
     c.keys(keys);
-    n.device = c.has("device") ? c.child("device").choice({"none", "rosta", "calypte", "bench"}) : "none";
+    n.device = c.has("device") ? c.child("device").choice({"none", "rosta", "calypte", "bench", "coyote"}) : "none";
     cfg::load_params(c.child("endpoint"), n.ep, cfg::endpoint_params());
-    for (const char* d : {"rosta", "calypte", "bench"})
+    for (const char* d : {"rosta", "calypte", "bench", "coyote"})
       if (c.has(d) && n.device != d) c.child(d).fail(std::string("settings for a '") + d + "' device on a '" + n.device + "' endpoint");
     cfg::load_params(c.child("rosta"), n.rosta, cfg::rosta_params());
     cfg::load_params(c.child("calypte"), n.calypte, cfg::calypte_params());
     cfg::load_params(c.child("bench"), n.bench, cfg::bench_params());
+    cfg::load_params(c.child("coyote"), n.coyote, cfg::coyote_params());
   }
 }
 

@@ -35,6 +35,7 @@ struct NodeSpec {
   dma::RostaConfig rosta;
   dma::CalypteConfig calypte;
   dma::BenchDmaConfig bench;
+  dma::CoyoteConfig coyote;
 
   // derived by enumeration
   int mps = 128;                       // programmed MPS (switches: of ports without an override)

@@ -1,0 +1,213 @@
+#include "models/dma/coyote_dma.h"
+
+#include <algorithm>
+
+#include "models/core/error.h"
+
+namespace hx::dma {
+
+using pcie::Tlp;
+using pcie::TlpKind;
+
+namespace {
+enum : std::uint32_t { kAdvance, kReads, kWrite };
+constexpr std::uint64_t kWritebackStream = 0xc0707eull;
+constexpr unsigned kLargeShift = 21;
+}  // namespace
+
+CoyoteDma::CoyoteDma(const std::string& name, const CoyoteConfig& cfg)
+    : m_name(name),
+      m_cfg(cfg),
+      m_cycle(clock_period(cfg.clock_mhz)),
+      m_stlb(name + ".stlb", cfg.stlb),
+      m_ltlb(name + ".ltlb", cfg.ltlb) {
+  auto& reg = StatsRegistry::instance();
+  reg.add_counter(name + ".tlb_misses", &tlb_misses, "1", "MMU misses served by the host driver");
+  reg.add_counter(name + ".packets", &packets, "1", "page-sized packets moved host -> user logic -> host");
+  reg.add_counter(name + ".writebacks", &writebacks, "1", "completion writebacks to host memory");
+}
+
+void CoyoteDma::attach(pcie::Endpoint& ep) {
+  Device::attach(ep);
+  m_s_rd = ep.add_stream("rd", 1u << 16);
+  m_s_wr = ep.add_stream("wr", 1u << 16);
+  m_tags.assign(static_cast<std::size_t>(std::max(1, ep.config().tags)), -1);
+}
+
+std::string CoyoteDma::status() const {
+  return std::to_string(m_xfers.size()) + " transfers running, " + std::to_string(m_packets.size()) + " packets in flight" +
+         (m_missing ? ", MMU waiting for the driver" : "") + ", " + std::to_string(m_posted.size()) + " not invoked";
+}
+
+void CoyoteDma::map(std::uint64_t addr, std::uint64_t len, unsigned page_shift) { m_maps.push_back({addr, len, page_shift}); }
+
+void CoyoteDma::post(std::uint64_t src, std::uint64_t dst, std::uint32_t len) {
+  if (len == 0) throw InputError(m_name + ": a transfer needs at least one byte");
+  m_posted.push_back(Xfer{src, dst, len});
+}
+
+CoyoteDma::Packet* CoyoteDma::packet(std::uint64_t id) {
+  for (auto& p : m_packets)
+    if (p.id == id) return &p;
+  sim_fail(m_name, "no packet " + std::to_string(id) + " in flight");
+}
+
+CoyoteDma::Xfer* CoyoteDma::xfer(std::uint64_t seq) {
+  for (auto& x : m_xfers)
+    if (x.seq == seq) return &x;
+  sim_fail(m_name, "no running transfer " + std::to_string(seq));
+}
+
+void CoyoteDma::on_write(const Tlp& t) {
+  const auto& bar = m_ep->config().bars.at(0);
+  if (!bar.contains(t.addr)) return;
+  const std::uint64_t off = t.addr - bar.base;
+  const Tick now = now_tick();
+  if (off == kCoyoteInvoke) {
+    if (m_posted.empty()) sim_fail(m_name, "invocation without a posted transfer");
+    m_xfers.push_back(m_posted.front());
+    m_posted.pop_front();
+    m_xfers.back().seq = m_next_seq++;
+    m_ep->scheduler().at(now + static_cast<Tick>(m_cfg.cmd_cycles) * m_cycle, this, kAdvance);
+  } else if (off == kCoyoteTlbFill) {
+    if (!m_missing) sim_fail(m_name, "TLB fill without a miss");
+    const bool large = large_page(m_miss_va);
+    const unsigned s = large ? kLargeShift : 12;
+    (large ? m_ltlb : m_stlb).insert(m_miss_va, s, m_miss_va >> s << s, now);
+    m_missing = false;
+    m_ep->scheduler().at(now + static_cast<Tick>(m_cfg.tlb_cycles) * m_cycle, this, kAdvance);
+  }
+}
+
+// Buffers in pages of 2 MiB or more are translated by the large-page TLB.
+bool CoyoteDma::large_page(std::uint64_t va) const {
+  for (const auto& m : m_maps)
+    if (va >= m.addr && va < m.addr + m.len) return m.shift >= kLargeShift;
+  sim_fail(m_name, "DMA to a virtual address no buffer maps");
+}
+
+// One translation by the MMU, in order; false on a miss (then the driver is asked).
+bool CoyoteDma::translate(std::uint64_t va, Tick& ready) {
+  ready = std::max(ready, m_mmu_free) + static_cast<Tick>(m_cfg.tlb_cycles) * m_cycle;
+  m_mmu_free = ready;
+  if ((large_page(va) ? m_ltlb : m_stlb).lookup(va)) return true;
+  ++tlb_misses;
+  m_missing = true;
+  m_miss_va = va;
+  Tlp* t = m_ep->make(TlpKind::MemWr);
+  t->addr = m_ep->config().msi_addr;
+  t->addr64 = t->addr >= (1ull << 32);
+  t->len = 4;
+  t->data_stream = pcie::kMemoryStream;
+  t->data_off = m_cfg.msi_vector;
+  t->checksum = pcie::pattern_checksum(pcie::kMemoryStream, m_cfg.msi_vector, 4);
+  m_ep->push(m_s_wr, t, ready);
+  return false;
+}
+
+// Cut the running transfers into packets, translating each in order.
+void CoyoteDma::advance() {
+  const Tick now = now_tick();
+  const std::uint32_t pmtu = static_cast<std::uint32_t>(m_cfg.pmtu_B);
+  for (auto& x : m_xfers) {
+    while (!m_missing && x.cut < x.len && m_packets.size() < static_cast<std::size_t>(m_cfg.outstanding)) {
+      const std::uint32_t len = std::min(next_chunk(x.src + x.cut, x.len - x.cut, pmtu), next_chunk(x.dst + x.cut, x.len - x.cut, pmtu));
+      Tick ready = now;
+      if (!translate(x.src + x.cut, ready) || !translate(x.dst + x.cut, ready)) return;
+      m_packets.push_back(Packet{m_next_packet++, x.seq, x.src + x.cut, x.dst + x.cut, len});
+      x.cut += len;
+      ++packets;
+      m_ep->scheduler().at(ready, this, kReads);
+    }
+    if (x.cut < x.len) return;  // packets leave in order
+  }
+}
+
+void CoyoteDma::request_reads() {
+  const std::uint32_t mrrs = static_cast<std::uint32_t>(m_ep->config().mrrs);
+  for (auto& p : m_packets) {
+    while (p.requested < p.len) {
+      auto it = std::find(m_tags.begin(), m_tags.end(), -1);
+      if (it == m_tags.end()) return;
+      const std::uint64_t a = p.src + p.requested;
+      const std::uint32_t len = next_chunk(a, p.len - p.requested, mrrs);
+      *it = static_cast<std::int64_t>(p.id);
+      Tlp* t = m_ep->make(TlpKind::MemRd);
+      t->addr = a;
+      t->addr64 = a >= (1ull << 32);
+      t->req_len = len;
+      t->tag = static_cast<std::uint16_t>(it - m_tags.begin());
+      m_ep->push(m_s_rd, t, now_tick());
+      p.requested += len;
+    }
+  }
+}
+
+void CoyoteDma::on_completion(const Tlp& t) {
+  if (t.tag >= m_tags.size() || m_tags[t.tag] < 0) sim_fail(m_name, "completion for an unknown tag");
+  if (t.checksum != pcie::pattern_checksum(pcie::kMemoryStream, t.addr, t.len))
+    sim_fail(m_name, "read data check failed at 0x" + std::to_string(t.addr));
+  Packet* p = packet(static_cast<std::uint64_t>(m_tags[t.tag]));
+  if (t.addr < p->src || t.addr + t.len > p->src + p->len) sim_fail(m_name, "completion outside its packet");
+  p->got += t.len;
+  if (t.req_len == t.len) m_tags[t.tag] = -1;  // the request's last completion
+  if (p->got == p->len)
+    m_ep->scheduler().at(now_tick() + static_cast<Tick>(m_cfg.loop_cycles) * m_cycle, this, kWrite, p->id);
+  request_reads();
+}
+
+// The packet's data, back from the user logic, written to its destination.
+void CoyoteDma::write_back(Packet& p) {
+  const std::uint32_t mps = static_cast<std::uint32_t>(m_ep->mps());
+  for (std::uint32_t done = 0; done < p.len;) {
+    const std::uint32_t len = next_chunk(p.dst + done, p.len - done, mps);
+    Tlp* t = m_ep->make(TlpKind::MemWr);
+    t->addr = p.dst + done;
+    t->addr64 = t->addr >= (1ull << 32);
+    t->len = len;
+    t->data_stream = pcie::kMemoryStream;  // the bytes read from the source
+    t->data_off = p.src + done;
+    t->checksum = pcie::pattern_checksum(pcie::kMemoryStream, p.src + done, len);
+    t->ctx = reinterpret_cast<void*>(static_cast<std::uintptr_t>(p.seq + 1));
+    m_ep->push(m_s_wr, t, now_tick());
+    done += len;
+  }
+}
+
+void CoyoteDma::on_sent(const Tlp& t, Tick, Tick end) {
+  if (t.kind != TlpKind::MemWr || !t.ctx) return;
+  Xfer* x = xfer(reinterpret_cast<std::uintptr_t>(t.ctx) - 1);
+  x->written += t.len;
+  if (x->written < x->len) return;
+  // Transfers finish in order (one write queue); report and retire it.
+  ++m_completed;
+  if (m_writeback) {
+    Tlp* w = m_ep->make(TlpKind::MemWr);
+    w->addr = m_writeback + 8 * ((m_completed - 1) % 512);  // one slot per transfer, a 4 KiB ring
+    w->addr64 = w->addr >= (1ull << 32);
+    w->len = 8;
+    w->data_stream = kWritebackStream;
+    w->data_off = 8 * m_completed;
+    w->checksum = pcie::pattern_checksum(kWritebackStream, 8 * m_completed, 8);
+    m_ep->push(m_s_wr, w, end + static_cast<Tick>(m_cfg.done_cycles) * m_cycle);
+    ++writebacks;
+  }
+  if (m_xfers.front().seq != x->seq) sim_fail(m_name, "transfers finished out of order");
+  m_xfers.pop_front();
+}
+
+void CoyoteDma::on_tx_space(int) {}
+
+void CoyoteDma::on_action(std::uint32_t kind, std::uint64_t arg, void*) {
+  if (kind == kAdvance) {
+    advance();
+  } else if (kind == kReads) {
+    request_reads();
+  } else if (kind == kWrite) {
+    write_back(*packet(arg));
+    m_packets.erase(std::find_if(m_packets.begin(), m_packets.end(), [&](const Packet& q) { return q.id == arg; }));
+    advance();
+  }
+}
+
+}  // namespace hx::dma
