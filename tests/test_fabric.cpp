@@ -294,3 +294,19 @@ TEST(CoyoteMmu, EveryNewSmallPageIsADriverRoundTrip) {
   EXPECT_GT(r["metrics"]["p.latency_us"].get<double>(), 32 * 3.0);
   EXPECT_EQ(s["fpga.coyote.packets"]["value"].get<int>(), 16);
 }
+
+// An ATS invalidation goes down as a message routed by ID, empties the
+// device's ATC and comes back as a completion: the next access to the page
+// misses again, in the ATC and the IOTLB both.
+TEST(Ats, InvalidationMakesTheNextAccessMiss) {
+  const std::string topo = iommu_host(", ats: true, atc_entries: 8, atc_miss: 300ns");
+  const auto r = simulate(topo, "[{type: bench_lat, name: hit, device: warm, op: rd, size: 64B, window: 4KiB, reps: 10},"
+                                " {type: bench_lat, name: miss, device: cold, op: rd, size: 64B, window: 4KiB, reps: 10, invalidate: true}]");
+  const auto& s = r["stats"];
+  EXPECT_EQ(s["cold.bench.ats_invalidations"]["value"].get<int>(), 10);
+  EXPECT_EQ(s["cold.bench.atc.misses"]["value"].get<int>(), 10);
+  EXPECT_EQ(s["warm.bench.atc.misses"]["value"].get<int>(), 1);
+  EXPECT_EQ(s["host.iommu.invalidations"]["value"].get<int>(), 10);
+  EXPECT_EQ(s["host.iommu.walks"]["value"].get<int>(), 11);  // warm once, cold after every invalidation
+  EXPECT_NEAR(median(r, "miss") - median(r, "hit"), r["metrics"]["miss.ats_rtt_ns"].get<double>() + 300.0, 4.0);
+}

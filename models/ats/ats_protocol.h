@@ -10,6 +10,13 @@
 
 namespace hx::ats {
 
+// ATS message codes (PCIe sec. 10.3): the invalidate request (MsgD, from the
+// root complex to a function, its 8-byte body naming the untranslated range:
+// here `addr` and `req_len`) and the invalidate completion (Msg, back to the
+// root complex, `tag` = the request's ITag).
+constexpr std::uint16_t kInvalidateRequest = 0x01;
+constexpr std::uint16_t kInvalidateCompletion = 0x02;
+
 inline std::uint64_t translation_entry(std::uint64_t pa_base, unsigned shift) {
   std::uint64_t e = pa_base | 0x3;  // R and W permitted
   if (shift > 12) e |= ((1ull << (shift - 1)) - 1) & ~0xfffull;  // S = 1 with the size in the low address bits

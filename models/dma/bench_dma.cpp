@@ -21,6 +21,7 @@ BenchDma::BenchDma(const std::string& name, const BenchDmaConfig& cfg) : m_name(
     m_atc = std::make_unique<ats::Tlb>(name + ".atc", cfg.atc);
     auto& reg = StatsRegistry::instance();
     reg.add_counter(name + ".ats_requests", &m_ats_requests, "1", "ATS translation requests sent");
+    reg.add_counter(name + ".ats_invalidations", &m_invalidations, "1", "ATS invalidate requests served");
     reg.add_histogram(name + ".ats_rtt", &ats_rtt, "ns", "ATS request handed to the hard block to its completion back");
     reg.add_histogram(name + ".xlate_wait", &xlate_wait, "ns", "time a command waited for its translations");
   }
@@ -48,6 +49,22 @@ void BenchDma::translate(std::size_t s) {
     if (fresh) send_ats(p, at + m_cfg.atc.lookup);  // else a request covering this page is already out
   }
   if (c.xlate_pending == 0) c.start += m_cfg.atc.lookup;
+}
+
+// An ATS invalidate request: drop the range from the ATC, answer with an
+// invalidate completion to the root complex.
+void BenchDma::on_write(const Tlp& t) {
+  if (t.kind != TlpKind::MsgD || t.msg_code != ats::kInvalidateRequest) return;
+  if (!m_atc) sim_fail(m_name, "ATS invalidate request to a function without ATS");
+  m_atc->invalidate(t.addr, t.req_len);
+  ++m_invalidations;
+  Tlp* c = m_ep->make(TlpKind::Msg);
+  c->by_id = true;
+  c->target = 0;
+  c->msg_code = ats::kInvalidateCompletion;
+  c->tag = t.tag;
+  c->addr = t.addr;
+  m_ep->push(m_s_ats, c, now_tick() + m_cfg.atc.lookup);
 }
 
 // One translation request for page p and the prefetched pages after it.

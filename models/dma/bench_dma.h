@@ -55,7 +55,7 @@ class BenchDma final : public pcie::Device, public Actor {
   void write(std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off, Done done);
   std::size_t in_flight() const { return m_active; }
 
-  void on_write(const pcie::Tlp& t) override {}
+  void on_write(const pcie::Tlp& t) override;
   ats::Tlb* atc() { return m_atc.get(); }
   Histogram ats_rtt, xlate_wait;  // per ATS request; per command that waited for translation
   void on_completion(const pcie::Tlp& t) override;
@@ -91,7 +91,7 @@ class BenchDma final : public pcie::Device, public Actor {
   std::unique_ptr<ats::Tlb> m_atc;
   std::map<std::uint64_t, std::vector<std::size_t>> m_xlate_wait;  // page -> slots waiting for it
   std::map<std::uint16_t, AtsReq> m_ats_inflight;                   // tag -> request
-  Counter m_ats_requests;
+  Counter m_ats_requests, m_invalidations;
   int m_s_ats = -1;
   std::uint32_t m_ats_tag = 0;
   void pump();

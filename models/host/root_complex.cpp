@@ -180,6 +180,16 @@ void RootComplex::inbound(Tlp* t, int port) {
     default:
       break;
   }
+  if (t->kind == TlpKind::Msg && t->msg_code == ats::kInvalidateCompletion) {
+    rp.release(*t);
+    auto it = m_invalidations.find(t->tag);
+    if (it == m_invalidations.end()) sim_fail(basename(), "invalidate completion for no request");
+    auto done = std::move(it->second);
+    m_invalidations.erase(it);
+    pcie::TlpPool::instance().put(t);
+    if (done) done(now_tick());
+    return;
+  }
   if (t->kind != TlpKind::MemWr && t->kind != TlpKind::MemRd)
     sim_fail(basename(), std::string("unsupported inbound ") + kind_name(t->kind));
   // Requests stay behind posted writes (spec table 2-40): nothing, MSI and
@@ -325,6 +335,31 @@ Tlp* RootComplex::make_completion(ReadJob& j, std::uint64_t stop, Tick now) {
   ++completions;
   j.next = stop;
   return c;
+}
+
+void RootComplex::ats_invalidate(std::uint16_t rid, std::uint64_t va, std::uint64_t len, std::function<void(Tick)> done) {
+  if (!m_iommu) sim_fail(basename(), "ATS invalidation without an IOMMU");
+  m_iommu->invalidate(va, len);
+  int port = -1;
+  for (std::size_t i = 0; i < m_cfg.routes.size(); ++i)
+    if (m_cfg.routes[i].claims_bus(pcie::bus_of(rid))) port = static_cast<int>(i);
+  if (port < 0) sim_fail(basename(), "ATS invalidation for a function below no root port");
+  const std::uint16_t itag = m_itag++ % 32;
+  if (m_invalidations.count(itag)) sim_fail(basename(), "more than 32 ATS invalidations outstanding");
+  m_invalidations[itag] = std::move(done);
+  Tlp* t = pcie::TlpPool::instance().get();
+  t->kind = TlpKind::MsgD;
+  t->by_id = true;
+  t->target = rid;
+  t->msg_code = ats::kInvalidateRequest;
+  t->tag = itag;
+  t->addr = va;
+  t->req_len = static_cast<std::uint32_t>(len);
+  t->len = 8;
+  t->data_stream = pcie::kMemoryStream;
+  t->data_off = va;
+  t->checksum = pcie::pattern_checksum(pcie::kMemoryStream, va, 8);
+  enqueue(port, t, now_tick() + m_cfg.outbound_latency);
 }
 
 void RootComplex::issue_mmio(Tlp* t) {

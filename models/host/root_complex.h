@@ -31,6 +31,7 @@
 #include <array>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <queue>
 #include <vector>
@@ -85,6 +86,10 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
 
   // A core sends an MMIO request (MWr/MRd to a device BAR).
   void issue_mmio(Tlp* t);
+  // The IOMMU driver invalidates [va, va+len): the IOTLB at once, then the
+  // ATC of function `rid` by an invalidate request message; `done` runs
+  // when its invalidate completion arrives.
+  void ats_invalidate(std::uint16_t rid, std::uint64_t va, std::uint64_t len, std::function<void(Tick)> done);
   bool idle() const;
 
   pcie::Tlp* tx_select(pcie::PciePort& p) override;
@@ -129,7 +134,9 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   std::vector<std::uint8_t> m_buf;
   Tick m_last_write_commit = 0;
   std::unique_ptr<ats::Iommu> m_iommu;
-  std::vector<Tick> m_posted_release;  // per root port: when its youngest posted request leaves translation
+  std::vector<Tick> m_posted_release;
+  std::map<std::uint16_t, std::function<void(Tick)>> m_invalidations;  // ITag -> done
+  std::uint16_t m_itag = 0;  // per root port: when its youngest posted request leaves translation
   std::uint64_t m_seq = 0;
   std::uint16_t m_mmio_tag = 0;
   HostSide* m_host = nullptr;

@@ -24,8 +24,8 @@ Switch::Switch(sc_core::sc_module_name name, const SwitchConfig& cfg)
 
 int Switch::route(const Tlp& t, int in) const {
   const int n = static_cast<int>(m_ports.size());
-  if (t.kind == TlpKind::Cpl || t.kind == TlpKind::CplD) {
-    const int bus = bus_of(t.requester);
+  if (t.kind == TlpKind::Cpl || t.kind == TlpKind::CplD || t.by_id) {
+    const int bus = bus_of(t.by_id ? t.target : t.requester);
     for (int p = 1; p < n; ++p)
       if (m_cfg.routes[p].claims_bus(bus)) return p;
     return 0;

@@ -438,7 +438,8 @@ class CalypteLoop final : public Workload {
 class BenchDmaLoad final : public Workload {
  public:
   BenchDmaLoad(const Cursor& c, const topo::Topology& p, bool latency) : Workload(latency ? "bench_lat" : "bench_bw"), m_lat_test(latency) {
-    c.keys({"type", "name", "device", "op", "size", "window", "reps", "transactions", "pattern", "seed", "page_size", "node"});
+    c.keys({"type", "name", "device", "op", "size", "window", "reps", "transactions", "pattern", "seed", "page_size", "node",
+            "invalidate"});
     m_backing = backing_of(c);
     if (c.has("name")) m_name = c.child("name").str();
     m_dev = need_device(c.child("device"), p, "bench");
@@ -458,6 +459,11 @@ class BenchDmaLoad final : public Workload {
       m_stride = (m_size + 4095) / 4096 * 4096;
       m_window = m_stride * static_cast<std::uint64_t>(m_n);
     }
+    // invalidate: before each access the IOMMU driver invalidates its pages
+    // (IOTLB, then the device's ATC by an ATS invalidate request message).
+    m_invalidate = c.has("invalidate") && c.child("invalidate").boolean();
+    if (m_invalidate && !latency) c.child("invalidate").fail("invalidate applies to bench_lat");
+    if (m_invalidate && !p.node(m_dev).bench.ats) c.child("invalidate").fail("the device has no ATC (bench.ats: false)");
   }
   void start(Platform& plat) override {
     m_p = &plat;
@@ -480,6 +486,13 @@ class BenchDmaLoad final : public Workload {
         Tick done_at = 0;
         for (int i = 0; i < m_n; ++i) {
           const std::uint64_t a = addr_of(i);
+          if (m_invalidate) {
+            bool inv = false;
+            const std::uint64_t first = a / 4096 * 4096;
+            m_p->rc().ats_invalidate(m_p->endpoint(m_dev).config().rid, first, (a + m_size + 4095) / 4096 * 4096 - first,
+                                     [&](Tick) { inv = true; ev.notify(sc_core::SC_ZERO_TIME); });
+            while (!inv) sc_core::wait(ev);
+          }
           const Tick t0 = now_tick();
           done_at = 0;
           if (m_op == "wrrd") {
@@ -554,7 +567,7 @@ class BenchDmaLoad final : public Workload {
   std::uint32_t m_size = 64;
   std::uint64_t m_window = 8192;
   int m_n = 10000;
-  bool m_seq = true, m_fresh = false;
+  bool m_seq = true, m_fresh = false, m_invalidate = false;
   std::uint64_t m_stride = 0;
   Histogram m_ats_rtt, m_atc_time;
   Backing m_backing;
@@ -703,7 +716,7 @@ std::string workloads_reference() {
 | `rosta_peer` | `pairs` ([src, dst] list), `bytes`, `payload`, `vc` | S001 FPGA-to-FPGA peer writes, all started together |
 | `rosta_echo` | `from`, `to`, `bytes`, `reps` | S001 latency: echo round trip / 2 |
 | `calypte_loopback` | `mode` (fhf, hfh), `device`, `channel`, `size`, `reps`, `core` | S004 round-trip latency distribution |
-| `bench_lat` | `device`, `op` (rd, wrrd), `size`, `window`, `reps`, `pattern` (seq, rand, fresh: every access on pages never touched before), `page_size`, `node` (near, far) | S011 LAT_DMA_RD / LAT_DMA_WRRD |
+| `bench_lat` | `device`, `op` (rd, wrrd), `size`, `window`, `reps`, `pattern` (seq, rand, fresh: every access on pages never touched before), `page_size`, `node` (near, far), `invalidate` (ATS invalidation of the pages before each access) | S011 LAT_DMA_RD / LAT_DMA_WRRD |
 | `bench_bw` | `device`, `op` (rd, wr, rw), `size`, `window`, `transactions`, `pattern`, `page_size`, `node` | S011 BW_DMA_RD / WR / RW |
 
 | `coyote_perf` | `device`, `mode` (lat, thr), `size`, `reps`, `page_size`, `node`, `core`, `driver_core` | S003 Coyote perf_local: host -> FPGA -> host through the FPGA MMU; mean latency or throughput |
