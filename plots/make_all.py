@@ -13,6 +13,7 @@ FIGURES = [
     ('s001_p2p_cases', 's001_p2p_cases.py', 'S001 FPGA-to-FPGA speeds per case'),
     ('s004_fhf_latency', 's004_latency.py', 'S004 FHF latency distribution vs packet size per platform'),
     ('s004_hfh_latency', None, 'S004 HFH latency distribution vs packet size per platform'),
+    ('s004_rtl', 's004_rtl.py', 'S004 AMD Gen3 x8: the RTL engine co-simulated vs its behavioural twin'),
     ('s011_vs_size', 's011_vs_size.py', 'S011 latency and bandwidth vs transfer size'),
     ('s011_vs_window', 's011_vs_window.py', 'S011 read bandwidth and latency vs window size (IOMMU off)'),
     ('s003_perf_local', 's003_perf_local.py', 'S003 Coyote perf_local throughput and latency: 1 GiB pages near, 2 MiB pages far'),

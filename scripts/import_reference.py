@@ -114,6 +114,12 @@ dump(os.path.join(REF, 's004_calypte.yaml'), GEN, {
     'source': 'S004', 'citation': 'CESNET NDK, DMA Calypte documentation, latency report',
     'platforms': s004['platforms'], 'records': recs, 'resources_xcvu7p': s004['resources_xcvu7p']})
 case('s004_fhf', '../../configs/s004_fhf.yaml', fhf_checks, 'S004 FHF median round trip per packet size and platform')
+# The RTL engine on the AMD Gen3 x8 platform, against the same medians.
+rtl_checks = [{'ref': c['ref'], 'point': {'topology.nodes.card.calypte.model': 'rtl', 'workloads.0.mode': 'fhf',
+                                          'workloads.0.size': c['point']['workloads.0.size']}, 'metric': 'rt.fhf_p50_us'}
+              for c in fhf_checks if c['point']['topology'] == topo['amd_gen3x8']]
+case('s004_rtl', '../../configs/s004_rtl.yaml', rtl_checks,
+     'S004 FHF medians on AMD Gen3 x8 with the RTL engine co-simulated (same studies as the behavioural engine)')
 case('s004_hfh', '../../configs/s004_hfh.yaml', hfh_checks, 'S004 HFH median round trip')
 
 # ---------------------------------------------------------------- S000

@@ -9,7 +9,6 @@ using pcie::TlpKind;
 
 namespace {
 enum : std::uint32_t { kDeliver };
-constexpr std::uint64_t kPointerStream = 0x9017ull;
 }
 
 CalypteDma::CalypteDma(const std::string& name, const CalypteConfig& cfg)
@@ -62,9 +61,9 @@ std::uint64_t CalypteDma::send(int ch, std::uint32_t bytes, std::uint64_t stream
   u->addr = c.f2h_update;
   u->addr64 = u->addr >= (1ull << 32);
   u->len = 8;
-  u->data_stream = kPointerStream;
+  u->data_stream = kCalyptePointerStream;
   u->data_off = c.wptr;
-  u->checksum = pcie::pattern_checksum(kPointerStream, c.wptr, 8);
+  u->checksum = pcie::pattern_checksum(kCalyptePointerStream, c.wptr, 8);
   m_ep->push(m_s_f2h, u, gen);
   return start;
 }
@@ -96,9 +95,9 @@ void CalypteDma::on_action(std::uint32_t kind, std::uint64_t arg, void*) {
     u->addr = c.h2f_update;
     u->addr64 = u->addr >= (1ull << 32);
     u->len = 8;
-    u->data_stream = kPointerStream;
+    u->data_stream = kCalyptePointerStream;
     u->data_off = bytes;
-    u->checksum = pcie::pattern_checksum(kPointerStream, bytes, 8);
+    u->checksum = pcie::pattern_checksum(kCalyptePointerStream, bytes, 8);
     m_ep->push(m_s_upd, u, now_tick());
   }
   if (on_h2f_packet) on_h2f_packet(static_cast<int>(arg), bytes, now_tick());

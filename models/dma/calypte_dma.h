@@ -26,23 +26,36 @@ struct CalypteConfig {
   int segment_B = 128;
   int channels = 16;
   int bus_bits = 256;
+  bool rtl = false;   // run the synthesizable RTL (models/dma/rtl) instead of this model
+  std::string wave;   // RTL only: VCD file of its signals
+  int user_ready_every = 1;  // RTL only: user logic takes an H2F beat one cycle in N
 };
 
-// BAR0 offsets
+// BAR0 offsets (the RTL engine's hx_dma_pkg has the same map)
 constexpr std::uint64_t kCalypteH2FData = 0x100000;    // 1 MiB per channel window
 constexpr std::uint64_t kCalypteH2FHeader = 0x80000;   // 8 B per channel
+constexpr std::uint64_t kCalyptePointerStream = 0x9017ull;  // pattern of pointer-update payloads
 
-class CalypteDma final : public pcie::Device, public Actor {
+// What user logic and the driver see of a Calypte engine, behavioural or RTL.
+class CalypteApi {
+ public:
+  virtual ~CalypteApi() = default;
+  // Host side of channel `ch`: ring buffer and pointer-update address.
+  virtual void set_f2h_ring(int ch, std::uint64_t base, std::uint64_t size, std::uint64_t update_addr) = 0;
+  virtual void set_h2f_update(int ch, std::uint64_t update_addr) = 0;
+  // User logic sends a packet toward the host; returns its ring address.
+  virtual std::uint64_t send(int ch, std::uint32_t bytes, std::uint64_t stream, std::uint64_t off) = 0;
+  // Packet delivered to user logic by H2F: (channel, bytes, time).
+  std::function<void(int, std::uint32_t, Tick)> on_h2f_packet;
+};
+
+class CalypteDma final : public pcie::Device, public CalypteApi, public Actor {
  public:
   CalypteDma(const std::string& name, const CalypteConfig& cfg);
   void attach(pcie::Endpoint& ep) override;
-  // Host side of channel `ch`: ring buffer and pointer-update address.
-  void set_f2h_ring(int ch, std::uint64_t base, std::uint64_t size, std::uint64_t update_addr);
-  void set_h2f_update(int ch, std::uint64_t update_addr);
-  // User logic sends a packet toward the host; returns its ring address.
-  std::uint64_t send(int ch, std::uint32_t bytes, std::uint64_t stream, std::uint64_t off);
-  // Packet delivered to user logic by H2F: (channel, bytes, time).
-  std::function<void(int, std::uint32_t, Tick)> on_h2f_packet;
+  void set_f2h_ring(int ch, std::uint64_t base, std::uint64_t size, std::uint64_t update_addr) override;
+  void set_h2f_update(int ch, std::uint64_t update_addr) override;
+  std::uint64_t send(int ch, std::uint32_t bytes, std::uint64_t stream, std::uint64_t off) override;
 
   void on_write(const pcie::Tlp& t) override;
   void on_completion(const pcie::Tlp& t) override;

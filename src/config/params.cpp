@@ -257,6 +257,12 @@ const ParamTable<dma::CalypteConfig>& calypte_params() {
         c.bus_bits = static_cast<int>(v.integer(64, 1024));
         if (c.bus_bits != 256 && c.bus_bits != 512 && c.bus_bits != 64 && c.bus_bits != 128) v.fail("64, 128, 256 or 512");
       }),
+      P<C>("model", "choice", "behavioural", "behavioural, or rtl: the synthesizable engine co-simulated with Verilator (16 channels, 256 bit)",
+           [](C& c, const Cursor& v) { c.rtl = v.choice({"behavioural", "rtl"}) == "rtl"; }),
+      P<C>("wave", "string", "", "with model rtl: write the RTL's signals to this VCD file",
+           [](C& c, const Cursor& v) { c.wave = v.scalar(); }),
+      P<C>("user_ready_every", "int", "1", "with model rtl: user logic takes an H2F beat one cycle in N (back-pressure)",
+           [](C& c, const Cursor& v) { c.user_ready_every = static_cast<int>(v.integer(1, 1000)); }),
   };
   return t;
 }

@@ -33,11 +33,14 @@ struct Scenario {
 const Scenario kScenarios[] = {
     {"saturated_link", "configs/bench/saturated_link.yaml", 0, "one Gen3 x8 link, 128 B writes, 64 MiB"},
     {"s001_8fpga_write", "configs/s001_concurrent_write.yaml", 7, "S001: eight FPGAs write 4 MiB each at once"},
+#ifdef HXSIM_HAVE_RTL
+    {"rtl_cosim_fhf", "configs/s004_rtl.yaml", 20, "S004 FHF 1500 B x 4096 with the Verilated RTL engine"},
+#endif
 };
 
 struct Run {
   double wall = 0, rss_mb = 0;
-  nlohmann::json meta;
+  nlohmann::json meta, stats;
 };
 
 Run run_once(const std::string& self, const std::string& study, int point, const fs::path& out) {
@@ -56,7 +59,9 @@ Run run_once(const std::string& self, const std::string& study, int point, const
   std::ifstream t(out.string() + ".timing"), m(out.string());
   const auto timing = nlohmann::json::parse(t);
   r.wall = timing["wall_s"].get<double>();
-  r.meta = nlohmann::json::parse(m)["meta"];
+  const auto res = nlohmann::json::parse(m);
+  r.meta = res["meta"];
+  r.stats = res["stats"];
   return r;
 }
 
@@ -90,6 +95,14 @@ int bench(const std::string& json_out, int repeats, const std::string& self) {
                     {"peak_rss_mb", rss},
                     {"simulated_us", med.meta["simulated_time_ns"].get<double>() / 1000.0},
                     {"repeats", repeats}});
+    // Co-simulation: RTL clock cycles evaluated per wall second.
+    for (const auto& [k, v] : med.stats.items())
+      if (k.size() > 11 && k.compare(k.size() - 11, 11, ".rtl_cycles") == 0) {
+        const double cyc = v["value"].get<double>();
+        scen.back()["rtl_cycles"] = cyc;
+        scen.back()["rtl_cycles_per_s"] = cyc / med.wall;
+        std::printf("%-18s %10s %12.0f RTL cycles, %.2f M cycles/s\n", "", "", cyc, cyc / med.wall / 1e6);
+      }
   }
   fs::remove_all(dir);
   if (!json_out.empty()) write_atomic(json_out, nlohmann::json({{"scenarios", scen}}).dump(2) + "\n");

@@ -4,6 +4,9 @@
 #include <sstream>
 
 #include "models/core/error.h"
+#ifdef HXSIM_HAVE_RTL
+#include "models/dma/rtl/calypte_rtl.h"
+#endif
 
 namespace hx::sim {
 
@@ -62,7 +65,18 @@ Platform::Platform(const topo::Topology& t) : m_topo(t) {
       up_port_of[ni] = &ep->upstream();
       std::unique_ptr<pcie::Device> dev;
       if (n.device == "rosta") dev = std::make_unique<dma::RostaDma>(n.name + ".rosta", n.rosta);
-      if (n.device == "calypte") dev = std::make_unique<dma::CalypteDma>(n.name + ".calypte", n.calypte);
+      if (n.device == "calypte") {
+#ifdef HXSIM_HAVE_RTL
+        if (n.calypte.rtl) {
+          dma::CalypteRtlConfig rc;
+          rc.clock_mhz = n.calypte.clock_mhz;
+          rc.wave = n.calypte.wave;
+          rc.user_ready_every = n.calypte.user_ready_every;
+          dev = std::make_unique<dma::CalypteRtl>(n.name + ".rtl", rc);
+        }
+#endif
+        if (!dev) dev = std::make_unique<dma::CalypteDma>(n.name + ".calypte", n.calypte);
+      }
       if (n.device == "bench") dev = std::make_unique<dma::BenchDma>(n.name + ".bench", n.bench);
       if (n.device == "coyote") dev = std::make_unique<dma::CoyoteDma>(n.name + ".coyote", n.coyote);
       if (dev) {

@@ -360,7 +360,7 @@ class CalypteLoop final : public Workload {
   }
   void start(Platform& plat) override {
     m_p = &plat;
-    auto* dev = m_p->device<dma::CalypteDma>(m_dev);
+    auto* dev = m_p->device<dma::CalypteApi>(m_dev);
     const std::uint64_t ring = m_p->alloc(1u << 20), f2h_upd = m_p->alloc(64, 64), h2f_upd = m_p->alloc(64, 64);
     dev->set_f2h_ring(m_ch, ring, 1u << 20, f2h_upd);
     dev->set_h2f_update(m_ch, h2f_upd);

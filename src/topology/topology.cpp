@@ -111,6 +111,11 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults) {
       if (c.has(d) && n.device != d) c.child(d).fail(std::string("settings for a '") + d + "' device on a '" + n.device + "' endpoint");
     cfg::load_params(c.child("rosta"), n.rosta, cfg::rosta_params());
     cfg::load_params(c.child("calypte"), n.calypte, cfg::calypte_params());
+    if (n.calypte.rtl && (n.calypte.channels != 16 || n.calypte.bus_bits != 256))
+      c.child("calypte").child("model").fail("the RTL engine is built with 16 channels and a 256-bit datapath");
+#ifndef HXSIM_HAVE_RTL
+    if (n.calypte.rtl) c.child("calypte").child("model").fail("this hxsim was built without the RTL (HXSIM_ENABLE_RTL=OFF)");
+#endif
     cfg::load_params(c.child("bench"), n.bench, cfg::bench_params());
     cfg::load_params(c.child("coyote"), n.coyote, cfg::coyote_params());
   }
