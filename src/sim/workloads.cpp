@@ -342,6 +342,61 @@ class RostaEcho final : public Workload {
   bool m_done = false;
 };
 
+// Calypte F2H burst: user logic sends `packets` packets of `size` bytes back
+// to back, round-robin over `channels`, then a 64 B marker packet on the next
+// channel; the host waits for the marker's pointer update (the engine writes
+// packets in order). Reports the F2H rate.
+class CalypteBurst final : public Workload {
+ public:
+  CalypteBurst(const Cursor& c, const topo::Topology& p) : Workload("burst") {
+    c.keys({"type", "name", "device", "channels", "size", "packets", "core"});
+    if (c.has("name")) m_name = c.child("name").str();
+    m_dev = need_device(c.child("device"), p, "calypte");
+    const int have = p.node(m_dev).calypte.channels;
+    m_channels = c.has("channels") ? static_cast<int>(c.child("channels").integer(1, 1024)) : 1;
+    if (m_channels + 1 > have) c.child("channels").fail("the marker needs one more channel than the burst (" + std::to_string(have) + " in all)");
+    m_size = c.has("size") ? size32(c.child("size"), 1, 4096) : 1500;
+    m_packets = c.has("packets") ? static_cast<int>(c.child("packets").integer(1, 10000000)) : 1000;
+    m_core = c.has("core") ? static_cast<int>(c.child("core").integer(0, 4095)) : 0;
+    if (m_core >= host_cores(p)) c.child("core").fail("no such core");
+  }
+  void start(Platform& plat) override {
+    m_p = &plat;
+    auto* dev = m_p->device<dma::CalypteApi>(m_dev);
+    std::vector<std::uint64_t> upd;
+    for (int ch = 0; ch <= m_channels; ++ch) {
+      const std::uint64_t ring = m_p->alloc(1u << 20), u = m_p->alloc(64, 64);
+      dev->set_f2h_ring(ch, ring, 1u << 20, u);
+      upd.push_back(u);
+    }
+    m_p->cpu().spawn(m_name, m_core, [this, dev, upd](int core) {
+      auto& cpu = m_p->cpu();
+      const int w = cpu.arm_watch(upd.back(), 8, core);
+      const Tick t0 = cpu.now();
+      for (int i = 0; i < m_packets; ++i)
+        dev->send(i % m_channels, m_size, 0xb0057ull, static_cast<std::uint64_t>(i) * m_size);
+      dev->send(m_channels, 64, 0xb0058ull, 0);
+      cpu.wait_watch(w);
+      m_elapsed = cpu.now() - t0;
+      m_done = true;
+    });
+  }
+  bool done() const override { return m_done; }
+  std::vector<std::string> exclusive_devices() const override { return {m_dev}; }
+  void report(Results& res) const override {
+    res.metric(m_name + ".f2h_MBps", static_cast<double>(m_size) * m_packets / (static_cast<double>(m_elapsed) * 1e-12) / 1e6, "MB/s");
+    res.metric(m_name + ".elapsed_us", static_cast<double>(m_elapsed) / 1e6, "us");
+  }
+
+ private:
+  Platform* m_p = nullptr;
+  std::string m_dev;
+  int m_channels = 1, m_packets = 1000, m_core = 0;
+  std::uint32_t m_size = 1500;
+  Tick m_elapsed = 0;
+  bool m_done = false;
+};
+
 // S004: Calypte round trips, FHF (FPGA -> host loop -> FPGA) and HFH
 // (host -> FPGA loop -> host), one channel, N repetitions.
 class CalypteLoop final : public Workload {
@@ -688,7 +743,8 @@ std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const 
     const Cursor c = list.item(i);
     if (!c.is_map()) c.fail("a workload is a map with a type");
     const std::string type =
-        c.child("type").choice({"rosta_dma", "rosta_peer", "rosta_echo", "calypte_loopback", "bench_lat", "bench_bw", "coyote_perf"});
+        c.child("type").choice({"rosta_dma", "rosta_peer", "rosta_echo", "calypte_loopback", "bench_lat", "bench_bw", "coyote_perf",
+                                 "calypte_burst"});
     std::unique_ptr<Workload> w;
     if (type == "rosta_dma") w = std::make_unique<RostaHostDma>(c, p);
     if (type == "rosta_peer") w = std::make_unique<RostaPeer>(c, p);
@@ -697,6 +753,7 @@ std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const 
     if (type == "bench_lat") w = std::make_unique<BenchDmaLoad>(c, p, true);
     if (type == "bench_bw") w = std::make_unique<BenchDmaLoad>(c, p, false);
     if (type == "coyote_perf") w = std::make_unique<CoyotePerf>(c, p);
+    if (type == "calypte_burst") w = std::make_unique<CalypteBurst>(c, p);
     if (!names.insert(w->name()).second) c.fail("two workloads named '" + w->name() + "'; give one a name:");
     for (const auto& d : w->exclusive_devices()) {
       auto [it, fresh] = owner.emplace(d, w->name());
@@ -715,6 +772,7 @@ std::string workloads_reference() {
 | `rosta_dma` | `op` (write, read), `devices`, `count`, `bytes`, `payload`, `desc_mmio_writes` | S001 host DMA: per device a driver call on its own core (syscall, page pinning, UC descriptor writes, doorbell, MSI); hardware-timer and application speeds |
 | `rosta_peer` | `pairs` ([src, dst] list), `bytes`, `payload`, `vc` | S001 FPGA-to-FPGA peer writes, all started together |
 | `rosta_echo` | `from`, `to`, `bytes`, `reps` | S001 latency: echo round trip / 2 |
+| `calypte_burst` | `device`, `channels`, `size`, `packets`, `core` | F2H packets back to back over several channels, then a marker; the F2H rate |
 | `calypte_loopback` | `mode` (fhf, hfh), `device`, `channel`, `size`, `reps`, `core` | S004 round-trip latency distribution |
 | `bench_lat` | `device`, `op` (rd, wrrd), `size`, `window`, `reps`, `pattern` (seq, rand, fresh: every access on pages never touched before), `page_size`, `node` (near, far), `invalidate` (ATS invalidation of the pages before each access) | S011 LAT_DMA_RD / LAT_DMA_WRRD |
 | `bench_bw` | `device`, `op` (rd, wr, rw), `size`, `window`, `transactions`, `pattern`, `page_size`, `node` | S011 BW_DMA_RD / WR / RW |

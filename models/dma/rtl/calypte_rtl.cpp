@@ -1,6 +1,7 @@
 #include "models/dma/rtl/calypte_rtl.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 // The Verilated model stays inside this file (its header pulls names into
@@ -84,6 +85,59 @@ CalypteRtl::CalypteRtl(const std::string& name, const CalypteRtlConfig& cfg)
   reg.add_counter(name + ".rtl_cycles", &rtl_cycles, "cycle", "RTL clock cycles simulated");
   reg.add_counter(name + ".rtl_tlps", &rtl_tlps, "TLP", "requester TLPs the RTL produced");
   reg.add_counter(name + ".h2f_packets", &h2f_packets, "1", "packets the RTL delivered to user logic");
+}
+
+double CalypteRtl::raw_cycles_per_s(std::uint64_t cycles) {
+  VerilatedContext ctx;
+  Vhx_dma_top t(&ctx, "raw");
+  t.rst_n = 0;
+  for (int i = 0; i < 2; ++i) {
+    t.clk = 0;
+    t.eval();
+    t.clk = 1;
+    t.eval();
+  }
+  t.rst_n = 1;
+  // Ring settings for channel 0, then 1500 B packets back to back with the
+  // requester side always ready.
+  t.rq_ready = 1;
+  t.cc_ready = 1;
+  t.h2f_ready = 1;
+  t.cq_valid = 1;
+  t.cq_sop = t.cq_eop = 1;
+  t.cq_type = kReqMwr;
+  t.cq_len = 8;
+  const std::uint64_t csr[2][2] = {{kCsrF2hBase, 1ull << 32}, {kCsrF2hSize, 1ull << 20}};
+  for (const auto& c : csr) {
+    t.cq_addr = static_cast<std::uint32_t>(c[0]);
+    t.cq_data[0] = static_cast<std::uint32_t>(c[1]);
+    t.cq_data[1] = static_cast<std::uint32_t>(c[1] >> 32);
+    t.clk = 0;
+    t.eval();
+    t.clk = 1;
+    t.eval();
+  }
+  t.cq_valid = 0;
+  const auto start = std::chrono::steady_clock::now();
+  std::uint32_t beat = 0;
+  const std::uint32_t beats = (1500 + kBytes - 1) / kBytes;
+  for (std::uint64_t i = 0; i < cycles; ++i) {
+    t.f2h_valid = 1;
+    t.f2h_sop = beat == 0;
+    t.f2h_eop = beat + 1 == beats;
+    t.f2h_len = 1500;
+    t.f2h_chan = 0;
+    t.f2h_data[0] = static_cast<std::uint32_t>(i);
+    t.clk = 0;
+    t.eval();
+    const bool taken = t.f2h_ready;
+    t.clk = 1;
+    t.eval();
+    if (taken) beat = beat + 1 == beats ? 0 : beat + 1;
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  t.final();
+  return static_cast<double>(cycles) / s;
 }
 
 CalypteRtl::~CalypteRtl() {

@@ -63,6 +63,9 @@ class CalypteRtl final : public pcie::Device, public CalypteApi, public Actor {
   void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
 
   std::uint64_t cycles() const { return m_cycle_count; }
+  // Verilator's own rate for this design: `cycles` clock cycles of the bare
+  // model (no adapter, no kernel), streaming F2H beats; cycles per wall second.
+  static double raw_cycles_per_s(std::uint64_t cycles);
   // Test hook: corrupt the next requester beat the checker sees.
   void inject_violation() { m_inject = true; }
   Counter rtl_cycles, rtl_tlps, h2f_packets;
