@@ -116,6 +116,24 @@ class Runs(unittest.TestCase):
         rc, _, err = run('run', study, '-o', a, '--seed', '7', *sets)
         self.assertIn('(0 reused)', err)
 
+    def test_trace_is_a_bounded_chrome_trace(self):
+        study = os.path.join(ROOT, 'configs', 's001_latency.yaml')
+        out = os.path.join(self.d, 'tr')
+        rc, _, err = run('run', study, '-o', out, '-q', '--trace', '--trace-from', '1us', '--trace-to', '6us', '--trace-max', '8')
+        self.assertEqual(rc, 0, err)
+        with open(os.path.join(out, 'points', '0.trace.json')) as f:
+            t = json.load(f)
+        spans = [e for e in t['traceEvents'] if e['ph'] == 'X']
+        names = {e['tid']: e['args']['name'] for e in t['traceEvents'] if e['ph'] == 'M'}
+        self.assertEqual(len(spans), 8)                        # bounded by --trace-max
+        self.assertGreater(t['otherData']['dropped_events'], 0)
+        self.assertTrue(all(1.0 <= e['ts'] < 6.0 and e['dur'] > 0 for e in spans))
+        self.assertTrue(all(e['tid'] in names for e in spans))
+        self.assertTrue(any(n.startswith('link ') for n in names.values()))
+        rc, _, err = run('run', study, '-o', os.path.join(self.d, 'bad'), '--trace', '--trace-to', 'soon')
+        self.assertEqual(rc, 2)
+        self.assertFalse(os.path.exists(os.path.join(self.d, 'bad')))
+
     def test_topo_report_and_dot(self):
         dot = os.path.join(self.d, 't.dot')
         rc, out, err = run('topo', os.path.join(ROOT, 'topologies', 's001_rosta.yaml'), '--dot', dot)

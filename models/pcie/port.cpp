@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "models/core/error.h"
+#include "models/core/trace.h"
 
 namespace hx::pcie {
 
@@ -146,6 +147,13 @@ void PciePort::transmit(Tlp* t, Tick now) {
   // after arbitration: it shifts arrival, not the wire's occupancy.
   const Tick head = start + serialize(static_cast<std::uint32_t>(t->header_B() + 4)) + m_link.latency + m_cfg.tx_pipeline;
   const Tick tail = end + m_link.latency + m_cfg.tx_pipeline;
+  auto& trace = Trace::instance();
+  if (trace.enabled() && trace.want(start)) {
+    if (m_trace_tx < 0) m_trace_tx = trace.track("link " + m_name + " -> " + m_peer->m_name);
+    if (m_peer->m_trace_rx < 0) m_peer->m_trace_rx = trace.track("in " + m_peer->m_name);
+    trace.span(m_trace_tx, kind_name(t->kind), start, end, t->id, t->len);
+    if (trace.want(head)) trace.span(m_peer->m_trace_rx, kind_name(t->kind), head, tail, t->id, t->len);
+  }
   m_owner.tx_done(*this, *t, start, end);
   m_peer->on_received(*t, tail);
   m_peer->m_owner.rx_tlp(*m_peer, t, head, tail);

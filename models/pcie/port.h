@@ -122,6 +122,7 @@ class PciePort final : public Actor {
   Tick m_dllp_time = 0;
 
   // transmitter
+  int m_trace_tx = -1, m_trace_rx = -1;  // trace tracks, made on first use
   Tick m_wire_free = 0;
   Tick m_next_wake = kNever;
   std::array<std::array<Credits, kFcClasses>, kMaxVcs> m_tx_credits{};

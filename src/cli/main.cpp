@@ -42,6 +42,10 @@ int run_cli(int argc, char** argv) {
   run->add_option("--seed", ra.seed, "study seed (default: the study's)")->check(CLI::Range(0LL, 1LL << 62));
   run->add_flag("--fresh", ra.fresh, "redo points a previous run finished");
   run->add_flag("-q,--quiet", ra.quiet, "no progress output");
+  run->add_flag("--trace", ra.trace, "write points/K.trace.json: TLPs per link and port (Perfetto / Chrome trace); reruns every point");
+  run->add_option("--trace-from", ra.trace_from, "trace from this simulated time (default 0ns)");
+  run->add_option("--trace-to", ra.trace_to, "trace until this simulated time (default: the end)");
+  run->add_option("--trace-max", ra.trace_max, "at most this many trace events (default 200000)")->check(CLI::Range(1LL, 100000000LL));
 
   std::size_t index = 0;
   std::string out_file;
@@ -52,6 +56,10 @@ int run_cli(int argc, char** argv) {
   point->add_option("--out", out_file)->required();
   point->add_option("--set", ra.sets);
   point->add_option("--seed", ra.seed);
+  point->add_flag("--trace", ra.trace);
+  point->add_option("--trace-from", ra.trace_from);
+  point->add_option("--trace-to", ra.trace_to);
+  point->add_option("--trace-max", ra.trace_max);
 
   std::string topo_file, dot_file;
   auto* topo = app.add_subcommand("topo", "Check a topology; print routes, address map and bottlenecks");

@@ -18,6 +18,8 @@
 #include <thread>
 
 #include "models/core/error.h"
+#include "models/core/trace.h"
+#include "src/config/units.h"
 #include "src/sim/runner.h"
 #include "src/sim/study.h"
 #include "src/sim/workloads.h"
@@ -81,11 +83,34 @@ std::string csv_value(const nlohmann::json& v) {
 
 }  // namespace
 
+// The --trace window, checked (bad input is exit 2 before anything runs).
+std::pair<Tick, Tick> trace_window(const RunArgs& a) {
+  std::string why;
+  const auto from = cfg::parse_time(a.trace_from, why);
+  if (!from) throw InputError("--trace-from " + a.trace_from + ": " + why);
+  Tick to = kNever;
+  if (!a.trace_to.empty()) {
+    const auto t = cfg::parse_time(a.trace_to, why);
+    if (!t) throw InputError("--trace-to " + a.trace_to + ": " + why);
+    to = *t;
+  }
+  if (to <= *from) throw InputError("--trace-to must lie after --trace-from");
+  return {*from, to};
+}
+
 int run_one_point(const RunArgs& a, std::size_t index, const std::string& out_file) {
   StudyFiles f = prepared(a);
   const auto points = expand_sweep(f);
   if (index >= points.size()) throw InputError("point " + std::to_string(index) + " does not exist");
+  if (a.trace) {
+    const auto [from, to] = trace_window(a);
+    Trace::instance().enable(from, to, static_cast<std::size_t>(a.trace_max));
+  }
   nlohmann::json r = run_point(f, points[index], point_seed(study_seed(a, f), index));
+  if (a.trace) {
+    const std::string tf = out_file.substr(0, out_file.size() - 5) + ".trace.json";
+    if (!Trace::instance().write(tf)) throw InputError("cannot write the trace " + tf);
+  }
   r["point_index"] = index;
   nlohmann::json timing = r["timing"];
   r.erase("timing");
@@ -96,6 +121,7 @@ int run_one_point(const RunArgs& a, std::size_t index, const std::string& out_fi
 
 int run_study(const RunArgs& a, const std::string& self) {
   // 1. Everything is checked before anything is written.
+  if (a.trace) trace_window(a);
   StudyFiles f = prepared(a);
   const auto points = expand_sweep(f);
   std::string name;
@@ -129,7 +155,7 @@ int run_study(const RunArgs& a, const std::string& self) {
   std::size_t skipped = 0;
   for (std::size_t k = 0; k < points.size(); ++k) {
     const fs::path pf = fs::path(dir) / "points" / (std::to_string(k) + ".json");
-    if (!a.fresh && same_config && fs::exists(pf)) {
+    if (!a.fresh && !a.trace && same_config && fs::exists(pf)) {
       ++skipped;
       continue;
     }
@@ -157,6 +183,15 @@ int run_study(const RunArgs& a, const std::string& self) {
       for (const auto& s : a.sets) {
         args.push_back("--set");
         args.push_back(s);
+      }
+      if (a.trace) {
+        for (const std::string& x : {std::string("--trace"), std::string("--trace-from"), a.trace_from,
+                                     std::string("--trace-max"), std::to_string(a.trace_max)})
+          args.push_back(x);
+        if (!a.trace_to.empty()) {
+          args.push_back("--trace-to");
+          args.push_back(a.trace_to);
+        }
       }
       std::vector<char*> argv;
       for (auto& s : args) argv.push_back(s.data());

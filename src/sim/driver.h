@@ -16,6 +16,11 @@ struct RunArgs {
   long long seed = -1;
   bool fresh = false;
   bool quiet = false;
+  // --trace: each point writes points/K.trace.json (TLPs per link and port),
+  // events in [trace_from, trace_to) of simulated time, at most trace_max.
+  bool trace = false;
+  std::string trace_from = "0ns", trace_to;
+  long long trace_max = 200000;
 };
 
 // Returns the process exit code.
