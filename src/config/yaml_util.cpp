@@ -1,6 +1,7 @@
 #include "src/config/yaml_util.h"
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -13,7 +14,9 @@ std::string Cursor::where() const {
   YAML::Mark m = node.IsDefined() ? node.Mark() : YAML::Mark::null_mark();
   if (m.is_null() || m.line < 0) m = fallback;
   if (m.is_null() || m.line < 0) {
-    os << (file ? *file : std::string("<input>")) << ": " << path;
+    // Nothing in the document carries a position (an empty or scalar
+    // document, a node built by a merge): point at its start.
+    os << (file ? *file : std::string("<input>")) << ":1:1: " << path;
   } else {
     os << (file ? *file : std::string("<input>")) << ":" << m.line + 1 << ":" << m.column + 1 << ": " << path;
   }
@@ -138,6 +141,9 @@ std::vector<std::string> Cursor::keys(const std::set<std::string>& allowed) cons
       c.node = it->first;
       c.path = path.empty() ? k : path + "." + k;
       c.file = file;
+      // A key of a merged map (topology defaults) has no position: use the map's.
+      const YAML::Mark here = node.Mark();
+      c.fallback = (here.is_null() || here.line < 0) ? fallback : here;
       std::string all;
       for (const auto& a : allowed) all += (all.empty() ? "" : ", ") + a;
       c.fail("unknown key '" + k + "'; allowed: " + all);
@@ -147,11 +153,35 @@ std::vector<std::string> Cursor::keys(const std::set<std::string>& allowed) cons
   return out;
 }
 
+namespace {
+// Every map key must be a plain scalar name: code reads keys as strings.
+void check_keys(const YAML::Node& n, const std::string& where, int depth = 0) {
+  if (depth > 200) throw InputError(where + ": nesting deeper than 200 levels");
+  if (n.IsMap()) {
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      if (!it->first.IsScalar()) {
+        const YAML::Mark m = it->first.Mark();
+        throw InputError(where + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1) +
+                         ": a key must be a plain name, not a list or map");
+      }
+      check_keys(it->second, where, depth + 1);
+    }
+  } else if (n.IsSequence()) {
+    for (const auto& x : n) check_keys(x, where, depth + 1);
+  }
+}
+}  // namespace
+
 YAML::Node load_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    throw InputError(path + ": not a regular file");
   std::ifstream in(path);
   if (!in) throw InputError(path + ": cannot open file");
   try {
-    return YAML::Load(in);
+    YAML::Node n = YAML::Load(in);
+    check_keys(n, path);
+    return n;
   } catch (const YAML::ParserException& e) {
     throw InputError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
                      ": YAML syntax error: " + e.msg);
@@ -180,6 +210,7 @@ void apply_override(YAML::Node& root, const std::string& path, const std::string
   } catch (const YAML::ParserException& e) {
     throw InputError(origin + ": value '" + value + "' is not valid YAML: " + e.msg);
   }
+  check_keys(val, origin);
   std::vector<YAML::Node> chain{root};
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
     YAML::Node cur = chain.back();

@@ -83,6 +83,18 @@ std::string csv_value(const nlohmann::json& v) {
 
 }  // namespace
 
+std::string check_study(const StudyFiles& f, const std::vector<SweepPoint>& points) {
+  std::string name;
+  for (const auto& p : points) {
+    StudyFiles c = clone(f);
+    for (const auto& [path, value] : p.sets) apply_set(c, path, value, "sweep " + path);
+    Study s = parse_study(c);
+    make_workloads(s.workloads, s.topo);  // validated against the topology, not elaborated
+    name = s.name;
+  }
+  return name;
+}
+
 // The --trace window, checked (bad input is exit 2 before anything runs).
 std::pair<Tick, Tick> trace_window(const RunArgs& a) {
   std::string why;
@@ -124,14 +136,7 @@ int run_study(const RunArgs& a, const std::string& self) {
   if (a.trace) trace_window(a);
   StudyFiles f = prepared(a);
   const auto points = expand_sweep(f);
-  std::string name;
-  for (std::size_t k = 0; k < points.size(); ++k) {
-    StudyFiles c = clone(f);
-    for (const auto& [path, value] : points[k].sets) apply_set(c, path, value, "sweep " + path);
-    Study s = parse_study(c);
-    make_workloads(s.workloads, s.topo);  // validated against the topology, not elaborated
-    name = s.name;
-  }
+  const std::string name = check_study(f, points);
   const std::uint64_t seed = study_seed(a, f);
   const std::string dir = a.out_dir.empty() ? "results/" + name : a.out_dir;
   fs::create_directories(fs::path(dir) / "points");

@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "src/sim/study.h"
+
 namespace hx::sim {
 
 struct RunArgs {
@@ -29,5 +31,8 @@ int run_study(const RunArgs& a, const std::string& self_exe);
 int run_one_point(const RunArgs& a, std::size_t index, const std::string& out_file);
 
 std::vector<std::pair<std::string, std::string>> split_sets(const std::vector<std::string>& sets);
+// Every sweep point parsed and its workloads bound to its topology, nothing
+// elaborated or written: bad input throws InputError. Returns the study name.
+std::string check_study(const StudyFiles& f, const std::vector<SweepPoint>& points);
 
 }  // namespace hx::sim

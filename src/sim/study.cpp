@@ -18,7 +18,9 @@ StudyFiles load_study_files(const std::string& path) {
   if (t.node.IsScalar()) {
     fs::path p = fs::path(path).parent_path() / t.scalar();
     f.topo_file = p.lexically_normal().string();
-    if (!fs::exists(f.topo_file)) t.fail("topology file '" + f.topo_file + "' does not exist");
+    std::error_code ec;
+    if (!fs::exists(f.topo_file, ec)) t.fail("topology file '" + f.topo_file + "' does not exist");
+    if (!fs::is_regular_file(f.topo_file, ec)) t.fail("topology '" + f.topo_file + "' is not a file");
     f.topo = cfg::load_file(f.topo_file);
   } else if (t.node.IsMap()) {
     f.topo_file = path;
@@ -69,7 +71,9 @@ void apply_set(StudyFiles& f, const std::string& path, const std::string& value,
     }
     if (!v.IsScalar()) throw InputError(origin + ": topology takes a file name");
     const fs::path p = (fs::path(f.study_file).parent_path() / v.Scalar()).lexically_normal();
-    if (!fs::exists(p)) throw InputError(origin + ": topology file '" + p.string() + "' does not exist");
+    std::error_code ec;
+    if (!fs::exists(p, ec) || !fs::is_regular_file(p, ec))
+      throw InputError(origin + ": topology file '" + p.string() + "' does not exist");
     f.topo_file = p.string();
     f.topo = cfg::load_file(f.topo_file);
     f.study["topology"] = v.Scalar();
@@ -141,6 +145,9 @@ std::vector<SweepPoint> expand_sweep(const StudyFiles& f) {
         vals = c;
       }
       if (!vals.node.IsSequence() || vals.node.size() == 0) vals.fail("values must be a non-empty list");
+      // A path that names no parameter is an error at the axis, not at a point.
+      StudyFiles probe = clone(f);
+      apply_set(probe, path, vals.node[0], a.child("path").where());
       parts.emplace_back(path, vals);
     };
     if (std::find(keys.begin(), keys.end(), "zip") != keys.end()) {
