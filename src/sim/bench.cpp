@@ -6,6 +6,8 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -106,6 +108,34 @@ int bench(const std::string& json_out, int repeats, const std::string& self) {
         scen.back()["rtl_cycles_per_s"] = cyc / med.wall;
         std::printf("%-18s %10s %12.0f RTL cycles, %.2f M cycles/s\n", "", "", cyc, cyc / med.wall / 1e6);
       }
+  }
+  {
+    // A 1000-point sweep: points per second and parallel efficiency, -j1 vs -jN.
+    const std::string study = std::string(HXSIM_SOURCE_DIR) + "/configs/bench/sweep_1000.yaml";
+    const int n = std::max(2u, std::thread::hardware_concurrency());
+    double sweep_rss = 0;
+    auto sweep_wall = [&](int jobs) {
+      const fs::path out = dir / ("sweep_j" + std::to_string(jobs));
+      std::vector<std::string> args = {self, "run", study, "-o", out.string(), "-q", "--fresh", "-j", std::to_string(jobs)};
+      std::vector<char*> argv;
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      const auto t0 = std::chrono::steady_clock::now();
+      pid_t pid;
+      if (posix_spawn(&pid, self.c_str(), nullptr, nullptr, argv.data(), environ) != 0) throw SimError("cannot start the sweep");
+      int status = 0;
+      struct rusage ru {};
+      if (::wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) throw SimError("the bench sweep failed");
+      sweep_rss = std::max(sweep_rss, static_cast<double>(ru.ru_maxrss) / 1024.0);
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
+    const double t1 = sweep_wall(1), tn = sweep_wall(n);
+    const double eff = t1 / (n * tn);
+    std::printf("%-18s %10.3f %12s %.0f points/s at -j1, %.0f at -j%d: parallel efficiency %.0f%%\n", "sweep_1000", tn, "",
+                1000 / t1, 1000 / tn, n, 100 * eff);
+    scen.push_back({{"name", "sweep_1000"}, {"description", "1000-point sweep of small peer transfers"}, {"wall_s", tn},
+                    {"wall_s_j1", t1}, {"jobs", n}, {"points_per_s", 1000 / tn}, {"points_per_s_j1", 1000 / t1},
+                    {"parallel_efficiency", eff}, {"peak_rss_mb", sweep_rss}});
   }
 #ifdef HXSIM_HAVE_RTL
   {
