@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages hxsim needs, only those missing. Idempotent, non-interactive.
 set -euo pipefail
 pkgs=(g++ cmake ninja-build pkgconf git ccache libsystemc-dev libyaml-cpp-dev nlohmann-json3-dev
-      libgtest-dev libboost-graph-dev libcli11-dev python3-matplotlib verilator yosys)
+      libgtest-dev libboost-graph-dev libcli11-dev python3-matplotlib verilator yosys libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

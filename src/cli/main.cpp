@@ -14,6 +14,7 @@
 #include "src/config/yaml_util.h"
 #include "src/sim/bench.h"
 #include "src/sim/driver.h"
+#include "src/sim/mpi.h"
 #include "src/sim/validate.h"
 #include "src/sim/workloads.h"
 #include "src/topology/topology.h"
@@ -42,6 +43,7 @@ int run_cli(int argc, char** argv) {
   run->add_option("--seed", ra.seed, "study seed (default: the study's)")->check(CLI::Range(0LL, 1LL << 62));
   run->add_flag("--fresh", ra.fresh, "redo points a previous run finished");
   run->add_flag("-q,--quiet", ra.quiet, "no progress output");
+  run->add_flag("--mpi", ra.mpi, "under mpirun: rank 0 hands points to the other ranks and gathers their results");
   run->add_flag("--trace", ra.trace, "write points/K.trace.json: TLPs per link and port (Perfetto / Chrome trace); reruns every point");
   run->add_option("--trace-from", ra.trace_from, "trace from this simulated time (default 0ns)");
   run->add_option("--trace-to", ra.trace_to, "trace until this simulated time (default: the end)");
@@ -91,7 +93,7 @@ int run_cli(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
 
-  if (*run) return hx::sim::run_study(ra, self_exe());
+  if (*run) return ra.mpi ? hx::sim::run_study_mpi(ra, self_exe()) : hx::sim::run_study(ra, self_exe());
   if (*point) return hx::sim::run_one_point(ra, index, out_file);
   if (*topo) {
     const auto root = hx::cfg::load_file(topo_file);

@@ -21,6 +21,7 @@
 #include "models/core/trace.h"
 #include "src/config/units.h"
 #include "src/sim/runner.h"
+#include "src/sim/mpi.h"
 #include "src/sim/study.h"
 #include "src/sim/workloads.h"
 
@@ -39,8 +40,6 @@ std::vector<std::pair<std::string, std::string>> split_sets(const std::vector<st
   }
   return out;
 }
-
-namespace {
 
 StudyFiles prepared(const RunArgs& a) {
   StudyFiles f = load_study_files(a.study);
@@ -63,6 +62,8 @@ std::string read_file(const std::string& p) {
   ss << in.rdbuf();
   return ss.str();
 }
+
+namespace {
 
 std::string csv_escape(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -131,6 +132,80 @@ int run_one_point(const RunArgs& a, std::size_t index, const std::string& out_fi
   return 0;
 }
 
+std::vector<std::string> point_args(const RunArgs& a, const std::string& self, std::uint64_t seed, std::size_t k,
+                                    const std::string& out) {
+  std::vector<std::string> args = {self, "_point", a.study, "--index", std::to_string(k), "--out", out,
+                                   "--seed", std::to_string(seed)};
+  for (const auto& s : a.sets) {
+    args.push_back("--set");
+    args.push_back(s);
+  }
+  if (a.trace) {
+    for (const std::string& x : {std::string("--trace"), std::string("--trace-from"), a.trace_from,
+                                 std::string("--trace-max"), std::to_string(a.trace_max)})
+      args.push_back(x);
+    if (!a.trace_to.empty()) {
+      args.push_back("--trace-to");
+      args.push_back(a.trace_to);
+    }
+  }
+  return args;
+}
+
+pid_t spawn_point(const std::vector<std::string>& args_in, const std::string& errf) {
+  std::vector<std::string> args = args_in;
+  std::vector<char*> argv;
+  for (auto& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 2, errf.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  pid_t pid;
+  if (posix_spawn(&pid, args[0].c_str(), &fa, nullptr, argv.data(), environ) != 0) throw SimError("cannot start a worker process");
+  posix_spawn_file_actions_destroy(&fa);
+  return pid;
+}
+
+int exit_code(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 3; }
+
+namespace {
+// Points run as child processes of this one, `jobs` at a time.
+class LocalPool final : public PointPool {
+ public:
+  LocalPool(const RunArgs& a, std::string self, std::uint64_t seed, std::string dir, int jobs)
+      : m_a(a), m_self(std::move(self)), m_seed(seed), m_dir(std::move(dir)), m_jobs(jobs) {}
+  bool can_start() const override { return static_cast<int>(m_running.size()) < m_jobs; }
+  void start(std::size_t k) override {
+    const std::string pf = (fs::path(m_dir) / "points" / (std::to_string(k) + ".json")).string();
+    m_running[spawn_point(point_args(m_a, m_self, m_seed, k, pf), pf + ".stderr")] = k;
+  }
+  Finished wait() override {
+    for (;;) {
+      int status = 0;
+      const pid_t pid = ::wait(&status);
+      if (pid < 0) throw SimError("lost track of the point processes");
+      auto it = m_running.find(pid);
+      if (it == m_running.end()) continue;
+      Finished f{it->second, exit_code(status), {}};
+      m_running.erase(it);
+      const std::string errf = (fs::path(m_dir) / "points" / (std::to_string(f.index) + ".json.stderr")).string();
+      if (f.code != 0) f.err = read_file(errf);
+      else fs::remove(errf);
+      return f;
+    }
+  }
+
+ private:
+  const RunArgs& m_a;
+  std::string m_self;
+  std::uint64_t m_seed;
+  std::string m_dir;
+  int m_jobs;
+  std::map<pid_t, std::size_t> m_running;
+};
+}  // namespace
+
 int run_study(const RunArgs& a, const std::string& self) {
   // 1. Everything is checked before anything is written.
   if (a.trace) trace_window(a);
@@ -167,7 +242,7 @@ int run_study(const RunArgs& a, const std::string& self) {
     todo.push_back(k);
   }
   const bool tty = ::isatty(2) && !a.quiet;
-  std::map<pid_t, std::size_t> running;
+  std::unique_ptr<PointPool> pool = a.mpi ? make_mpi_pool(a, self, dir) : std::make_unique<LocalPool>(a, self, seed, dir, jobs);
   std::size_t next = 0, done = 0, failed = 0;
   int worst = 0;
   const auto t0 = std::chrono::steady_clock::now();
@@ -179,61 +254,22 @@ int run_study(const RunArgs& a, const std::string& self) {
       std::fprintf(stderr, "\r[%zu/%zu] %zu failed, %.0fs elapsed, ETA %.0fs   ", done, todo.size(), failed, el, eta);
   };
   while (done < todo.size()) {
-    while (next < todo.size() && static_cast<int>(running.size()) < jobs) {
-      const std::size_t k = todo[next++];
-      const std::string pf = (fs::path(dir) / "points" / (std::to_string(k) + ".json")).string();
-      const std::string errf = pf + ".stderr";
-      std::vector<std::string> args = {self, "_point", a.study, "--index", std::to_string(k), "--out", pf,
-                                       "--seed", std::to_string(seed)};
-      for (const auto& s : a.sets) {
-        args.push_back("--set");
-        args.push_back(s);
-      }
-      if (a.trace) {
-        for (const std::string& x : {std::string("--trace"), std::string("--trace-from"), a.trace_from,
-                                     std::string("--trace-max"), std::to_string(a.trace_max)})
-          args.push_back(x);
-        if (!a.trace_to.empty()) {
-          args.push_back("--trace-to");
-          args.push_back(a.trace_to);
-        }
-      }
-      std::vector<char*> argv;
-      for (auto& s : args) argv.push_back(s.data());
-      argv.push_back(nullptr);
-      posix_spawn_file_actions_t fa;
-      posix_spawn_file_actions_init(&fa);
-      posix_spawn_file_actions_addopen(&fa, 2, errf.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-      pid_t pid;
-      if (posix_spawn(&pid, self.c_str(), &fa, nullptr, argv.data(), environ) != 0)
-        throw SimError("cannot start a worker process");
-      posix_spawn_file_actions_destroy(&fa);
-      running[pid] = k;
-    }
-    int status = 0;
-    const pid_t pid = ::wait(&status);
-    if (pid < 0) break;
-    auto it = running.find(pid);
-    if (it == running.end()) continue;
-    const std::size_t k = it->second;
-    running.erase(it);
+    while (next < todo.size() && pool->can_start()) pool->start(todo[next++]);
+    const PointPool::Finished fin = pool->wait();
     ++done;
-    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 3;
-    const std::string errf = (fs::path(dir) / "points" / (std::to_string(k) + ".json.stderr")).string();
-    if (code != 0) {
+    if (fin.code != 0) {
       ++failed;
-      worst = std::max(worst, code);
-      std::string err = read_file(errf);
+      worst = std::max(worst, fin.code);
+      std::string err = fin.err;
       if (err.size() > 2000) err = "..." + err.substr(err.size() - 2000);
       if (tty) std::fprintf(stderr, "\n");
-      std::fprintf(stderr, "point %zu failed (exit %d):\n%s\n", k, code, err.c_str());
-    } else {
-      fs::remove(errf);
-      if (!tty && !a.quiet) std::fprintf(stderr, "point %zu/%zu done\n", done, todo.size());
+      std::fprintf(stderr, "point %zu failed (exit %d):\n%s\n", fin.index, fin.code, err.c_str());
+    } else if (!tty && !a.quiet) {
+      std::fprintf(stderr, "point %zu/%zu done\n", done, todo.size());
     }
     progress();
   }
+  pool.reset();
   if (tty) std::fprintf(stderr, "\n");
 
   // 3. Gather.

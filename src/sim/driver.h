@@ -2,6 +2,7 @@
 // written, then runs one process per point (-j at a time), skips points a
 // previous run finished, and gathers results.json and results.csv.
 #pragma once
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,7 +24,32 @@ struct RunArgs {
   bool trace = false;
   std::string trace_from = "0ns", trace_to;
   long long trace_max = 200000;
+  bool mpi = false;  // run under mpirun: rank 0 hands points to the other ranks
 };
+
+// Where the points of a study run: child processes here, or MPI ranks.
+class PointPool {
+ public:
+  struct Finished {
+    std::size_t index;
+    int code;
+    std::string err;  // stderr of a failed point
+  };
+  virtual ~PointPool() = default;
+  virtual bool can_start() const = 0;
+  virtual void start(std::size_t index) = 0;
+  virtual Finished wait() = 0;  // the next point to finish; its files are in points/
+};
+
+// The pieces a pool needs: the command line of one point, starting it with
+// stderr captured, its exit code.
+std::vector<std::string> point_args(const RunArgs& a, const std::string& self, std::uint64_t seed, std::size_t k,
+                                    const std::string& out);
+int spawn_point(const std::vector<std::string>& args, const std::string& errf);
+int exit_code(int status);
+std::uint64_t study_seed(const RunArgs& a, const StudyFiles& f);
+StudyFiles prepared(const RunArgs& a);
+std::string read_file(const std::string& p);
 
 // Returns the process exit code.
 int run_study(const RunArgs& a, const std::string& self_exe);

@@ -1,0 +1,195 @@
+#include "src/sim/mpi.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "models/core/error.h"
+
+#ifdef HXSIM_HAVE_MPI
+#include <mpi.h>
+#endif
+
+namespace hx::sim {
+
+namespace fs = std::filesystem;
+
+#ifdef HXSIM_HAVE_MPI
+
+namespace {
+
+enum : int { kTagWork = 1, kTagStop = 2, kTagDone = 3 };
+
+void send_string(const std::string& s, int dest) {
+  MPI_Send(s.data(), static_cast<int>(s.size()), MPI_CHAR, dest, kTagDone, MPI_COMM_WORLD);
+}
+
+std::string recv_string(int src) {
+  MPI_Status st;
+  MPI_Probe(src, kTagDone, MPI_COMM_WORLD, &st);
+  int n = 0;
+  MPI_Get_count(&st, MPI_CHAR, &n);
+  std::string s(static_cast<std::size_t>(n), '\0');
+  MPI_Recv(s.data(), n, MPI_CHAR, src, kTagDone, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  return s;
+}
+
+void write_file(const fs::path& p, const std::string& s) {
+  const fs::path tmp = p.string() + ".tmp";
+  {
+    std::FILE* f = std::fopen(tmp.c_str(), "wb");
+    if (!f) throw SimError("cannot write " + p.string());
+    std::fwrite(s.data(), 1, s.size(), f);
+    std::fclose(f);
+  }
+  fs::rename(tmp, p);
+}
+
+class MpiPool final : public PointPool {
+ public:
+  MpiPool(std::string dir) : m_dir(std::move(dir)) {
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size < 2) throw InputError("--mpi needs at least 2 ranks (rank 0 hands out points, the others run them)");
+    for (int r = size - 1; r >= 1; --r) m_idle.push_back(r);
+  }
+  ~MpiPool() override {
+    for (int r : m_all_ranks()) {
+      long long stop = -1;
+      MPI_Send(&stop, 1, MPI_LONG_LONG, r, kTagStop, MPI_COMM_WORLD);
+    }
+  }
+  bool can_start() const override { return !m_idle.empty(); }
+  void start(std::size_t k) override {
+    const int r = m_idle.back();
+    m_idle.pop_back();
+    long long idx = static_cast<long long>(k);
+    MPI_Send(&idx, 1, MPI_LONG_LONG, r, kTagWork, MPI_COMM_WORLD);
+  }
+  Finished wait() override {
+    // A rank reports: index and exit code, then the point file, its timing
+    // and its stderr.
+    long long head[2];
+    MPI_Status st;
+    MPI_Recv(head, 2, MPI_LONG_LONG, MPI_ANY_SOURCE, kTagDone, MPI_COMM_WORLD, &st);
+    const int r = st.MPI_SOURCE;
+    const std::string point = recv_string(r), timing = recv_string(r), err = recv_string(r);
+    m_idle.push_back(r);
+    Finished f{static_cast<std::size_t>(head[0]), static_cast<int>(head[1]), {}};
+    const fs::path pf = fs::path(m_dir) / "points" / (std::to_string(f.index) + ".json");
+    if (f.code == 0) {
+      write_file(pf.string() + ".timing", timing);
+      write_file(pf, point);
+    } else {
+      f.err = "[rank " + std::to_string(r) + "] " + err;
+    }
+    return f;
+  }
+
+ private:
+  std::vector<int> m_all_ranks() const {
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    std::vector<int> v;
+    for (int r = 1; r < size; ++r) v.push_back(r);
+    return v;
+  }
+  std::string m_dir;
+  std::vector<int> m_idle;
+};
+
+// Ranks 1..K-1: run what rank 0 hands out until it says stop.
+int serve(const RunArgs& a, const std::string& self) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const fs::path scratch = fs::temp_directory_path() / ("hxsim-rank" + std::to_string(rank) + "-" + std::to_string(::getpid()));
+  fs::create_directories(scratch);
+  // Bad input is reported by rank 0, which then says stop.
+  std::uint64_t seed = 0;
+  bool usable = true;
+  try {
+    seed = study_seed(a, prepared(a));
+  } catch (const std::exception&) {
+    usable = false;
+  }
+  for (;;) {
+    long long idx = 0;
+    MPI_Status st;
+    MPI_Recv(&idx, 1, MPI_LONG_LONG, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+    if (st.MPI_TAG == kTagStop) break;
+    const std::size_t k = static_cast<std::size_t>(idx);
+    if (!usable) {
+      long long head[2] = {idx, 2};
+      MPI_Send(head, 2, MPI_LONG_LONG, 0, kTagDone, MPI_COMM_WORLD);
+      for (int i = 0; i < 3; ++i) send_string("this rank cannot read the study", 0);
+      continue;
+    }
+    const std::string pf = (scratch / (std::to_string(k) + ".json")).string();
+    const int pid = spawn_point(point_args(a, self, seed, k, pf), pf + ".stderr");
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    long long head[2] = {idx, exit_code(status)};
+    MPI_Send(head, 2, MPI_LONG_LONG, 0, kTagDone, MPI_COMM_WORLD);
+    send_string(head[1] == 0 ? read_file(pf) : std::string(), 0);
+    send_string(head[1] == 0 ? read_file(pf + ".timing") : std::string(), 0);
+    send_string(read_file(pf + ".stderr"), 0);
+    std::error_code ec;
+    for (const char* ext : {"", ".timing", ".stderr"}) fs::remove(pf + ext, ec);
+  }
+  fs::remove_all(scratch);
+  return 0;
+}
+
+}  // namespace
+
+bool mpi_available() { return true; }
+
+std::unique_ptr<PointPool> make_mpi_pool(const RunArgs&, const std::string&, const std::string& dir) {
+  return std::make_unique<MpiPool>(dir);
+}
+
+int run_study_mpi(const RunArgs& a, const std::string& self) {
+  MPI_Init(nullptr, nullptr);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int code = 0;
+  if (size < 2) {
+    if (rank == 0) std::fprintf(stderr, "error: --mpi needs at least 2 ranks (mpirun -np 2 or more)\n");
+    code = 2;
+  } else if (rank == 0) {
+    // Rank 0 checks the study first; on bad input the others are told to stop.
+    try {
+      code = run_study(a, self);
+    } catch (...) {
+      for (int r = 1; r < size; ++r) {
+        long long stop = -1;
+        MPI_Send(&stop, 1, MPI_LONG_LONG, r, kTagStop, MPI_COMM_WORLD);
+      }
+      MPI_Finalize();
+      throw;
+    }
+  } else {
+    code = serve(a, self);
+  }
+  MPI_Finalize();
+  return code;
+}
+
+#else
+
+bool mpi_available() { return false; }
+
+std::unique_ptr<PointPool> make_mpi_pool(const RunArgs&, const std::string&, const std::string&) {
+  throw InputError("--mpi: this hxsim was built without MPI (HXSIM_ENABLE_MPI=OFF or OpenMPI not found)");
+}
+
+int run_study_mpi(const RunArgs&, const std::string&) {
+  throw InputError("--mpi: this hxsim was built without MPI (HXSIM_ENABLE_MPI=OFF or OpenMPI not found)");
+}
+
+#endif
+
+}  // namespace hx::sim
