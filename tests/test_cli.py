@@ -63,6 +63,11 @@ class BadInput(unittest.TestCase):
         study = self.GOOD.replace(']\n', ', {type: rosta_echo, name: e, from: fpga0, to: fpga2}]\n')
         self.expect_error(study, "'fpga0' is already driven by workload 'rosta_peer'")
 
+    def test_bar_too_small_for_the_device(self):
+        topo = open(os.path.join(ROOT, 'topologies', 's001_rosta.yaml')).read().replace('bar_size: 2MiB', 'bar_size: 64KiB')
+        err = self.expect_error(self.GOOD, 'needs a BAR0 of at least 2048KiB', topo)
+        self.assertRegex(err, r's001_rosta\.yaml:\d+:\d+: nodes\.\w+\.endpoint\.bar_size')
+
     def test_bad_link_width(self):
         topo = open(os.path.join(ROOT, 'topologies', 's001_rosta.yaml')).read().replace(
             '{up: host, down: swA, gen: 2, width: 8}', '{up: host, down: swA, gen: 2, width: 24}')

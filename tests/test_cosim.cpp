@@ -25,9 +25,9 @@ std::string two_cards(const std::string& rtl_extra = "", const std::string& host
          "         rc: {inbound_latency: 120ns, outbound_latency: 145ns, line_interval: 9ns},\n"
          "         memory: {read_latency: 70ns, write_latency: 100ns, partial_rmw: false},\n"
          "         cpu: {cores: 4, poll_period: 50ns, poll_miss: 70ns, os_tick_period: 0ns}}\n"
-         "  rtl: {type: endpoint, device: calypte, mps_supported: 256B, endpoint: {tx_latency: 60ns, rx_latency: 60ns},\n"
+         "  rtl: {type: endpoint, device: calypte, mps_supported: 256B, endpoint: {tx_latency: 60ns, rx_latency: 60ns, bar_size: 32MiB},\n"
          "        calypte: {f2h_cycles: 12, h2f_cycles: 12, model: rtl" + rtl_extra + "}}\n"
-         "  beh: {type: endpoint, device: calypte, mps_supported: 256B, endpoint: {tx_latency: 60ns, rx_latency: 60ns},\n"
+         "  beh: {type: endpoint, device: calypte, mps_supported: 256B, endpoint: {tx_latency: 60ns, rx_latency: 60ns, bar_size: 32MiB},\n"
          "        calypte: {f2h_cycles: 12, h2f_cycles: 12}}\n"
          "links: [{up: host, down: rtl, gen: 3, width: 8}, {up: host, down: beh, gen: 3, width: 8}]\n";
 }

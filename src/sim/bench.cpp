@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <sstream>
 #include <chrono>
 #include <thread>
 #include <cstdio>
@@ -44,9 +45,26 @@ const Scenario kScenarios[] = {
 };
 
 struct Run {
-  double wall = 0, rss_mb = 0;
+  double wall = 0, rss_mb = 0, elab = 0;
   nlohmann::json meta, stats;
 };
+
+// A switch tree with `n` endpoints: a root switch over `leaves` leaf
+// switches; the traffic is the same whatever n: four peer writes of 1 MiB
+// between the first eight endpoints.
+std::string scaling_study(int n, int leaves) {
+  std::ostringstream t;
+  t << "study: bench_scaling_" << n << "\ntopology:\n  platform: scaling_" << n
+    << "\n  link_defaults: {latency: 10ns, gen: 3, width: 8}\n  defaults:\n    endpoint: {device: rosta}\n"
+    << "  nodes:\n    host: {type: root_complex}\n    root: {type: switch, ports: " << leaves + 1 << "}\n";
+  for (int l = 0; l < leaves; ++l) t << "    leaf" << l << ": {type: switch, ports: " << n / leaves + 1 << "}\n";
+  for (int e = 0; e < n; ++e) t << "    ep" << e << ": {type: endpoint}\n";
+  t << "  links:\n    - {up: host, down: root}\n";
+  for (int l = 0; l < leaves; ++l) t << "    - {up: root, down: leaf" << l << "}\n";
+  for (int e = 0; e < n; ++e) t << "    - {up: leaf" << e % leaves << ", down: ep" << e << "}\n";
+  t << "workloads:\n  - {type: rosta_peer, name: p, pairs: [[ep0, ep1], [ep2, ep3], [ep4, ep5], [ep6, ep7]], bytes: 1MiB, payload: 128B}\n";
+  return t.str();
+}
 
 Run run_once(const std::string& self, const std::string& study, int point, const fs::path& out) {
   std::vector<std::string> args = {self, "_point", study, "--index", std::to_string(point), "--out", out.string()};
@@ -64,6 +82,7 @@ Run run_once(const std::string& self, const std::string& study, int point, const
   std::ifstream t(out.string() + ".timing"), m(out.string());
   const auto timing = nlohmann::json::parse(t);
   r.wall = timing["wall_s"].get<double>();
+  r.elab = timing["elaboration_s"].get<double>();
   const auto res = nlohmann::json::parse(m);
   r.meta = res["meta"];
   r.stats = res["stats"];
@@ -108,6 +127,27 @@ int bench(const std::string& json_out, int repeats, const std::string& self) {
         scen.back()["rtl_cycles_per_s"] = cyc / med.wall;
         std::printf("%-18s %10s %12.0f RTL cycles, %.2f M cycles/s\n", "", "", cyc, cyc / med.wall / 1e6);
       }
+  }
+  {
+    // Endpoint scaling: the same traffic on platforms of 8, 64 and 200
+    // endpoints (a PCIe hierarchy has 256 bus numbers, and each endpoint below
+    // a switch port takes one: 512 single-function endpoints do not fit).
+    for (const auto& [n, leaves] : {std::pair<int, int>{8, 1}, {64, 4}, {200, 8}}) {
+      const fs::path study = dir / ("scaling_" + std::to_string(n) + ".yaml");
+      std::ofstream(study) << scaling_study(n, leaves);
+      std::vector<Run> runs;
+      for (int i = 0; i < repeats; ++i) runs.push_back(run_once(self, study.string(), 0, dir / ("scaling_" + std::to_string(n) + ".json")));
+      std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.wall < b.wall; });
+      const Run& med = runs[runs.size() / 2];
+      const double us = med.meta["simulated_time_ns"].get<double>() / 1000.0;
+      const double hops = med.meta["tlp_hops"].get<double>();
+      std::printf("%-18s %10.3f %12.0f %14.0f %12s %10.1f  %d endpoints: elaboration %.1f ms, %.2f ms wall per simulated us\n",
+                  ("scaling_" + std::to_string(n)).c_str(), med.wall, hops, hops / med.wall, "", med.rss_mb, n, med.elab * 1e3,
+                  (med.wall - med.elab) / us * 1e3);
+      scen.push_back({{"name", "endpoint_scaling_" + std::to_string(n)}, {"endpoints", n}, {"wall_s", med.wall},
+                      {"elaboration_s", med.elab}, {"simulated_us", us}, {"wall_ms_per_simulated_us", (med.wall - med.elab) / us * 1e3},
+                      {"tlp_hops_per_s", hops / med.wall}, {"peak_rss_mb", med.rss_mb}});
+    }
   }
   {
     // A 1000-point sweep: points per second and parallel efficiency, -j1 vs -jN.

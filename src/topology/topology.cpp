@@ -118,6 +118,17 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults) {
 #endif
     cfg::load_params(c.child("bench"), n.bench, cfg::bench_params());
     cfg::load_params(c.child("coyote"), n.coyote, cfg::coyote_params());
+    // Each device's register map must fit in BAR0.
+    std::uint64_t need = 0;
+    if (n.device == "rosta") need = dma::kRostaEpRx + (1u << 20);
+    if (n.device == "calypte") need = dma::kCalypteH2FData + (static_cast<std::uint64_t>(n.calypte.channels) << 20);
+    if (n.device == "coyote") need = dma::kCoyoteTlbFill + 8;
+    if (need > n.ep.bar_size) {
+      std::uint64_t p2 = 4096;
+      while (p2 < need) p2 <<= 1;
+      const Cursor where = c.child("endpoint").has("bar_size") ? c.child("endpoint").child("bar_size") : c.child("device");
+      where.fail("a " + n.device + " device needs a BAR0 of at least " + std::to_string(p2 >> 10) + "KiB for its registers and windows");
+    }
   }
 }
 
