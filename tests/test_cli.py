@@ -121,6 +121,28 @@ class Runs(unittest.TestCase):
         rc, _, err = run('run', study, '-o', a, '--seed', '7', *sets)
         self.assertIn('(0 reused)', err)
 
+    def test_sweep_resumes_after_sigkill(self):
+        import signal, time
+        study = os.path.join(ROOT, 'configs', 'bench', 'sweep_1000.yaml')
+        out = os.path.join(self.d, 'sw')
+        p = subprocess.Popen([HXSIM, 'run', study, '-o', out, '-q', '-j', '2'], stderr=subprocess.DEVNULL)
+        deadline = time.time() + 120
+        pts = os.path.join(out, 'points')
+        while time.time() < deadline and (not os.path.isdir(pts) or len([f for f in os.listdir(pts) if f.endswith('.json')]) < 100):
+            time.sleep(0.05)
+        p.send_signal(signal.SIGKILL)  # the driver dies; its running points finish or die with it
+        p.wait()
+        finished = len([f for f in os.listdir(pts) if f.endswith('.json')])
+        self.assertGreater(finished, 0)
+        self.assertLess(finished, 1000, 'the sweep finished before it was killed')
+        rc, _, err = run('run', study, '-o', out, '-j', '2')
+        self.assertEqual(rc, 0, err)
+        reused = int(err.split('(')[1].split(' reused')[0])
+        self.assertGreaterEqual(reused, finished - 2)  # points being written at the kill may be redone
+        with open(os.path.join(out, 'results.json')) as f:
+            idx = [q['point_index'] for q in json.load(f)['points']]
+        self.assertEqual(sorted(idx), list(range(1000)), 'a point lost or repeated')
+
     def test_mpi_two_ranks_match_a_local_run(self):
         rc, _, err = run('run', os.path.join(ROOT, 'configs', 's001_latency.yaml'), '--mpi', '-o', os.path.join(self.d, 'x'))
         if 'built without MPI' in err or not shutil.which('mpirun'):
