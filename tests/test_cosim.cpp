@@ -32,6 +32,18 @@ std::string two_cards(const std::string& rtl_extra = "", const std::string& host
          "links: [{up: host, down: rtl, gen: 3, width: 8}, {up: host, down: beh, gen: 3, width: 8}]\n";
 }
 
+// The RTL engine on an endpoint of its own, no fabric: what needs no host.
+struct Bare {
+  hx::pcie::EndpointConfig ec = [] {
+    hx::pcie::EndpointConfig c;
+    c.bars = {{0x80000000ull, 64ull << 20}};
+    return c;
+  }();
+  hx::pcie::Endpoint ep{"ep", ec};
+  hx::dma::CalypteRtl rtl{"rtl", {}};
+  Bare() { ep.set_device(&rtl); }
+};
+
 std::string loops(const std::string& mode, const std::string& size, int reps) {
   const std::string r = std::to_string(reps);
   return "[{type: calypte_loopback, name: r, mode: " + mode + ", device: rtl, size: " + size + ", reps: " + r + ", core: 0},"
@@ -72,11 +84,8 @@ TEST(Rtl, BackPressureFromPcieAndUserLogic) {
 
 // Reset, then CSR access through the completer interfaces.
 TEST(Rtl, ResetAndCsrAccess) {
-  hx::pcie::EndpointConfig ec;
-  ec.bars = {{0x80000000ull, 64ull << 20}};
-  hx::pcie::Endpoint ep("ep", ec);
-  hx::dma::CalypteRtl rtl("rtl", {});
-  ep.set_device(&rtl);
+  Bare b;
+  auto& rtl = b.rtl;
   std::uint64_t id = 0, channels = 0;
   sc_core::sc_spawn([&] {
     rtl.csr_read(0xff0, [&](std::uint64_t v) { id = v; });
@@ -110,11 +119,8 @@ TEST(RtlChecker, CatchesBadFramingAndTheFourKiBRule) {
 }
 // ...and, wired to the RTL, an injected framing error stops the run.
 TEST(RtlChecker, FiresOnAnInjectedViolation) {
-  hx::pcie::EndpointConfig ec;
-  ec.bars = {{0x80000000ull, 64ull << 20}};
-  hx::pcie::Endpoint ep("ep", ec);
-  hx::dma::CalypteRtl rtl("rtl", {});
-  ep.set_device(&rtl);
+  Bare b;
+  auto& rtl = b.rtl;
   rtl.set_f2h_ring(0, 0x100000000ull, 1 << 20, 0x100200000ull);
   rtl.inject_violation();
   rtl.send(0, 256, 7, 0);

@@ -36,6 +36,20 @@ std::uint64_t hash_bytes(const std::uint8_t* p, std::size_t n, std::uint64_t h) 
   for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
   return h;
 }
+// Two cycles with rst_n low, then released with the clock low.
+void reset(Vhx_dma_top& t) {
+  t.rst_n = 0;
+  for (int i = 0; i < 2; ++i) {
+    t.clk = 0;
+    t.eval();
+    t.clk = 1;
+    t.eval();
+  }
+  t.rst_n = 1;
+  t.clk = 0;
+  t.eval();
+}
+
 std::vector<std::uint8_t> le64(std::uint64_t v) {
   std::vector<std::uint8_t> b(8);
   for (int i = 0; i < 8; ++i) b[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(v >> (8 * i));
@@ -69,18 +83,7 @@ CalypteRtl::CalypteRtl(const std::string& name, const CalypteRtlConfig& cfg)
     im.top->trace(im.vcd.get(), 99);
     im.vcd->open(cfg.wave.c_str());
   }
-  // Reset: two cycles with rst_n low.
-  auto& t = *im.top;
-  t.rst_n = 0;
-  for (int i = 0; i < 2; ++i) {
-    t.clk = 0;
-    t.eval();
-    t.clk = 1;
-    t.eval();
-  }
-  t.rst_n = 1;
-  t.clk = 0;
-  t.eval();
+  reset(*im.top);
   auto& reg = StatsRegistry::instance();
   reg.add_counter(name + ".rtl_cycles", &rtl_cycles, "cycle", "RTL clock cycles simulated");
   reg.add_counter(name + ".rtl_tlps", &rtl_tlps, "TLP", "requester TLPs the RTL produced");
@@ -90,14 +93,7 @@ CalypteRtl::CalypteRtl(const std::string& name, const CalypteRtlConfig& cfg)
 double CalypteRtl::raw_cycles_per_s(std::uint64_t cycles) {
   VerilatedContext ctx;
   Vhx_dma_top t(&ctx, "raw");
-  t.rst_n = 0;
-  for (int i = 0; i < 2; ++i) {
-    t.clk = 0;
-    t.eval();
-    t.clk = 1;
-    t.eval();
-  }
-  t.rst_n = 1;
+  reset(t);
   // Ring settings for channel 0, then 1500 B packets back to back with the
   // requester side always ready.
   t.rq_ready = 1;
