@@ -36,8 +36,7 @@ std::uint64_t CalypteDma::send(int ch, std::uint32_t bytes, std::uint64_t stream
   Chan& c = m_ch.at(static_cast<std::size_t>(ch));
   if (!c.ring_size) sim_fail(m_name, "F2H channel " + std::to_string(ch) + " has no ring buffer");
   const Tick at = now_tick() + static_cast<Tick>(m_cfg.f2h_cycles) * m_cycle;
-  if (c.wptr + bytes > c.ring_size) c.wptr = 0;  // packets do not wrap inside the ring
-  const std::uint64_t start = c.ring + c.wptr;
+  const std::uint64_t start = c.ring + calypte_ring_place(c.wptr, c.ring_size, bytes);
   std::uint64_t done = 0;
   const std::uint32_t seg = static_cast<std::uint32_t>(std::min(m_cfg.segment_B, m_ep->mps()));
   const std::uint64_t beat = static_cast<std::uint64_t>(m_cfg.bus_bits / 8);
@@ -56,15 +55,7 @@ std::uint64_t CalypteDma::send(int ch, std::uint32_t bytes, std::uint64_t stream
     gen += static_cast<Tick>((len + beat - 1) / beat) * m_cycle;
     done += len;
   }
-  c.wptr += (bytes + 63) / 64 * 64;  // packets start on cache lines in the ring
-  Tlp* u = m_ep->make(TlpKind::MemWr);
-  u->addr = c.f2h_update;
-  u->addr64 = u->addr >= (1ull << 32);
-  u->len = 8;
-  u->data_stream = kCalyptePointerStream;
-  u->data_off = c.wptr;
-  u->checksum = pcie::pattern_checksum(kCalyptePointerStream, c.wptr, 8);
-  m_ep->push(m_s_f2h, u, gen);
+  m_ep->push(m_s_f2h, calypte_pointer_update(*m_ep, c.f2h_update, c.wptr), gen);
   return start;
 }
 
@@ -90,16 +81,7 @@ void CalypteDma::on_action(std::uint32_t kind, std::uint64_t arg, void*) {
   const std::uint32_t bytes = static_cast<std::uint32_t>(c.h2f_bytes);
   c.h2f_bytes = 0;
   if (bytes) --m_inflight;
-  if (c.h2f_update) {
-    Tlp* u = m_ep->make(TlpKind::MemWr);
-    u->addr = c.h2f_update;
-    u->addr64 = u->addr >= (1ull << 32);
-    u->len = 8;
-    u->data_stream = kCalyptePointerStream;
-    u->data_off = bytes;
-    u->checksum = pcie::pattern_checksum(kCalyptePointerStream, bytes, 8);
-    m_ep->push(m_s_upd, u, now_tick());
-  }
+  if (c.h2f_update) m_ep->push(m_s_upd, calypte_pointer_update(*m_ep, c.h2f_update, bytes), now_tick());
   if (on_h2f_packet) on_h2f_packet(static_cast<int>(arg), bytes, now_tick());
 }
 

@@ -36,6 +36,30 @@ constexpr std::uint64_t kCalypteH2FData = 0x100000;    // 1 MiB per channel wind
 constexpr std::uint64_t kCalypteH2FHeader = 0x80000;   // 8 B per channel
 constexpr std::uint64_t kCalyptePointerStream = 0x9017ull;  // pattern of pointer-update payloads
 
+// Where the next F2H packet of `bytes` goes in a ring of `size` bytes whose
+// write offset is `wptr`: packets start on 64 B lines and never wrap inside
+// the ring (one that would pass the end starts at 0). Advances wptr and
+// returns the packet's offset.
+inline std::uint64_t calypte_ring_place(std::uint64_t& wptr, std::uint64_t size, std::uint32_t bytes) {
+  if (wptr + bytes > size) wptr = 0;
+  const std::uint64_t at = wptr;
+  wptr += (bytes + 63) / 64 * 64;
+  return at;
+}
+
+// A pointer-update write (8 B to the host); its payload travels as the
+// pattern kCalyptePointerStream at `value`.
+inline pcie::Tlp* calypte_pointer_update(pcie::Endpoint& ep, std::uint64_t addr, std::uint64_t value) {
+  pcie::Tlp* u = ep.make(pcie::TlpKind::MemWr);
+  u->addr = addr;
+  u->addr64 = addr >= (1ull << 32);
+  u->len = 8;
+  u->data_stream = kCalyptePointerStream;
+  u->data_off = value;
+  u->checksum = pcie::pattern_checksum(kCalyptePointerStream, value, 8);
+  return u;
+}
+
 // What user logic and the driver see of a Calypte engine, behavioural or RTL.
 class CalypteApi {
  public:

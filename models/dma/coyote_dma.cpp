@@ -94,14 +94,7 @@ bool CoyoteDma::translate(std::uint64_t va, Tick& ready) {
   ++tlb_misses;
   m_missing = true;
   m_miss_va = va;
-  Tlp* t = m_ep->make(TlpKind::MemWr);
-  t->addr = m_ep->config().msi_addr;
-  t->addr64 = t->addr >= (1ull << 32);
-  t->len = 4;
-  t->data_stream = pcie::kMemoryStream;
-  t->data_off = m_cfg.msi_vector;
-  t->checksum = pcie::pattern_checksum(pcie::kMemoryStream, m_cfg.msi_vector, 4);
-  m_ep->push(m_s_wr, t, ready);
+  m_ep->push(m_s_wr, m_ep->make_msi(m_cfg.msi_vector), ready);
   return false;
 }
 

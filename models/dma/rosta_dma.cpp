@@ -161,14 +161,7 @@ void RostaDma::finish() {
   m_job = nullptr;
   if (j->bytes != m_job_bytes) sim_fail(m_name, "DMA job moved " + std::to_string(j->bytes) + " of " + std::to_string(m_job_bytes) + " B");
   if (j->msi && j->kind != Kind::Peer) {
-    Tlp* t = m_ep->make(TlpKind::MemWr);
-    t->addr = m_ep->config().msi_addr;
-    t->addr64 = t->addr >= (1ull << 32);
-    t->len = 4;
-    t->data_stream = pcie::kMemoryStream;
-    t->data_off = j->msi_vector;
-    t->checksum = pcie::pattern_checksum(pcie::kMemoryStream, j->msi_vector, 4);
-    m_ep->push(m_s_write, t, now_tick());
+    m_ep->push(m_s_write, m_ep->make_msi(j->msi_vector), now_tick());
   }
   if (j->on_done) j->on_done();
 }

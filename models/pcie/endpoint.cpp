@@ -45,6 +45,17 @@ Tlp* Endpoint::make(TlpKind kind) {
   return t;
 }
 
+Tlp* Endpoint::make_msi(std::uint32_t vector) {
+  Tlp* t = make(TlpKind::MemWr);
+  t->addr = m_cfg.msi_addr;
+  t->addr64 = t->addr >= (1ull << 32);
+  t->len = 4;
+  t->data_stream = kMemoryStream;
+  t->data_off = vector;
+  t->checksum = pattern_checksum(kMemoryStream, vector, 4);
+  return t;
+}
+
 void Endpoint::push(int stream, Tlp* t, Tick at) {
   const Tick now = now_tick();
   t->ready = std::max(at, now);  // the TX pipeline latency is applied by the port

@@ -68,6 +68,7 @@ class Endpoint final : public sc_core::sc_module, public PortOwner, public Actor
   // Hand a TLP to the transaction layer, ready at `at`.
   void push(int stream, Tlp* t, Tick at = 0);
   Tlp* make(TlpKind kind);  // a TLP from this function (requester id set)
+  Tlp* make_msi(std::uint32_t vector);  // the MWr that signals MSI `vector`
   int mps() const;          // this function's programmed Max_Payload_Size
 
   Tlp* tx_select(PciePort& p) override;

@@ -209,9 +209,7 @@ std::uint64_t CalypteRtl::send(int ch, std::uint32_t bytes, std::uint64_t stream
   Ring& r = m_ring[static_cast<std::size_t>(ch)];
   if (!r.size) sim_fail(m_name, "F2H channel " + std::to_string(ch) + " has no ring buffer");
   // Where the RTL will put it (checked when its writes come out).
-  if (r.wptr + bytes > r.size) r.wptr = 0;
-  const std::uint64_t start = r.base + r.wptr;
-  r.wptr += (bytes + 63) / 64 * 64;
+  const std::uint64_t start = r.base + calypte_ring_place(r.wptr, r.size, bytes);
   m_f2h_packets.push_back(F2hPacket{ch, bytes, stream, off, start});
   std::vector<std::uint8_t> data(bytes);
   pcie::pattern_fill(stream, off, data.data(), bytes);
@@ -429,15 +427,8 @@ void CalypteRtl::finish_rq() {
   }
   std::uint64_t v = 0;
   for (int i = 7; i >= 0; --i) v = v << 8 | m_rq_bytes[static_cast<std::size_t>(i)];
-  Tlp* w = m_ep->make(TlpKind::MemWr);
-  w->addr = m_rq_addr;
-  w->addr64 = m_rq_addr >= (1ull << 32);
-  w->len = 8;
-  w->data_stream = kCalyptePointerStream;
-  w->data_off = v;
-  w->checksum = pcie::pattern_checksum(w->data_stream, w->data_off, w->len);
   ++rtl_tlps;
-  m_ep->push(m_s_rq, w, now_tick());
+  m_ep->push(m_s_rq, calypte_pointer_update(*m_ep, m_rq_addr, v), now_tick());
 }
 
 void CalypteRtl::start_h2f(int ch, std::uint32_t len) {
