@@ -14,6 +14,7 @@ HostCpu::HostCpu(sc_core::sc_module_name name, const HostCpuConfig& cfg, RootCom
   m_rc.attach_host(this);
   for (int c = 0; c < std::max(1, cfg.cores); ++c)
     m_tick_phase.push_back(cfg.os_tick_period ? m_rng.below(cfg.os_tick_period) : 0);
+  m_far.assign(m_tick_phase.size(), false);
   auto& reg = StatsRegistry::instance();
   const std::string n(name);
   reg.add_counter(n + ".uc_writes", &uc_writes, "1", "UC MMIO stores");
@@ -74,8 +75,7 @@ void HostCpu::send_write(std::uint64_t addr, std::uint32_t len, std::uint64_t st
 
 void HostCpu::mmio_write_uc(int core, std::uint64_t addr, std::uint32_t len, std::uint64_t stream,
                             std::uint64_t off) {
-  if (core >= 0 && static_cast<std::size_t>(core) < m_far.size() && m_far[static_cast<std::size_t>(core)])
-    compute(core, m_cfg.far_mmio);
+  if (m_far.at(static_cast<std::size_t>(core))) compute(core, m_cfg.far_mmio);
   send_write(addr, len, stream, off, pcie::pattern_checksum(stream, off, len));
   ++uc_writes;
   compute(core, m_cfg.uc_write_cost);
@@ -120,7 +120,6 @@ void HostCpu::fence(int core) { compute(core, m_cfg.fence_cost); }
 
 void HostCpu::set_far(int core, bool far) {
   if (core < 0 || core >= m_cfg.cores) sim_fail(name(), "no core " + std::to_string(core));
-  m_far.resize(static_cast<std::size_t>(m_cfg.cores), false);
   m_far[static_cast<std::size_t>(core)] = far;
 }
 

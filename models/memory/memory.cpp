@@ -50,12 +50,19 @@ std::uint64_t SparseMemory::checksum(std::uint64_t addr, std::uint32_t len) cons
   return pcie::bytes_checksum(buf.data(), len);
 }
 
+namespace {
+// Time one line occupies a resource of `GBps` (at least 1 ps).
+Tick line_time(int line_B, double GBps) {
+  return std::max<Tick>(1, static_cast<Tick>(std::llround(line_B / GBps * 1000.0)));
+}
+}  // namespace
+
 MemoryController::MemoryController(const std::string& name, const MemoryConfig& cfg)
     : m_cfg(cfg),
-      m_line_time(std::max<Tick>(1, static_cast<Tick>(std::llround(cfg.line_B / cfg.channel_GBps * 1000.0)))),
+      m_line_time(line_time(cfg.line_B, cfg.channel_GBps)),
       m_rmw_slots(static_cast<unsigned>((2 * m_line_time + cfg.rmw_extra + m_line_time - 1) / m_line_time)),
       m_channels(static_cast<std::size_t>(std::max(1, cfg.channels)), SlotCalendar(m_line_time)),
-      m_link(cfg.far_GBps > 0 ? std::max<Tick>(1, static_cast<Tick>(std::llround(cfg.line_B / cfg.far_GBps * 1000.0))) : 0) {
+      m_link(cfg.far_GBps > 0 ? line_time(cfg.line_B, cfg.far_GBps) : 0) {
   auto& reg = StatsRegistry::instance();
   reg.add_counter(name + ".lines_read", &lines_read, "line", "DRAM line reads");
   reg.add_counter(name + ".lines_written", &lines_written, "line", "DRAM line writes");

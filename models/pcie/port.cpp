@@ -148,7 +148,7 @@ void PciePort::transmit(Tlp* t, Tick now) {
   const Tick head = start + serialize(static_cast<std::uint32_t>(t->header_B() + 4)) + m_link.latency + m_cfg.tx_pipeline;
   const Tick tail = end + m_link.latency + m_cfg.tx_pipeline;
   auto& trace = Trace::instance();
-  if (trace.enabled() && trace.want(start)) {
+  if (trace.want(start)) {
     if (m_trace_tx < 0) m_trace_tx = trace.track("link " + m_name + " -> " + m_peer->m_name);
     if (m_peer->m_trace_rx < 0) m_peer->m_trace_rx = trace.track("in " + m_peer->m_name);
     trace.span(m_trace_tx, kind_name(t->kind), start, end, t->id, t->len);
