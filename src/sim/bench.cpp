@@ -1,7 +1,6 @@
 #include "src/sim/bench.h"
 
 #include <nlohmann/json.hpp>
-#include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
@@ -11,17 +10,18 @@
 #include <thread>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <unistd.h>
 #include <vector>
 
 #include "models/core/error.h"
+#include "src/sim/driver.h"
 #include "src/sim/runner.h"
 #ifdef HXSIM_HAVE_RTL
 #include "models/dma/rtl/calypte_rtl.h"
 #endif
 
-extern char** environ;
 
 namespace hx::sim {
 
@@ -66,19 +66,24 @@ std::string scaling_study(int n, int leaves) {
   return t.str();
 }
 
-Run run_once(const std::string& self, const std::string& study, int point, const fs::path& out) {
-  std::vector<std::string> args = {self, "_point", study, "--index", std::to_string(point), "--out", out.string()};
-  std::vector<char*> argv;
-  for (auto& s : args) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  pid_t pid;
-  if (posix_spawn(&pid, self.c_str(), nullptr, nullptr, argv.data(), environ) != 0) throw SimError("cannot start a bench process");
+// Runs a child process to its end (stdout dropped, stderr kept in `errf`);
+// returns its peak RSS in MB. A failure names `what` and ends with its stderr.
+double run_child(const std::vector<std::string>& args, const fs::path& errf, const std::string& what) {
+  const pid_t pid = spawn_point(args, errf.string());
   int status = 0;
   struct rusage ru {};
-  if (::wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw SimError("bench scenario " + study + " failed");
+  if (::wait4(pid, &status, 0, &ru) < 0 || exit_code(status) != 0) {
+    std::string err = read_file(errf.string());
+    if (err.size() > 2000) err = "..." + err.substr(err.size() - 2000);
+    throw SimError(what + " failed:\n" + err);
+  }
+  return static_cast<double>(ru.ru_maxrss) / 1024.0;
+}
+
+Run run_once(const std::string& self, const std::string& study, int point, const fs::path& out) {
   Run r;
-  r.rss_mb = static_cast<double>(ru.ru_maxrss) / 1024.0;
+  r.rss_mb = run_child({self, "_point", study, "--index", std::to_string(point), "--out", out.string()},
+                       out.string() + ".stderr", "bench scenario " + study);
   std::ifstream t(out.string() + ".timing"), m(out.string());
   const auto timing = nlohmann::json::parse(t);
   r.wall = timing["wall_s"].get<double>();
@@ -87,6 +92,16 @@ Run run_once(const std::string& self, const std::string& study, int point, const
   r.meta = res["meta"];
   r.stats = res["stats"];
   return r;
+}
+
+// The median run by wall time of `repeats`, carrying the largest peak RSS of all.
+Run median_of(int repeats, const std::function<Run()>& one) {
+  std::vector<Run> runs;
+  for (int i = 0; i < repeats; ++i) runs.push_back(one());
+  std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.wall < b.wall; });
+  Run med = runs[runs.size() / 2];
+  for (const auto& r : runs) med.rss_mb = std::max(med.rss_mb, r.rss_mb);
+  return med;
 }
 
 }  // namespace
@@ -99,14 +114,10 @@ int bench(const std::string& json_out, int repeats, const std::string& self) {
               "what");
   for (const auto& s : kScenarios) {
     const std::string study = std::string(HXSIM_SOURCE_DIR) + "/" + s.study;
-    std::vector<Run> runs;
-    for (int i = 0; i < repeats; ++i) runs.push_back(run_once(self, study, s.point, dir / (std::string(s.name) + ".json")));
-    std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.wall < b.wall; });
-    const Run& med = runs[runs.size() / 2];
+    const Run med = median_of(repeats, [&] { return run_once(self, study, s.point, dir / (std::string(s.name) + ".json")); });
     const double hops = med.meta["tlp_hops"].get<double>();
     const double events = med.meta["events"].get<double>();
-    double rss = 0;
-    for (const auto& r : runs) rss = std::max(rss, r.rss_mb);
+    const double rss = med.rss_mb;
     std::printf("%-18s %10.3f %12.0f %14.0f %12.2f %10.1f  %s\n", s.name, med.wall, hops, hops / med.wall, events / hops, rss,
                 s.what);
     scen.push_back({{"name", s.name},
@@ -135,10 +146,7 @@ int bench(const std::string& json_out, int repeats, const std::string& self) {
     for (const auto& [n, leaves] : {std::pair<int, int>{8, 1}, {64, 4}, {200, 8}}) {
       const fs::path study = dir / ("scaling_" + std::to_string(n) + ".yaml");
       std::ofstream(study) << scaling_study(n, leaves);
-      std::vector<Run> runs;
-      for (int i = 0; i < repeats; ++i) runs.push_back(run_once(self, study.string(), 0, dir / ("scaling_" + std::to_string(n) + ".json")));
-      std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.wall < b.wall; });
-      const Run& med = runs[runs.size() / 2];
+      const Run med = median_of(repeats, [&] { return run_once(self, study.string(), 0, dir / ("scaling_" + std::to_string(n) + ".json")); });
       const double us = med.meta["simulated_time_ns"].get<double>() / 1000.0;
       const double hops = med.meta["tlp_hops"].get<double>();
       std::printf("%-18s %10.3f %12.0f %14.0f %12s %10.1f  %d endpoints: elaboration %.1f ms, %.2f ms wall per simulated us\n",
@@ -156,17 +164,9 @@ int bench(const std::string& json_out, int repeats, const std::string& self) {
     double sweep_rss = 0;
     auto sweep_wall = [&](int jobs) {
       const fs::path out = dir / ("sweep_j" + std::to_string(jobs));
-      std::vector<std::string> args = {self, "run", study, "-o", out.string(), "-q", "--fresh", "-j", std::to_string(jobs)};
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
       const auto t0 = std::chrono::steady_clock::now();
-      pid_t pid;
-      if (posix_spawn(&pid, self.c_str(), nullptr, nullptr, argv.data(), environ) != 0) throw SimError("cannot start the sweep");
-      int status = 0;
-      struct rusage ru {};
-      if (::wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) throw SimError("the bench sweep failed");
-      sweep_rss = std::max(sweep_rss, static_cast<double>(ru.ru_maxrss) / 1024.0);
+      sweep_rss = std::max(sweep_rss, run_child({self, "run", study, "-o", out.string(), "-q", "--fresh", "-j", std::to_string(jobs)},
+                                                out.string() + ".stderr", "the bench sweep"));
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };
     const double t1 = sweep_wall(1), tn = sweep_wall(n);

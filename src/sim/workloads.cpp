@@ -31,6 +31,9 @@ double mib_per_s(std::uint64_t bytes, Tick dur) {
   return dur ? static_cast<double>(bytes) / kMiB / (static_cast<double>(dur) * 1e-12) : 0.0;
 }
 
+// Decimal megabytes per second.
+double mb_per_s(double bytes, Tick dur) { return dur ? bytes / (static_cast<double>(dur) * 1e-12) / 1e6 : 0.0; }
+
 std::vector<std::string> endpoints_with(const topo::Topology& t, const std::string& kind) {
   std::vector<std::string> out;
   for (const auto& n : t.nodes)
@@ -55,6 +58,13 @@ std::uint32_t size32(const Cursor& c, std::uint64_t lo, std::uint64_t hi) {
   const std::uint64_t v = c.size();
   if (v < lo || v > hi) c.fail(c.scalar() + " is outside " + std::to_string(lo) + "B.." + std::to_string(hi) + "B");
   return static_cast<std::uint32_t>(v);
+}
+
+// The host core named by optional key `key` (default `def`), checked against the host.
+int core_of(const Cursor& c, const topo::Topology& p, const char* key, int def) {
+  const int core = c.has(key) ? static_cast<int>(c.child(key).integer(0, 4095)) : def;
+  if (core >= host_cores(p)) (c.has(key) ? c.child(key) : c).fail(std::string(key) + " " + std::to_string(core) + ": no such core");
+  return core;
 }
 
 // A buffer's backing from the optional `page_size` and `node` keys.
@@ -357,8 +367,7 @@ class CalypteBurst final : public Workload {
     if (m_channels + 1 > have) c.child("channels").fail("the marker needs one more channel than the burst (" + std::to_string(have) + " in all)");
     m_size = c.has("size") ? size32(c.child("size"), 1, 4096) : 1500;
     m_packets = c.has("packets") ? static_cast<int>(c.child("packets").integer(1, 10000000)) : 1000;
-    m_core = c.has("core") ? static_cast<int>(c.child("core").integer(0, 4095)) : 0;
-    if (m_core >= host_cores(p)) c.child("core").fail("no such core");
+    m_core = core_of(c, p, "core", 0);
   }
   void start(Platform& plat) override {
     m_p = &plat;
@@ -384,7 +393,7 @@ class CalypteBurst final : public Workload {
   bool done() const override { return m_done; }
   std::vector<std::string> exclusive_devices() const override { return {m_dev}; }
   void report(Results& res) const override {
-    res.metric(m_name + ".f2h_MBps", static_cast<double>(m_size) * m_packets / (static_cast<double>(m_elapsed) * 1e-12) / 1e6, "MB/s");
+    res.metric(m_name + ".f2h_MBps", mb_per_s(static_cast<double>(m_size) * m_packets, m_elapsed), "MB/s");
     res.metric(m_name + ".elapsed_us", static_cast<double>(m_elapsed) / 1e6, "us");
   }
 
@@ -410,8 +419,7 @@ class CalypteLoop final : public Workload {
     if (m_ch >= p.node(m_dev).calypte.channels) c.child("channel").fail("beyond the device's channels");
     m_size = c.has("size") ? size32(c.child("size"), 1, 65536) : 64;
     m_reps = c.has("reps") ? static_cast<int>(c.child("reps").integer(1, 10000000)) : 1000;
-    m_core = c.has("core") ? static_cast<int>(c.child("core").integer(0, 4095)) : 0;
-    if (m_core >= host_cores(p)) c.child("core").fail("no such core");
+    m_core = core_of(c, p, "core", 0);
   }
   void start(Platform& plat) override {
     m_p = &plat;
@@ -648,11 +656,9 @@ class CoyotePerf final : public Workload {
     m_size = c.has("size") ? size32(c.child("size"), 1, 1u << 30) : 64;
     m_reps = c.has("reps") ? static_cast<int>(c.child("reps").integer(1, 1000000)) : 50;
     m_backing = backing_of(c);
-    m_core = c.has("core") ? static_cast<int>(c.child("core").integer(0, 4095)) : 0;
-    m_driver_core = c.has("driver_core") ? static_cast<int>(c.child("driver_core").integer(0, 4095)) : 1;
-    if (m_core >= host_cores(p)) c.child("core").fail("no such core");
-    if (m_driver_core >= host_cores(p) || m_driver_core == m_core)
-      c.child(c.has("driver_core") ? "driver_core" : "core").fail("the driver needs a core of its own");
+    m_core = core_of(c, p, "core", 0);
+    m_driver_core = core_of(c, p, "driver_core", 1);
+    if (m_driver_core == m_core) c.child(c.has("driver_core") ? "driver_core" : "core").fail("the driver needs a core of its own");
     m_cfg = p.node(m_dev).coyote;
   }
   void start(Platform& plat) override {
@@ -712,7 +718,7 @@ class CoyotePerf final : public Workload {
   void report(Results& res) const override {
     res.metric(m_name + ".size_B", m_size, "B");
     if (m_thr) {
-      res.metric(m_name + ".throughput_MBps", static_cast<double>(m_size) * m_reps / (static_cast<double>(m_elapsed) * 1e-12) / 1e6, "MB/s");
+      res.metric(m_name + ".throughput_MBps", mb_per_s(static_cast<double>(m_size) * m_reps, m_elapsed), "MB/s");
     } else {
       res.metric(m_name + ".latency_us", m_lat.mean(), "us");
       res.metric(m_name + ".latency_p50_us", m_lat.percentile(50), "us");
@@ -776,7 +782,6 @@ std::string workloads_reference() {
 | `calypte_loopback` | `mode` (fhf, hfh), `device`, `channel`, `size`, `reps`, `core` | S004 round-trip latency distribution |
 | `bench_lat` | `device`, `op` (rd, wrrd), `size`, `window`, `reps`, `pattern` (seq, rand, fresh: every access on pages never touched before), `page_size`, `node` (near, far), `invalidate` (ATS invalidation of the pages before each access) | S011 LAT_DMA_RD / LAT_DMA_WRRD |
 | `bench_bw` | `device`, `op` (rd, wr, rw), `size`, `window`, `transactions`, `pattern`, `page_size`, `node` | S011 BW_DMA_RD / WR / RW |
-
 | `coyote_perf` | `device`, `mode` (lat, thr), `size`, `reps`, `page_size`, `node`, `core`, `driver_core` | S003 Coyote perf_local: host -> FPGA -> host through the FPGA MMU; mean latency or throughput |
 
 `page_size` is the OS page backing the buffer (4KiB default; 64KiB, 2MiB, 32MiB, 1GiB huge pages): it bounds the IOMMU's mapping and the device MMU's TLB choice. `node: far` places the buffer on the other socket (`memory.numa_nodes: 2`).
