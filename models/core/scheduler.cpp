@@ -7,11 +7,107 @@
 namespace hx {
 
 namespace {
-std::uint64_t g_dispatched = 0;
 std::uint64_t g_seed = 1;
+
+struct Item {
+  Tick t;
+  std::uint64_t seq;
+  Actor* target;
+  std::uint32_t kind;
+  std::uint64_t arg;
+  void* ptr;
+};
+struct Later {
+  bool operator()(const Item& a, const Item& b) const { return a.t != b.t ? a.t > b.t : a.seq > b.seq; }
+};
+
+// The process-wide dispatcher. While it runs, `now` is the model time (which
+// may be ahead of sc_time_stamp()); otherwise the SystemC clock is.
+struct Dispatcher {
+  sc_core::sc_event ev{"hx_dispatch_ev"};
+  std::vector<Item> heap;
+  std::uint64_t seq = 0;
+  std::uint64_t dispatched = 0;
+  Tick armed = kNever;     // SystemC time the event is notified for
+  Tick now = 0;            // model time while running
+  Tick horizon = kNever;   // end of the current sc_start
+  bool running = false;
+  bool foreign_dirty = false;  // a SystemC event was notified while running
+
+  Dispatcher() {
+    sc_core::sc_spawn_options opts;
+    opts.spawn_method();
+    opts.set_sensitivity(&ev);
+    opts.dont_initialize();
+    sc_core::sc_spawn([this] { run(); }, "hx_dispatch", &opts);
+  }
+
+  static Tick sc_now() { return sc_core::sc_time_stamp().value(); }
+
+  void arm(Tick t) {
+    if (t >= armed) return;
+    armed = t;
+    const Tick s = sc_now();
+    if (t <= s) {
+      ev.notify(sc_core::SC_ZERO_TIME);
+    } else {
+      ev.notify(sc_core::sc_time::from_value(t - s));
+    }
+  }
+
+  // The earliest time another SystemC process has something to do.
+  static Tick foreign_limit(Tick s) {
+    if (sc_core::sc_pending_activity_at_current_time()) return s;
+    if (!sc_core::sc_pending_activity_at_future_time()) return kNever;
+    return s + sc_core::sc_time_to_pending_activity().value();
+  }
+
+  void run() {
+    const Tick s = sc_now();
+    armed = kNever;
+    running = true;
+    now = s;
+    foreign_dirty = false;
+    Tick limit = foreign_limit(s);
+    while (!heap.empty()) {
+      const Tick t = heap.front().t;
+      if (t > now) {
+        if (foreign_dirty) {
+          limit = foreign_limit(s);
+          foreign_dirty = false;
+        }
+        // Equal times go back to the kernel so its processes interleave.
+        if (t >= limit || t > horizon) break;
+        now = t;
+      }
+      std::pop_heap(heap.begin(), heap.end(), Later{});
+      const Item it = heap.back();
+      heap.pop_back();
+      ++dispatched;
+      it.target->on_action(it.kind, it.arg, it.ptr);
+    }
+    running = false;
+    if (!heap.empty()) {
+      arm(heap.front().t);
+    } else if (now > s) {
+      arm(now);  // bring the SystemC clock to the last action's time
+    }
+  }
+};
+
+// Never destroyed: its sc_event must not outlive the SystemC kernel's
+// own teardown order at exit.
+Dispatcher& dispatcher() {
+  static Dispatcher* d = new Dispatcher;
+  return *d;
+}
+Dispatcher* g_disp = nullptr;
 }  // namespace
 
-Tick now_tick() { return sc_core::sc_time_stamp().value(); }
+Tick now_tick() {
+  if (g_disp && g_disp->running) return g_disp->now;
+  return sc_core::sc_time_stamp().value();
+}
 
 void set_global_seed(std::uint64_t seed) { g_seed = seed; }
 std::uint64_t global_seed() { return g_seed; }
@@ -20,49 +116,30 @@ void sim_fail(const std::string& component, const std::string& what) {
   throw SimError(component + " at " + std::to_string(to_ns(now_tick())) + " ns: " + what);
 }
 
-Scheduler::Scheduler(const std::string& name) : m_event((name + "_ev").c_str()) {
-  sc_core::sc_spawn_options opts;
-  opts.spawn_method();
-  opts.set_sensitivity(&m_event);
-  opts.dont_initialize();
-  sc_core::sc_spawn([this] { run(); }, (name + "_sched").c_str(), &opts);
-}
+Scheduler::Scheduler(const std::string&) { g_disp = &dispatcher(); }
 
-std::uint64_t Scheduler::actions_dispatched() { return g_dispatched; }
+std::uint64_t Scheduler::actions_dispatched() { return g_disp ? g_disp->dispatched : 0; }
 
-void Scheduler::arm(Tick t) {
-  if (t >= m_armed) return;
-  m_armed = t;
-  const Tick now = now_tick();
-  if (t <= now) {
-    m_event.notify(sc_core::SC_ZERO_TIME);
-  } else {
-    m_event.notify(sc_core::sc_time::from_value(t - now));
-  }
-}
+void Scheduler::set_horizon(Tick t) { dispatcher().horizon = t; }
 
 void Scheduler::at(Tick t, Actor* target, std::uint32_t kind, std::uint64_t arg, void* ptr) {
+  Dispatcher& d = *g_disp;
   const Tick now = now_tick();
   if (t < now) t = now;
-  m_heap.push_back(Item{t, m_seq++, target, kind, arg, ptr});
-  std::push_heap(m_heap.begin(), m_heap.end(), Later{});
-  if (m_running && t <= now) return;  // the running loop picks it up
-  arm(t);
+  d.heap.push_back(Item{t, d.seq++, target, kind, arg, ptr});
+  std::push_heap(d.heap.begin(), d.heap.end(), Later{});
+  if (!d.running) d.arm(t);  // while running, the loop picks it up
 }
 
-void Scheduler::run() {
-  const Tick now = now_tick();
-  m_armed = kNever;
-  m_running = true;
-  while (!m_heap.empty() && m_heap.front().t <= now) {
-    std::pop_heap(m_heap.begin(), m_heap.end(), Later{});
-    Item it = m_heap.back();
-    m_heap.pop_back();
-    ++g_dispatched;
-    it.target->on_action(it.kind, it.arg, it.ptr);
+void notify_at(sc_core::sc_event& ev, Tick t) {
+  const Tick s = sc_core::sc_time_stamp().value();
+  t = std::max(t, now_tick());
+  if (t <= s) {
+    ev.notify(sc_core::SC_ZERO_TIME);
+  } else {
+    ev.notify(sc_core::sc_time::from_value(t - s));
   }
-  m_running = false;
-  if (!m_heap.empty()) arm(m_heap.front().t);
+  if (g_disp) g_disp->foreign_dirty = true;
 }
 
 }  // namespace hx

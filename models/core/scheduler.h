@@ -1,8 +1,12 @@
-// A per-module time-ordered action queue driven by one sc_event and one
-// SC_METHOD. This is how every transaction-level model here spends at most
-// one kernel event per hop (DESIGN.md section 9): senders compute arrival
-// times analytically and post them to the receiver's queue; the receiver's
-// method wakes once for all actions due at that time.
+// Time-ordered actions for every transaction-level model in one process-wide
+// queue, dispatched by one SystemC method (DESIGN.md section 9, docs/
+// design-notes.md note 17). Senders compute arrival times analytically and
+// post them to the receiver; the dispatcher runs them in (time, posting
+// order). It runs ahead of the SystemC clock while no other SystemC process
+// has anything pending before the next action, so a run with only
+// transaction-level models costs the kernel almost nothing; software
+// threads (SC_THREADs of the host CPU and workloads) and their events
+// interleave exactly as before.
 #pragma once
 #include <systemc>
 #include <cstdint>
@@ -19,6 +23,7 @@ class Actor {
   virtual void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) = 0;
 };
 
+// A module's handle on the dispatcher.
 class Scheduler {
  public:
   explicit Scheduler(const std::string& name);
@@ -28,29 +33,14 @@ class Scheduler {
   // Run `target->on_action(kind, arg, ptr)` at absolute time t (t >= now).
   void at(Tick t, Actor* target, std::uint32_t kind, std::uint64_t arg = 0, void* ptr = nullptr);
   static std::uint64_t actions_dispatched();
-
- private:
-  struct Item {
-    Tick t;
-    std::uint64_t seq;
-    Actor* target;
-    std::uint32_t kind;
-    std::uint64_t arg;
-    void* ptr;
-  };
-  struct Later {
-    bool operator()(const Item& a, const Item& b) const {
-      return a.t != b.t ? a.t > b.t : a.seq > b.seq;
-    }
-  };
-  void run();
-  void arm(Tick t);
-
-  sc_core::sc_event m_event;
-  std::vector<Item> m_heap;
-  std::uint64_t m_seq = 0;
-  Tick m_armed = kNever;
-  bool m_running = false;
+  // No action later than t runs in this sc_start (its end time, inclusive).
+  static void set_horizon(Tick t);
 };
+
+// Notify a SystemC event at model time t (>= now). Model code that wakes a
+// SystemC process must come through here: the dispatcher may be ahead of
+// the SystemC clock, and it must learn that a process now waits at t.
+void notify_at(sc_core::sc_event& ev, Tick t);
+inline void notify_now(sc_core::sc_event& ev) { notify_at(ev, now_tick()); }
 
 }  // namespace hx

@@ -144,7 +144,7 @@ void HostCpu::mmio_read(int core, std::uint64_t addr, std::uint32_t len) {
 void HostCpu::on_mmio_completion(const Tlp& t, Tick) {
   auto it = m_reads.find(t.tag);
   if (it == m_reads.end()) sim_fail(basename(), "completion for an MMIO read that is not outstanding");
-  it->second->notify(sc_core::SC_ZERO_TIME);
+  notify_now(*it->second);
   // The event object must outlive the notification: keep it until the next read reuses the tag.
 }
 
@@ -173,7 +173,7 @@ void HostCpu::on_memory_write(std::uint64_t addr, std::uint32_t len, Tick commit
     const Tick phase = m_cfg.poll_period ? m_rng.below(m_cfg.poll_period) : 0;
     const Tick seen = commit + phase + m_cfg.poll_miss;
     w.detected = noisy_end(w.core, commit, seen);
-    w.ev->notify(sc_core::sc_time::from_value(w.detected - now_tick()));
+    notify_at(*w.ev, w.detected);
   }
 }
 
@@ -182,7 +182,7 @@ void HostCpu::on_msi(std::uint32_t vector, Tick at) {
   if (!m.ev) m.ev = std::make_unique<sc_core::sc_event>();
   ++m.pending;
   m.last = at;
-  m.ev->notify(sc_core::SC_ZERO_TIME);
+  notify_now(*m.ev);
 }
 
 void HostCpu::wait_msi(int core, std::uint32_t vector) {

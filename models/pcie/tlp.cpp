@@ -67,10 +67,23 @@ std::uint8_t pattern_byte(std::uint64_t stream, std::uint64_t off) {
 
 void pattern_fill(std::uint64_t stream, std::uint64_t off, std::uint8_t* out, std::uint32_t len) {
   std::uint32_t i = 0;
-  while (i < len) {
-    const std::uint64_t w = pattern_word(stream, (off + i) >> 3);
-    for (unsigned k = static_cast<unsigned>((off + i) & 7); k < 8 && i < len; ++k, ++i)
+  // Head: up to the next 8-byte boundary of the offset.
+  if (off & 7) {
+    const std::uint64_t w = pattern_word(stream, off >> 3);
+    for (unsigned k = static_cast<unsigned>(off & 7); k < 8 && i < len; ++k, ++i)
       out[i] = static_cast<std::uint8_t>(w >> (k * 8));
+  }
+  // Body: whole words, little-endian bytes as pattern_byte defines them.
+  std::uint64_t q = (off + i) >> 3;
+  for (; i + 8 <= len; i += 8, ++q) {
+    std::uint64_t w = pattern_word(stream, q);
+    if constexpr (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__) w = __builtin_bswap64(w);
+    std::memcpy(out + i, &w, 8);
+  }
+  // Tail.
+  if (i < len) {
+    const std::uint64_t w = pattern_word(stream, q);
+    for (unsigned k = 0; i < len; ++k, ++i) out[i] = static_cast<std::uint8_t>(w >> (k * 8));
   }
 }
 

@@ -49,6 +49,7 @@ nlohmann::json run_point(const StudyFiles& base, const SweepPoint& point, std::u
   const auto wall_elab = std::chrono::steady_clock::now();
 
   try {
+    Scheduler::set_horizon(s.deadline);
     sc_core::sc_start(sc_core::sc_time::from_value(s.deadline), sc_core::SC_EXIT_ON_STARVATION);
   } catch (const sc_core::sc_report& e) {
     // An exception thrown inside a process reaches here wrapped by the kernel

@@ -315,7 +315,7 @@ class RostaEcho final : public Workload {
       a->on_rx = [&](Tick t) {
         if (arrived == 0) {
           arrived = t;
-          back.notify(sc_core::SC_ZERO_TIME);
+          notify_now(back);
         }
       };
       for (int r = 0; r < m_reps; ++r) {
@@ -443,7 +443,7 @@ class CalypteLoop final : public Workload {
           // FPGA loopback USR_TX -> USR_RX -> F2H.
           dev->send(m_ch, bytes, m_stream, m_off);
         }
-        delivered.notify(sc_core::SC_ZERO_TIME);
+        notify_now(delivered);
       };
       for (int r = 0; r < m_reps; ++r) {
         m_off = static_cast<std::uint64_t>(r) * m_size;
@@ -553,19 +553,19 @@ class BenchDmaLoad final : public Workload {
             bool inv = false;
             const std::uint64_t first = a / 4096 * 4096;
             m_p->rc().ats_invalidate(m_p->endpoint(m_dev).config().rid, first, (a + m_size + 4095) / 4096 * 4096 - first,
-                                     [&](Tick) { inv = true; ev.notify(sc_core::SC_ZERO_TIME); });
+                                     [&](Tick) { inv = true; notify_now(ev); });
             while (!inv) sc_core::wait(ev);
           }
           const Tick t0 = now_tick();
           done_at = 0;
           if (m_op == "wrrd") {
             dev->write(a, m_size, stream, a - buf, nullptr);
-            dev->read(a, m_size, stream, a - buf, [&](Tick t) { done_at = t; ev.notify(sc_core::SC_ZERO_TIME); });
+            dev->read(a, m_size, stream, a - buf, [&](Tick t) { done_at = t; notify_now(ev); });
           } else {
             // Plain reads see what the buffer holds: memory's initial
             // pattern, or what an earlier WRRD wrote there.
             dev->read(a, m_size, m_written.count(a) ? stream : pcie::kMemoryStream, m_written.count(a) ? a - buf : a,
-                      [&](Tick t) { done_at = t; ev.notify(sc_core::SC_ZERO_TIME); });
+                      [&](Tick t) { done_at = t; notify_now(ev); });
           }
           if (m_op == "wrrd") m_written.insert(a);
           const std::size_t rtts = dev->ats_rtt.count(), waits = dev->xlate_wait.count();
@@ -583,7 +583,7 @@ class BenchDmaLoad final : public Workload {
         int left = m_n;
         auto done = [&](Tick t) {
           m_t1 = std::max(m_t1, t);
-          if (--left == 0) ev.notify(sc_core::SC_ZERO_TIME);
+          if (--left == 0) notify_now(ev);
         };
         for (int i = 0; i < m_n; ++i) {
           const std::uint64_t a = addr_of(i);
