@@ -1,6 +1,8 @@
 // Unit tier: no simulation kernel runs here.
 #include <gtest/gtest.h>
 
+#include <random>
+#include <set>
 #include <vector>
 
 #include "models/core/error.h"
@@ -58,6 +60,30 @@ TEST(SlotCalendar, KeepsGapsForLaterRequests) {
   EXPECT_EQ(c.reserve(0, 0), 0u);       // an earlier gap is still free
   EXPECT_EQ(c.reserve(95, 0, 2), 120u); // two consecutive slots: 12-13
   EXPECT_EQ(c.reserve(0, 0, 3), 10u);   // 1-3 free
+}
+
+// Against a plain set of busy slots, over enough random requests to wrap and
+// grow the calendar's ring many times: the same start for every request.
+TEST(SlotCalendar, AgreesWithASetOfBusySlots) {
+  SlotCalendar c(10);
+  std::set<Tick> busy;
+  std::mt19937_64 rng(5);
+  Tick now = 0;
+  for (int r = 0; r < 50000; ++r) {
+    now += rng() % 80;  // about 4 slots per request of 2.5 on average
+    busy.erase(busy.begin(), busy.lower_bound(now / 10));
+    const Tick earliest = now + (rng() % 8 == 0 ? rng() % 20000 : rng() % 300);
+    const unsigned n = 1 + static_cast<unsigned>(rng() % 4);
+    Tick s = std::max((earliest + 9) / 10, now / 10);
+    for (;;) {
+      unsigned k = 0;
+      while (k < n && !busy.count(s + k)) ++k;
+      if (k == n) break;
+      s += k + 1;
+    }
+    for (unsigned k = 0; k < n; ++k) busy.insert(s + k);
+    ASSERT_EQ(c.reserve(earliest, now, n), s * 10) << "request " << r;
+  }
 }
 
 TEST(Checksum, PatternAndStoredBytesAgree) {

@@ -1,27 +1,43 @@
 #include "models/core/slot_calendar.h"
 
+#include <algorithm>
+
 namespace hx {
+
+void SlotCalendar::grow(std::size_t need) {
+  std::size_t cap = m_ring.empty() ? 64 : m_ring.size();
+  while (cap < need) cap *= 2;
+  std::vector<std::uint8_t> r(cap, 0);
+  for (std::size_t k = 0; k < m_size; ++k) r[k] = m_ring[(m_head + k) & (m_ring.size() - 1)];
+  m_ring.swap(r);
+  m_head = 0;
+}
 
 Tick SlotCalendar::reserve(Tick earliest, Tick now, unsigned n) {
   if (m_interval == 0 || n == 0) return earliest;
   // Forget the past.
   const Tick now_slot = now / m_interval;
-  while (m_base < now_slot && !m_busy.empty()) {
-    m_busy.pop_front();
-    ++m_base;
+  if (m_base < now_slot) {
+    const std::size_t drop = static_cast<std::size_t>(std::min<Tick>(now_slot - m_base, m_size));
+    for (std::size_t k = 0; k < drop; ++k) m_ring[(m_head + k) & (m_ring.size() - 1)] = 0;
+    if (drop) m_head = (m_head + drop) & (m_ring.size() - 1);
+    m_size -= drop;
+    m_base = m_size ? m_base + drop : now_slot;
   }
-  if (m_busy.empty()) m_base = now_slot;
   Tick first = (earliest + m_interval - 1) / m_interval;
   if (first < m_base) first = m_base;
   std::size_t i = static_cast<std::size_t>(first - m_base);
   for (;;) {
-    if (m_busy.size() < i + n) m_busy.resize(i + n, false);
+    if (m_ring.size() < i + n) grow(i + n);
+    const std::size_t mask = m_ring.size() - 1;
     unsigned k = 0;
-    while (k < n && !m_busy[i + k]) ++k;
+    while (k < n && !m_ring[(m_head + i + k) & mask]) ++k;
     if (k == n) break;
     i += k + 1;
   }
-  for (unsigned k = 0; k < n; ++k) m_busy[i + k] = true;
+  const std::size_t mask = m_ring.size() - 1;
+  for (unsigned k = 0; k < n; ++k) m_ring[(m_head + i + k) & mask] = 1;
+  m_size = std::max(m_size, i + n);
   return (m_base + i) * m_interval;
 }
 

@@ -4,7 +4,8 @@
 // ahead does not block another that fits in between. Slots are aligned to
 // multiples of the interval from time zero.
 #pragma once
-#include <deque>
+#include <cstdint>
+#include <vector>
 
 #include "models/core/tick.h"
 
@@ -19,9 +20,14 @@ class SlotCalendar {
   Tick reserve(Tick earliest, Tick now, unsigned n = 1);
 
  private:
+  void grow(std::size_t need);
+
   Tick m_interval;
-  Tick m_base = 0;            // slot index of m_busy[0]
-  std::deque<bool> m_busy;
+  Tick m_base = 0;  // slot index of the first tracked slot
+  // A ring of flags for slots m_base .. m_base+m_size-1; every flag outside
+  // that window is clear, so growing the window needs no writes.
+  std::vector<std::uint8_t> m_ring;
+  std::size_t m_head = 0, m_size = 0;
 };
 
 }  // namespace hx
