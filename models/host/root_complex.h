@@ -131,7 +131,6 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   std::deque<std::pair<Tlp*, int>> m_posted_wait;  // requests behind a write waiting for an entry
   int m_posted_inflight = 0;
   std::priority_queue<Tick, std::vector<Tick>, std::greater<Tick>> m_commits;  // posted-buffer entries in flight
-  std::vector<std::uint8_t> m_buf;
   Tick m_last_write_commit = 0;
   std::unique_ptr<ats::Iommu> m_iommu;
   std::vector<Tick> m_posted_release;

@@ -10,19 +10,33 @@ namespace hx::mem {
 
 std::uint8_t SparseMemory::initial(std::uint64_t addr) { return pcie::pattern_byte(pcie::kMemoryStream, addr); }
 
+SparseMemory::Page& SparseMemory::page(std::uint64_t index) {
+  auto& pg = m_pages[index];
+  if (!pg) {
+    pg = std::make_unique<Page>();
+    pcie::pattern_fill(pcie::kMemoryStream, index << 12, pg->data(), 4096);
+  }
+  return *pg;
+}
+
 void SparseMemory::write(std::uint64_t addr, const std::uint8_t* p, std::uint32_t len) {
   while (len) {
-    const std::uint64_t page = addr >> 12;
     const std::uint32_t off = static_cast<std::uint32_t>(addr & 4095);
     const std::uint32_t n = std::min<std::uint32_t>(len, 4096 - off);
-    auto& pg = m_pages[page];
-    if (!pg) {
-      pg = std::make_unique<Page>();
-      pcie::pattern_fill(pcie::kMemoryStream, page << 12, pg->data(), 4096);
-    }
-    std::memcpy(pg->data() + off, p, n);
+    std::memcpy(page(addr >> 12).data() + off, p, n);
     addr += n;
     p += n;
+    len -= n;
+  }
+}
+
+void SparseMemory::write_pattern(std::uint64_t addr, std::uint64_t stream, std::uint64_t off, std::uint32_t len) {
+  while (len) {
+    const std::uint32_t o = static_cast<std::uint32_t>(addr & 4095);
+    const std::uint32_t n = std::min<std::uint32_t>(len, 4096 - o);
+    pcie::pattern_fill(stream, off, page(addr >> 12).data() + o, n);
+    addr += n;
+    off += n;
     len -= n;
   }
 }

@@ -46,12 +46,15 @@ struct MemoryConfig {
 class SparseMemory {
  public:
   void write(std::uint64_t addr, const std::uint8_t* p, std::uint32_t len);
+  // Store `len` bytes of pattern stream `stream` from offset `off` at `addr`.
+  void write_pattern(std::uint64_t addr, std::uint64_t stream, std::uint64_t off, std::uint32_t len);
   void read(std::uint64_t addr, std::uint8_t* p, std::uint32_t len) const;
   std::uint64_t checksum(std::uint64_t addr, std::uint32_t len) const;
   static std::uint8_t initial(std::uint64_t addr);
 
  private:
   using Page = std::array<std::uint8_t, 4096>;
+  Page& page(std::uint64_t index);  // materialised with the initial pattern
   std::unordered_map<std::uint64_t, std::unique_ptr<Page>> m_pages;
 };
 

@@ -69,7 +69,7 @@ std::uint32_t PciePort::wire_bytes(const Tlp& t) const {
 }
 
 Tick PciePort::serialize(std::uint32_t bytes) const {
-  return static_cast<Tick>(std::llround(static_cast<double>(bytes) * m_ps_per_byte));
+  return static_cast<Tick>(static_cast<double>(bytes) * m_ps_per_byte + 0.5);  // round half up (never negative)
 }
 
 void PciePort::refresh_credits(Tick now) {

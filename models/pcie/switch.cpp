@@ -16,7 +16,10 @@ Switch::Switch(sc_core::sc_module_name name, const SwitchConfig& cfg)
     m_ports.back()->index = static_cast<int>(i);
   }
   m_egress.resize(cfg.ports.size());
-  for (auto& e : m_egress) e.q.resize(cfg.ports.size());
+  for (auto& e : m_egress) {
+    e.q.resize(cfg.ports.size());
+    e.per_in.assign(cfg.ports.size(), 0);
+  }
   auto& reg = StatsRegistry::instance();
   reg.add_counter(std::string(name) + ".forwarded", &forwarded, "TLP", "TLPs forwarded");
   reg.add_counter(std::string(name) + ".acs_redirected", &redirected, "TLP", "peer requests redirected upstream by ACS");
@@ -64,6 +67,7 @@ void Switch::rx_tlp(PciePort& p, Tlp* t, Tick head, Tick tail) {
   t->seq = m_seq++;
   m_egress[out].q[t->src_port][t->vc][static_cast<int>(t->fc())].push_back(t);
   ++m_egress[out].queued;
+  ++m_egress[out].per_in[t->src_port];
   ++m_queued;
   egress.wake_at(std::max(eligible, egress.wire_free()));
 }
@@ -75,7 +79,9 @@ Tlp* Switch::tx_select(PciePort& p) {
   const Tick now = now_tick();
   Tick next_ready = kNever;
   for (std::size_t k = 0; k < n; ++k) {
-    const std::size_t in = (e.rr + k) % n;
+    std::size_t in = e.rr + k;
+    if (in >= n) in -= n;
+    if (e.per_in[in] == 0) continue;
     for (int vc = 0; vc < kMaxVcs; ++vc) {
       auto& qs = e.q[in][vc];
       // Ordering inside one ingress: the oldest eligible head, but a read or
@@ -102,7 +108,8 @@ Tlp* Switch::tx_select(PciePort& p) {
         qs[best].pop_front();
         --m_queued;
         --e.queued;
-        e.rr = (in + 1) % n;
+        --e.per_in[in];
+        e.rr = in + 1 == n ? 0 : in + 1;
         ++forwarded;
         m_ports[t->src_port]->release(*t);  // leaves the ingress buffer now
         return t;

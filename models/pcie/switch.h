@@ -53,6 +53,7 @@ class Switch final : public sc_core::sc_module, public PortOwner {
   struct Egress {
     // [ingress][vc][class] FIFOs; rr = next ingress to look at
     std::vector<std::array<std::array<std::deque<Tlp*>, kFcClasses>, kMaxVcs>> q;
+    std::vector<std::uint32_t> per_in;  // TLPs queued from each ingress (empty ones are skipped)
     std::size_t rr = 0;
     std::size_t queued = 0;
   };

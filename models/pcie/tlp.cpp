@@ -91,6 +91,12 @@ std::uint64_t pattern_checksum(std::uint64_t stream, std::uint64_t off, std::uin
   std::uint64_t h = kBasis;
   const unsigned sh = static_cast<unsigned>(off & 7) * 8;
   std::uint64_t q = off >> 3;
+  if (sh == 0) {  // aligned: each payload word is one pattern word
+    std::uint32_t i = 0, k = 0;
+    for (; i + 8 <= len; i += 8, ++k) h = fold(h, pattern_word(stream, q + k), k);
+    if (i < len) h = fold(h, pattern_word(stream, q + k) & ((1ull << ((len - i) * 8)) - 1), k);
+    return finish(h, len);
+  }
   std::uint64_t lo = pattern_word(stream, q);
   std::uint32_t i = 0, k = 0;
   for (; i + 8 <= len; i += 8, ++k) {
