@@ -3,8 +3,10 @@
 
 #include <random>
 #include <set>
+#include <tuple>
 #include <vector>
 
+#include "models/core/action_queue.h"
 #include "models/core/error.h"
 #include "models/core/slot_calendar.h"
 #include "models/core/stats.h"
@@ -60,6 +62,31 @@ TEST(SlotCalendar, KeepsGapsForLaterRequests) {
   EXPECT_EQ(c.reserve(0, 0), 0u);       // an earlier gap is still free
   EXPECT_EQ(c.reserve(95, 0, 2), 120u); // two consecutive slots: 12-13
   EXPECT_EQ(c.reserve(0, 0, 3), 10u);   // 1-3 free
+}
+
+// The dispatcher's queue pops in (time, posting order), whatever the mix of
+// pushes and pops, with payload slots reused.
+TEST(ActionQueue, PopsInTimeThenPostingOrder) {
+  ActionQueue<int> q;
+  std::set<std::tuple<Tick, int>> ref;  // (time, posting number)
+  std::mt19937_64 rng(11);
+  int posted = 0;
+  Tick now = 0;
+  for (int r = 0; r < 100000; ++r) {
+    if (q.empty() || rng() % 3 != 0) {
+      const Tick t = now + rng() % 50;  // many equal times
+      q.push(t, posted);
+      ref.insert({t, posted});
+      ++posted;
+    } else {
+      Tick t = 0;
+      const int p = q.pop(t);
+      ASSERT_EQ(std::make_tuple(t, p), *ref.begin()) << "pop " << r;
+      ref.erase(ref.begin());
+      now = t;
+    }
+    ASSERT_EQ(q.size(), ref.size());
+  }
 }
 
 // Against a plain set of busy slots, over enough random requests to wrap and

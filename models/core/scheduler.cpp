@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/core/action_queue.h"
+
 #include "models/core/error.h"
 
 namespace hx {
@@ -9,24 +11,18 @@ namespace hx {
 namespace {
 std::uint64_t g_seed = 1;
 
-struct Item {
-  Tick t;
-  std::uint64_t seq;
+struct Action {
   Actor* target;
   std::uint32_t kind;
   std::uint64_t arg;
   void* ptr;
-};
-struct Later {
-  bool operator()(const Item& a, const Item& b) const { return a.t != b.t ? a.t > b.t : a.seq > b.seq; }
 };
 
 // The process-wide dispatcher. While it runs, `now` is the model time (which
 // may be ahead of sc_time_stamp()); otherwise the SystemC clock is.
 struct Dispatcher {
   sc_core::sc_event ev{"hx_dispatch_ev"};
-  std::vector<Item> heap;
-  std::uint64_t seq = 0;
+  ActionQueue<Action> heap;
   std::uint64_t dispatched = 0;
   Tick armed = kNever;     // SystemC time the event is notified for
   Tick now = 0;            // model time while running
@@ -70,7 +66,7 @@ struct Dispatcher {
     foreign_dirty = false;
     Tick limit = foreign_limit(s);
     while (!heap.empty()) {
-      const Tick t = heap.front().t;
+      const Tick t = heap.top_time();
       if (t > now) {
         if (foreign_dirty) {
           limit = foreign_limit(s);
@@ -80,15 +76,14 @@ struct Dispatcher {
         if (t >= limit || t > horizon) break;
         now = t;
       }
-      std::pop_heap(heap.begin(), heap.end(), Later{});
-      const Item it = heap.back();
-      heap.pop_back();
+      Tick due;
+      const Action it = heap.pop(due);
       ++dispatched;
       it.target->on_action(it.kind, it.arg, it.ptr);
     }
     running = false;
     if (!heap.empty()) {
-      arm(heap.front().t);
+      arm(heap.top_time());
     } else if (now > s) {
       arm(now);  // bring the SystemC clock to the last action's time
     }
@@ -126,8 +121,7 @@ void Scheduler::at(Tick t, Actor* target, std::uint32_t kind, std::uint64_t arg,
   Dispatcher& d = *g_disp;
   const Tick now = now_tick();
   if (t < now) t = now;
-  d.heap.push_back(Item{t, d.seq++, target, kind, arg, ptr});
-  std::push_heap(d.heap.begin(), d.heap.end(), Later{});
+  d.heap.push(t, Action{target, kind, arg, ptr});
   if (!d.running) d.arm(t);  // while running, the loop picks it up
 }
 
