@@ -128,6 +128,13 @@ TEST(Checksum, PatternAndStoredBytesAgree) {
   const auto sum = pcie::bytes_checksum(b.data(), 64);
   std::swap(b[3], b[40]);
   EXPECT_NE(pcie::bytes_checksum(b.data(), 64), sum);
+  std::swap(b[3], b[40]);
+  // Whole words swapped, far apart (0 and 4) and neighbours (1 and 2).
+  for (const auto& [x, y] : {std::pair<int, int>{0, 4}, {1, 2}}) {
+    std::vector<std::uint8_t> c = b;
+    std::swap_ranges(c.begin() + 8 * x, c.begin() + 8 * x + 8, c.begin() + 8 * y);
+    EXPECT_NE(pcie::bytes_checksum(c.data(), 64), sum) << x << " " << y;
+  }
 }
 
 TEST(Checksum, DetectsShiftedData) {
