@@ -10,52 +10,66 @@ namespace hx::mem {
 
 std::uint8_t SparseMemory::initial(std::uint64_t addr) { return pcie::pattern_byte(pcie::kMemoryStream, addr); }
 
-SparseMemory::Page& SparseMemory::page(std::uint64_t index) {
-  auto& pg = m_pages[index];
-  if (!pg) {
-    pg = std::make_unique<Page>();
-    pcie::pattern_fill(pcie::kMemoryStream, index << 12, pg->data(), 4096);
+template <class F>
+void SparseMemory::pieces(std::uint64_t addr, std::uint32_t len, F&& f) {
+  std::uint32_t done = 0;
+  while (done < len) {
+    const std::uint32_t off = static_cast<std::uint32_t>(addr & 4095);
+    const std::uint32_t n = std::min<std::uint32_t>(len - done, 4096 - off);
+    f(addr >> 12, off, n, done);
+    addr += n;
+    done += n;
   }
-  return *pg;
+}
+
+std::uint8_t* SparseMemory::prepare(std::uint64_t index, std::uint32_t off, std::uint32_t n) {
+  auto& pg = m_pages[index];
+  if (!pg) pg = std::make_unique<Page>();
+  const std::uint32_t c0 = off / 64, c1 = (off + n - 1) / 64;
+  for (std::uint32_t c = c0; c <= c1; ++c) {
+    if (pg->real >> c & 1) continue;
+    const bool whole = off <= c * 64 && off + n >= c * 64 + 64;
+    if (!whole) pcie::pattern_fill(pcie::kMemoryStream, (index << 12) + c * 64, pg->b.data() + c * 64, 64);
+    pg->real |= 1ull << c;
+  }
+  return pg->b.data() + off;
 }
 
 void SparseMemory::write(std::uint64_t addr, const std::uint8_t* p, std::uint32_t len) {
-  while (len) {
-    const std::uint32_t off = static_cast<std::uint32_t>(addr & 4095);
-    const std::uint32_t n = std::min<std::uint32_t>(len, 4096 - off);
-    std::memcpy(page(addr >> 12).data() + off, p, n);
-    addr += n;
-    p += n;
-    len -= n;
-  }
+  pieces(addr, len, [&](std::uint64_t pg, std::uint32_t off, std::uint32_t n, std::uint32_t at) {
+    std::memcpy(prepare(pg, off, n), p + at, n);
+  });
 }
 
 void SparseMemory::write_pattern(std::uint64_t addr, std::uint64_t stream, std::uint64_t off, std::uint32_t len) {
-  while (len) {
-    const std::uint32_t o = static_cast<std::uint32_t>(addr & 4095);
-    const std::uint32_t n = std::min<std::uint32_t>(len, 4096 - o);
-    pcie::pattern_fill(stream, off, page(addr >> 12).data() + o, n);
-    addr += n;
-    off += n;
-    len -= n;
-  }
+  pieces(addr, len, [&](std::uint64_t pg, std::uint32_t o, std::uint32_t n, std::uint32_t at) {
+    pcie::pattern_fill(stream, off + at, prepare(pg, o, n), n);
+  });
 }
 
 void SparseMemory::read(std::uint64_t addr, std::uint8_t* p, std::uint32_t len) const {
-  while (len) {
-    const std::uint64_t page = addr >> 12;
-    const std::uint32_t off = static_cast<std::uint32_t>(addr & 4095);
-    const std::uint32_t n = std::min<std::uint32_t>(len, 4096 - off);
-    auto it = m_pages.find(page);
+  pieces(addr, len, [&](std::uint64_t pg, std::uint32_t off, std::uint32_t n, std::uint32_t at) {
+    auto it = m_pages.find(pg);
     if (it == m_pages.end()) {
-      pcie::pattern_fill(pcie::kMemoryStream, addr, p, n);
-    } else {
-      std::memcpy(p, it->second->data() + off, n);
+      pcie::pattern_fill(pcie::kMemoryStream, (pg << 12) + off, p + at, n);
+      return;
     }
-    addr += n;
-    p += n;
-    len -= n;
-  }
+    const Page& page = *it->second;
+    // Runs of chunks that are all real or all pattern.
+    std::uint32_t o = off;
+    while (o < off + n) {
+      const bool real = page.real >> (o / 64) & 1;
+      std::uint32_t e = (o / 64 + 1) * 64;
+      while (e < off + n && (page.real >> (e / 64) & 1) == real) e += 64;
+      e = std::min(e, off + n);
+      if (real) {
+        std::memcpy(p + at + (o - off), page.b.data() + o, e - o);
+      } else {
+        pcie::pattern_fill(pcie::kMemoryStream, (pg << 12) + o, p + at + (o - off), e - o);
+      }
+      o = e;
+    }
+  });
 }
 
 std::uint64_t SparseMemory::checksum(std::uint64_t addr, std::uint32_t len) const {

@@ -53,8 +53,20 @@ class SparseMemory {
   static std::uint8_t initial(std::uint64_t addr);
 
  private:
-  using Page = std::array<std::uint8_t, 4096>;
-  Page& page(std::uint64_t index);  // materialised with the initial pattern
+  // A page holds real bytes only in the 64 B chunks written so far; the
+  // others still read as the initial pattern (so a stream of whole-chunk
+  // writes never fills a page with pattern first).
+  struct Page {
+    std::array<std::uint8_t, 4096> b;
+    std::uint64_t real = 0;  // bit c: chunk c holds real bytes
+  };
+  // Chunk-aligned pieces of [addr, addr+len) within one page each: calls
+  // f(page_index, offset_in_page, length, offset_from_addr).
+  template <class F>
+  static void pieces(std::uint64_t addr, std::uint32_t len, F&& f);
+  // Make [off, off+n) of page `index` writable: chunks it covers partly get
+  // their pattern first.
+  std::uint8_t* prepare(std::uint64_t index, std::uint32_t off, std::uint32_t n);
   std::unordered_map<std::uint64_t, std::unique_ptr<Page>> m_pages;
 };
 
