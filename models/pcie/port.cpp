@@ -97,8 +97,14 @@ bool PciePort::can_send(const Tlp& t) {
 }
 
 void PciePort::wake_at(Tick t) {
+  if (m_selecting) {  // asked from inside tx_select: decided after the transmission
+    m_deferred_wake = std::min(m_deferred_wake, t);
+    return;
+  }
   const Tick now = now_tick();
   if (t < now) t = now;
+  // Nothing can start before the wire frees (try_send would only wake again).
+  if (t < m_wire_free) t = m_wire_free;
   if (m_next_wake != kNever && m_next_wake >= now && m_next_wake <= t) return;
   m_next_wake = t;
   m_owner.scheduler().at(t, this, kWake, t);
@@ -113,13 +119,21 @@ void PciePort::try_send() {
     return;
   }
   m_blocked = false;
+  // Wakes the owner asks for while selecting (a later TLP's ready time, say)
+  // are held until the wire time of what is selected now is known: a wake
+  // inside that transmission would only find the wire busy.
+  m_selecting = true;
+  m_deferred_wake = kNever;
   Tlp* t = m_owner.tx_select(*this);
+  m_selecting = false;
+  Tick wake = m_deferred_wake;
   if (!t) {
-    if (m_blocked && !m_credit_inflight.empty()) wake_at(m_credit_inflight.front().t);
-    return;
+    if (m_blocked && !m_credit_inflight.empty()) wake = std::min(wake, m_credit_inflight.front().t);
+  } else {
+    transmit(t, now);
+    if (m_owner.tx_pending(*this)) wake = std::min(wake, m_wire_free);
   }
-  transmit(t, now);
-  if (m_owner.tx_pending(*this)) wake_at(m_wire_free);
+  if (wake != kNever) wake_at(wake);
 }
 
 void PciePort::transmit(Tlp* t, Tick now) {

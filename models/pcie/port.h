@@ -124,7 +124,9 @@ class PciePort final : public Actor {
   // transmitter
   int m_trace_tx = -1, m_trace_rx = -1;  // trace tracks, made on first use
   Tick m_wire_free = 0;
-  Tick m_next_wake = kNever;
+  Tick m_next_wake = kNever;       // the earliest wake pending
+  bool m_selecting = false;         // inside the owner's tx_select
+  Tick m_deferred_wake = kNever;    // wakes asked for meanwhile
   std::array<std::array<Credits, kFcClasses>, kMaxVcs> m_tx_credits{};
   std::deque<InFlight> m_credit_inflight;
   bool m_blocked = false;
