@@ -60,7 +60,7 @@ void Endpoint::push(int stream, Tlp* t, Tick at) {
   const Tick now = now_tick();
   t->ready = std::max(at, now);  // the TX pipeline latency is applied by the port
   m_streams[static_cast<std::size_t>(stream)].q.push_back(t);
-  m_port->wake_at(t->ready);
+  m_port->wake_for(*t);
 }
 
 Tlp* Endpoint::tx_select(PciePort& p) {
@@ -90,6 +90,19 @@ Tlp* Endpoint::tx_select(PciePort& p) {
   }
   if (next != kNever) p.wake_at(next);
   return nullptr;
+}
+
+bool Endpoint::tx_none_eligible(const PciePort& p, Tick at, Tick& next_ready) const {
+  for (const auto& s : m_streams) {
+    if (s.q.empty()) continue;
+    const Tlp* h = s.q.front();
+    if (h->ready > at) {
+      next_ready = std::min(next_ready, h->ready);
+    } else if (p.credits_at(*h, at)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 void Endpoint::tx_done(PciePort&, const Tlp& t, Tick start, Tick end) {
@@ -139,7 +152,7 @@ void Endpoint::on_action(std::uint32_t kind, std::uint64_t, void* ptr) {
     // Completions bypass the TX pipeline queueing behind data (absolute priority).
     m_streams[0].q.push_back(c);
     c->ready = now_tick();
-    m_port->wake_at(c->ready);
+    m_port->wake_for(*c);
     TlpPool::instance().put(t);
   }
 }

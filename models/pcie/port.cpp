@@ -23,7 +23,7 @@ PciePort::PciePort(PortOwner& owner, std::string name, const PortConfig& cfg)
   reg.add_counter(m_name + ".tx_payload", &tx_payload, "B", "TLP payload bytes transmitted");
   reg.add_counter(m_name + ".tx_dllps", &tx_dllps, "DLLP", "ACK and UpdateFC DLLPs transmitted");
   reg.add_counter(m_name + ".busy", &busy_ps, "ps", "time the transmit wire was occupied");
-  reg.add_counter(m_name + ".credit_stalls", &credit_stalls, "1", "selections that found no credits");
+  reg.add_counter(m_name + ".credit_stalls", &credit_stalls, "1", "times a queued TLP was found (or foreseen) to lack credits");
 }
 
 void PciePort::connect(PciePort& a, PciePort& b, const LinkConfig& link) {
@@ -87,13 +87,53 @@ bool PciePort::can_send(const Tlp& t) {
   const Credits& c = m_tx_credits[t.vc][static_cast<int>(t.fc())];
   const bool ok = (c.inf_hdr || c.hdr >= 1) && (c.inf_data || c.data >= t.data_credits());
   if (!ok) {
-    // A VC with no credits at all is not enabled on this link.
-    if (!c.inf_hdr && c.hdr == 0 && !c.inf_data && c.data == 0 && t.vc >= std::min(m_cfg.vcs, m_peer->m_cfg.vcs))
-      sim_fail(m_name, std::string("TLP on VC") + std::to_string(t.vc) + " which this link does not enable");
+    check_vc(t);
     ++credit_stalls;
     m_blocked = true;
   }
   return ok;
+}
+
+void PciePort::check_vc(const Tlp& t) const {
+  if (t.vc >= std::min(m_cfg.vcs, m_peer->m_cfg.vcs))
+    sim_fail(m_name, std::string("TLP on VC") + std::to_string(t.vc) + " which this link does not enable");
+}
+
+bool PciePort::credits_at(const Tlp& t, Tick at) const {
+  const int cls = static_cast<int>(t.fc());
+  Credits c = m_tx_credits[t.vc][cls];
+  for (const InFlight& f : m_credit_inflight) {
+    if (f.t > at) break;
+    if (f.vc == t.vc && f.cls == cls) {
+      c.hdr += f.hdr;
+      c.data += f.data;
+    }
+  }
+  return (c.inf_hdr || c.hdr >= 1) && (c.inf_data || c.data >= t.data_credits());
+}
+
+// When to try for t: when it is ready and the wire is free; or, if its
+// credits could not have come back by then, not at all (the port counts as
+// blocked, so a credit return wakes it) unless credits already in flight
+// arrive later.
+Tick PciePort::wake_time_for(const Tlp& t) {
+  const Tick at = std::max({t.ready, now_tick(), m_wire_free});
+  if (credits_at(t, at)) return at;
+  check_vc(t);
+  ++credit_stalls;
+  m_blocked = true;
+  for (const InFlight& f : m_credit_inflight)
+    if (f.t > at) return f.t;
+  return kNever;
+}
+
+void PciePort::wake_for(const Tlp& t) {
+  if (m_selecting) {
+    m_deferred_tlps.push_back(&t);
+    return;
+  }
+  const Tick w = wake_time_for(t);
+  if (w != kNever) wake_at(w);
 }
 
 void PciePort::wake_at(Tick t) {
@@ -124,14 +164,33 @@ void PciePort::try_send() {
   // inside that transmission would only find the wire busy.
   m_selecting = true;
   m_deferred_wake = kNever;
+  m_deferred_tlps.clear();
   Tlp* t = m_owner.tx_select(*this);
   m_selecting = false;
   Tick wake = m_deferred_wake;
   if (!t) {
     if (m_blocked && !m_credit_inflight.empty()) wake = std::min(wake, m_credit_inflight.front().t);
+    for (const Tlp* d : m_deferred_tlps) wake = std::min(wake, wake_time_for(*d));
   } else {
     transmit(t, now);
-    if (m_owner.tx_pending(*this)) wake = std::min(wake, m_wire_free);
+    for (const Tlp* d : m_deferred_tlps) wake = std::min(wake, wake_time_for(*d));
+    Tick next_ready = kNever;
+    if (!m_owner.tx_pending(*this)) {
+      // nothing queued: new work wakes the port
+    } else if (m_owner.tx_none_eligible(*this, m_wire_free, next_ready)) {
+      // Trying when the wire frees would fail for credits: set up what that
+      // failure would (a wake at the next credit or ready time, and wakes on
+      // credit returns) without the attempt.
+      m_blocked = true;
+      wake = std::min(wake, next_ready);
+      for (const InFlight& f : m_credit_inflight)
+        if (f.t > m_wire_free) {
+          wake = std::min(wake, f.t);
+          break;
+        }
+    } else {
+      wake = std::min(wake, m_wire_free);
+    }
   }
   if (wake != kNever) wake_at(wake);
 }

@@ -16,6 +16,7 @@
 #pragma once
 #include <array>
 #include <deque>
+#include <vector>
 #include <string>
 
 #include "models/core/scheduler.h"
@@ -60,6 +61,11 @@ class PortOwner {
   virtual void tx_done(PciePort& p, const Tlp& t, Tick start, Tick end) {}
   // Whether anything is queued for `p` (it then wakes when its wire frees).
   virtual bool tx_pending(const PciePort& p) const { return true; }
+  // Whether every TLP queued for `p` that is ready by `at` is sure to lack
+  // credits then (ordering rules aside), so that selecting at `at` would
+  // find nothing; `next_ready` gets the earliest ready time after `at`.
+  // False when unsure: the port then simply tries at `at`.
+  virtual bool tx_none_eligible(const PciePort& p, Tick at, Tick& next_ready) const { return false; }
   virtual Scheduler& scheduler() = 0;
 };
 
@@ -76,7 +82,12 @@ class PciePort final : public Actor {
   int index = 0;  // owner's port index
 
   void wake_at(Tick t);        // retry selection at t
+  // The owner queued t (ready at t.ready): retry when it could go, or, when
+  // it could not have credits then, when credits come back.
+  void wake_for(const Tlp& t);
   bool can_send(const Tlp& t);
+  // Whether t would have credits at `at`, counting those in flight by then.
+  bool credits_at(const Tlp& t, Tick at) const;
   void release(const Tlp& t);  // the owner drained t from this port's receive buffer
 
   std::uint32_t wire_bytes(const Tlp& t) const;
@@ -104,6 +115,8 @@ class PciePort final : public Actor {
     int vc, cls, hdr, data;
   };
   void try_send();
+  Tick wake_time_for(const Tlp& t);
+  void check_vc(const Tlp& t) const;  // fails on a VC this link does not enable
   void transmit(Tlp* t, Tick now);
   void refresh_credits(Tick now);
   Tick send_dllp(Tick at);
@@ -127,6 +140,7 @@ class PciePort final : public Actor {
   Tick m_next_wake = kNever;       // the earliest wake pending
   bool m_selecting = false;         // inside the owner's tx_select
   Tick m_deferred_wake = kNever;    // wakes asked for meanwhile
+  std::vector<const Tlp*> m_deferred_tlps;  // TLPs queued meanwhile
   std::array<std::array<Credits, kFcClasses>, kMaxVcs> m_tx_credits{};
   std::deque<InFlight> m_credit_inflight;
   bool m_blocked = false;

@@ -69,7 +69,7 @@ void Switch::rx_tlp(PciePort& p, Tlp* t, Tick head, Tick tail) {
   ++m_egress[out].queued;
   ++m_egress[out].per_in[t->src_port];
   ++m_queued;
-  egress.wake_at(std::max(eligible, egress.wire_free()));
+  egress.wake_for(*t);
 }
 
 
@@ -118,6 +118,24 @@ Tlp* Switch::tx_select(PciePort& p) {
   }
   if (next_ready != kNever) p.wake_at(next_ready);
   return nullptr;
+}
+
+bool Switch::tx_none_eligible(const PciePort& p, Tick at, Tick& next_ready) const {
+  const Egress& e = m_egress[p.index];
+  for (std::size_t in = 0; in < e.q.size(); ++in) {
+    if (e.per_in[in] == 0) continue;
+    for (const auto& vcq : e.q[in])
+      for (const auto& q : vcq) {
+        if (q.empty()) continue;
+        const Tlp* h = q.front();
+        if (h->ready > at) {
+          next_ready = std::min(next_ready, h->ready);
+        } else if (p.credits_at(*h, at)) {
+          return false;
+        }
+      }
+  }
+  return true;
 }
 
 }  // namespace hx::pcie
