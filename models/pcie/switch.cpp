@@ -19,6 +19,7 @@ Switch::Switch(sc_core::sc_module_name name, const SwitchConfig& cfg)
   for (auto& e : m_egress) {
     e.q.resize(cfg.ports.size());
     e.per_in.assign(cfg.ports.size(), 0);
+    e.busy.assign((cfg.ports.size() + 63) / 64, 0);
   }
   auto& reg = StatsRegistry::instance();
   reg.add_counter(std::string(name) + ".forwarded", &forwarded, "TLP", "TLPs forwarded");
@@ -28,9 +29,9 @@ Switch::Switch(sc_core::sc_module_name name, const SwitchConfig& cfg)
 int Switch::route(const Tlp& t, int in) const {
   const int n = static_cast<int>(m_ports.size());
   if (t.kind == TlpKind::Cpl || t.kind == TlpKind::CplD || t.by_id) {
-    const int bus = bus_of(t.by_id ? t.target : t.requester);
+    const Rid id = t.by_id ? t.target : t.requester;
     for (int p = 1; p < n; ++p)
-      if (m_cfg.routes[p].claims_bus(bus)) return p;
+      if (m_cfg.routes[p].claims_id(id)) return p;
     return 0;
   }
   for (int p = 1; p < n; ++p)
@@ -67,21 +68,33 @@ void Switch::rx_tlp(PciePort& p, Tlp* t, Tick head, Tick tail) {
   t->seq = m_seq++;
   m_egress[out].q[t->src_port][t->vc][static_cast<int>(t->fc())].push_back(t);
   ++m_egress[out].queued;
-  ++m_egress[out].per_in[t->src_port];
+  if (m_egress[out].per_in[t->src_port]++ == 0) m_egress[out].busy[t->src_port / 64] |= 1ull << (t->src_port % 64);
   ++m_queued;
   egress.wake_for(*t);
 }
 
+
+std::size_t Switch::Egress::next_busy(std::size_t from) const {
+  const std::size_t n = q.size();
+  std::size_t w = from / 64;
+  if (w >= busy.size()) return n;
+  std::uint64_t bits = busy[w] & (~0ull << (from % 64));
+  for (;;) {
+    if (bits) return std::min(n, w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits)));
+    if (++w >= busy.size()) return n;
+    bits = busy[w];
+  }
+}
 
 Tlp* Switch::tx_select(PciePort& p) {
   Egress& e = m_egress[p.index];
   const std::size_t n = e.q.size();
   const Tick now = now_tick();
   Tick next_ready = kNever;
-  for (std::size_t k = 0; k < n; ++k) {
-    std::size_t in = e.rr + k;
-    if (in >= n) in -= n;
-    if (e.per_in[in] == 0) continue;
+  // Round robin over the ingress ports with something queued: rr..n-1, then 0..rr-1.
+  for (int pass = 0; pass < 2; ++pass) {
+   const std::size_t lo = pass == 0 ? e.rr : 0, hi = pass == 0 ? n : e.rr;
+   for (std::size_t in = e.next_busy(lo); in < hi; in = e.next_busy(in + 1)) {
     for (int vc = 0; vc < kMaxVcs; ++vc) {
       auto& qs = e.q[in][vc];
       // Ordering inside one ingress: the oldest eligible head, but a read or
@@ -108,13 +121,14 @@ Tlp* Switch::tx_select(PciePort& p) {
         qs[best].pop_front();
         --m_queued;
         --e.queued;
-        --e.per_in[in];
+        if (--e.per_in[in] == 0) e.busy[in / 64] &= ~(1ull << (in % 64));
         e.rr = in + 1 == n ? 0 : in + 1;
         ++forwarded;
         m_ports[t->src_port]->release(*t);  // leaves the ingress buffer now
         return t;
       }
     }
+   }
   }
   if (next_ready != kNever) p.wake_at(next_ready);
   return nullptr;
@@ -122,8 +136,7 @@ Tlp* Switch::tx_select(PciePort& p) {
 
 bool Switch::tx_none_eligible(const PciePort& p, Tick at, Tick& next_ready) const {
   const Egress& e = m_egress[p.index];
-  for (std::size_t in = 0; in < e.q.size(); ++in) {
-    if (e.per_in[in] == 0) continue;
+  for (std::size_t in = e.next_busy(0); in < e.q.size(); in = e.next_busy(in + 1)) {
     for (const auto& vcq : e.q[in])
       for (const auto& q : vcq) {
         if (q.empty()) continue;

@@ -54,8 +54,11 @@ class Switch final : public sc_core::sc_module, public PortOwner {
   struct Egress {
     // [ingress][vc][class] FIFOs; rr = next ingress to look at
     std::vector<std::array<std::array<std::deque<Tlp*>, kFcClasses>, kMaxVcs>> q;
-    std::vector<std::uint32_t> per_in;  // TLPs queued from each ingress (empty ones are skipped)
+    std::vector<std::uint32_t> per_in;  // TLPs queued from each ingress
+    std::vector<std::uint64_t> busy;    // bit per ingress with per_in > 0: idle ports are never visited
     std::size_t rr = 0;
+    // The first ingress at or after `from` with something queued (q.size() if none).
+    std::size_t next_busy(std::size_t from) const;
     std::size_t queued = 0;
   };
   SwitchConfig m_cfg;
