@@ -313,6 +313,30 @@ TEST(Ats, InvalidationMakesTheNextAccessMiss) {
   EXPECT_NEAR(median(r, "miss") - median(r, "hit"), r["metrics"]["miss.ats_rtt_ns"].get<double>() + 300.0, 4.0);
 }
 
+// Two root ports, each its own PCI segment, with equal bus numbers below
+// them: DMA reads (completions routed by ID) and a peer write across the
+// root complex reach the right device in each segment.
+TEST(Segments, CompletionsAndPeerWritesFindTheirSegment) {
+  const std::string topo =
+      "platform: seg\nlink_defaults: {latency: 10ns, gen: 3, width: 4}\n"
+      "defaults: {endpoint: {device: rosta}}\n"
+      "nodes: {host: {type: root_complex, root_ports: 2, segment_per_root_port: true},\n"
+      "        s0: {type: switch}, s1: {type: switch}, a0: {type: endpoint}, b0: {type: endpoint},\n"
+      "        a1: {type: endpoint}, b1: {type: endpoint}}\n"
+      "links: [{up: host, down: s0}, {up: host, down: s1}, {up: s0, down: a0}, {up: s0, down: b0},\n"
+      "        {up: s1, down: a1}, {up: s1, down: b1}]\n";
+  const auto r = simulate(topo, "[{type: rosta_dma, name: rd, op: read, devices: [a0, a1], count: 2, bytes: 64KiB},"
+                                " {type: rosta_peer, name: p, pairs: [[b0, b1]], bytes: 64KiB}]");
+  const auto& st = r["stats"];
+  // Each reader got its whole 64 KiB back (plus its descriptors): a
+  // completion at the wrong device would fail its payload check or leave a
+  // read unfinished. The peer write crossed the host into the other segment.
+  EXPECT_GE(st["a0.rx_bytes"]["value"].get<double>(), 65536.0);
+  EXPECT_GE(st["a1.rx_bytes"]["value"].get<double>(), 65536.0);
+  EXPECT_EQ(st["b1.rx_bytes"]["value"].get<double>(), 65536.0);
+  EXPECT_GT(r["links"]["host.rp1"]["tx_payload_B"].get<double>(), 2 * 65536.0 - 1);
+}
+
 // Property test over random platforms: random switch trees (depth up to 3,
 // 2-4 downstream ports), random link generations and widths, endpoints at
 // the leaves, and random traffic (host DMA writes or reads on half of them,

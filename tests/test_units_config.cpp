@@ -222,13 +222,58 @@ TEST(Topology, EnumeratesBusesBarsAndWindows) {
   EXPECT_EQ(sw.rid >> 8, 1);
   EXPECT_EQ(a.rid >> 8, 3);   // bus 2 is the switch's internal bus
   EXPECT_EQ(b.rid >> 8, 4);
-  EXPECT_TRUE(sw.routes[1].claims_bus(3));
-  EXPECT_FALSE(sw.routes[1].claims_bus(4));
+  EXPECT_TRUE(sw.routes[1].claims_id(pcie::make_rid(0, 3)));
+  EXPECT_FALSE(sw.routes[1].claims_id(pcie::make_rid(0, 4)));
   EXPECT_TRUE(sw.routes[1].claims_addr(a.bar.base));
   EXPECT_FALSE(sw.routes[1].claims_addr(b.bar.base));
   EXPECT_TRUE(sw.routes[2].claims_addr(b.bar.base + b.bar.size - 1));
   EXPECT_EQ(t.path(t.find("a"), t.find("b")).size(), 3u);
   EXPECT_EQ(a.mps, 256);  // firmware: the largest MPS all devices support (default 256)
+}
+
+// 256 buses per PCI segment: a host with more endpoints than that needs a
+// segment per root port; IDs then carry the segment, and routing by ID
+// tells apart equal bus numbers of different segments.
+TEST(Topology, SegmentPerRootPortLiftsTheBusLimit) {
+  auto tree = [](bool segments) {
+    std::string s = "platform: big\nnodes:\n  host: {type: root_complex, root_ports: 2";
+    s += segments ? ", segment_per_root_port: true}\n" : "}\n";
+    std::string links = "links:\n";
+    for (int r = 0; r < 2; ++r) {
+      s += "  sw" + std::to_string(r) + ": {type: switch, ports: 3}\n";
+      links += "  - {up: host, down: sw" + std::to_string(r) + "}\n";
+      for (int l = 0; l < 2; ++l) {
+        const std::string leaf = "l" + std::to_string(r) + std::to_string(l);
+        s += "  " + leaf + ": {type: switch, ports: 91}\n";
+        links += "  - {up: sw" + std::to_string(r) + ", down: " + leaf + "}\n";
+        for (int e = 0; e < 90; ++e) {
+          const std::string ep = "e" + std::to_string(r) + std::to_string(l) + "_" + std::to_string(e);
+          s += "  " + ep + ": {type: endpoint, endpoint: {bar_size: 64KiB}}\n";
+          links += "  - {up: " + leaf + ", down: " + ep + "}\n";
+        }
+      }
+    }
+    return s + links;
+  };
+  const std::string one = tree(false);
+  const YAML::Node n1 = YAML::Load(one);
+  try {
+    topo::load_topology(cfg::root_cursor(n1, "t.yaml"), "t.yaml");
+    FAIL() << "360 endpoints fitted in one segment";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("segment_per_root_port"), std::string::npos) << e.what();
+  }
+  const YAML::Node n2 = YAML::Load(tree(true));
+  const auto t = topo::load_topology(cfg::root_cursor(n2, "t.yaml"), "t.yaml");
+  const auto& a = t.node("e00_0");
+  const auto& b = t.node("e10_0");
+  EXPECT_EQ(pcie::segment_of(a.rid), 0);
+  EXPECT_EQ(pcie::segment_of(b.rid), 1);
+  EXPECT_EQ(pcie::bus_of(a.rid), pcie::bus_of(b.rid));  // same bus number, different segments
+  const auto& host = t.node("host");
+  EXPECT_TRUE(host.routes[0].claims_id(a.rid));
+  EXPECT_FALSE(host.routes[0].claims_id(b.rid));
+  EXPECT_TRUE(host.routes[1].claims_id(b.rid));
 }
 
 TEST(Topology, RejectsBadHierarchiesWithLocations) {

@@ -335,12 +335,12 @@ Tlp* RootComplex::make_completion(ReadJob& j, std::uint64_t stop, Tick now) {
   return c;
 }
 
-void RootComplex::ats_invalidate(std::uint16_t rid, std::uint64_t va, std::uint64_t len, std::function<void(Tick)> done) {
+void RootComplex::ats_invalidate(pcie::Rid rid, std::uint64_t va, std::uint64_t len, std::function<void(Tick)> done) {
   if (!m_iommu) sim_fail(basename(), "ATS invalidation without an IOMMU");
   m_iommu->invalidate(va, len);
   int port = -1;
   for (std::size_t i = 0; i < m_cfg.routes.size(); ++i)
-    if (m_cfg.routes[i].claims_bus(pcie::bus_of(rid))) port = static_cast<int>(i);
+    if (m_cfg.routes[i].claims_id(rid)) port = static_cast<int>(i);
   if (port < 0) sim_fail(basename(), "ATS invalidation for a function below no root port");
   const std::uint16_t itag = m_itag++ % 32;
   if (m_invalidations.count(itag)) sim_fail(basename(), "more than 32 ATS invalidations outstanding");

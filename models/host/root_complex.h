@@ -89,7 +89,7 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   // The IOMMU driver invalidates [va, va+len): the IOTLB at once, then the
   // ATC of function `rid` by an invalidate request message; `done` runs
   // when its invalidate completion arrives.
-  void ats_invalidate(std::uint16_t rid, std::uint64_t va, std::uint64_t len, std::function<void(Tick)> done);
+  void ats_invalidate(pcie::Rid rid, std::uint64_t va, std::uint64_t len, std::function<void(Tick)> done);
   bool idle() const;
 
   pcie::Tlp* tx_select(pcie::PciePort& p) override;

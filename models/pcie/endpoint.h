@@ -26,7 +26,7 @@ namespace hx::pcie {
 
 struct EndpointConfig {
   PortConfig port;
-  std::uint16_t rid = 0x0100;       // bus:dev.fn given by enumeration
+  Rid rid = 0x0100;                 // segment, bus:dev.fn given by enumeration
   std::vector<AddrRange> bars;
   Tick tx_latency = 100 * kNs;
   Tick rx_latency = 100 * kNs;

@@ -14,17 +14,27 @@ struct AddrRange {
   }
 };
 
+// A requester/completer ID: PCI segment (domain) above bus:dev.fn. A host
+// has one segment unless its root ports each head their own (topology
+// `segment_per_root_port`), which lifts the limit of 256 buses per host.
+using Rid = std::uint32_t;
+inline int bus_of(Rid rid) { return (rid >> 8) & 0xff; }
+inline int segment_of(Rid rid) { return static_cast<int>(rid >> 16); }
+inline Rid make_rid(int segment, int bus) { return static_cast<Rid>(segment) << 16 | static_cast<Rid>(bus) << 8; }
+
 struct PortRoute {
   std::vector<AddrRange> windows;
+  int segment = 0;
   int sec_bus = -1, sub_bus = -1;
-  bool claims_bus(int bus) const { return bus >= sec_bus && bus <= sub_bus && sec_bus >= 0; }
+  bool claims_id(Rid rid) const {
+    const int bus = bus_of(rid);
+    return sec_bus >= 0 && segment_of(rid) == segment && bus >= sec_bus && bus <= sub_bus;
+  }
   bool claims_addr(std::uint64_t a) const {
     for (const auto& w : windows)
       if (w.contains(a)) return true;
     return false;
   }
 };
-
-inline int bus_of(std::uint16_t rid) { return rid >> 8; }
 
 }  // namespace hx::pcie

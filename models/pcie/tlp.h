@@ -8,6 +8,7 @@
 
 #include "models/core/tick.h"
 #include "models/pcie/protocol.h"
+#include "models/pcie/routing.h"
 
 namespace hx::pcie {
 
@@ -16,13 +17,13 @@ struct Tlp {
   std::uint8_t vc = 0;
   bool addr64 = false;
   bool ecrc = false;
-  std::uint16_t requester = 0;   // bus:dev.fn of the requester
-  std::uint16_t completer = 0;   // for completions
+  Rid requester = 0;             // segment, bus:dev.fn of the requester
+  Rid completer = 0;             // for completions
   std::uint16_t tag = 0;
   std::uint16_t msg_code = 0;    // message / coherence opcode; ATS completion: log2 page size
   std::uint8_t at = 0;           // address type (sec. 2.2.4.1): 0 untranslated, 2 translated
   bool by_id = false;            // a message routed by ID to `target` (sec. 2.2.8)
-  std::uint16_t target = 0;      // its destination bus:dev.fn (0: the root complex)
+  Rid target = 0;                // its destination ID (0: the root complex)
   std::uint64_t addr = 0;        // request address; for completions the address of its first byte
   std::uint32_t len = 0;         // payload bytes carried (0 for MRd)
   std::uint32_t req_len = 0;     // MRd: bytes requested; CplD: byte count remaining incl. this one

@@ -229,6 +229,9 @@ const ParamTable<EndpointParams>& endpoint_params() {
       P<C>("tags", "int", "32", "outstanding non-posted requests (tags)", [](C& c, const Cursor& v) { c.tags = static_cast<int>(v.integer(1, 1024)); }),
       P<C>("bar_size", "size", "2MiB", "size of BAR0 (power of two)",
            [](C& c, const Cursor& v) { c.bar_size = static_cast<std::uint64_t>(pow2(v, 4096, 1 << 30)); }),
+      P<C>("bar64", "bool", "false",
+           "BAR0 is 64-bit prefetchable and placed above 4 GiB, above host DRAM (the 32-bit window holds about 1 GiB of BARs)",
+           [](C& c, const Cursor& v) { c.bar64 = v.boolean(); }),
   };
   return t;
 }

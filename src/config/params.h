@@ -47,6 +47,7 @@ struct EndpointParams {
   Tick tx_latency = 0, rx_latency = 0, reg_read_latency = 0;
   int mrrs = 512, tags = 32;
   std::uint64_t bar_size = 0;
+  bool bar64 = false;  // BAR0 is 64-bit and placed above 4 GiB
 };
 
 const ParamTable<pcie::LinkConfig>& link_params();

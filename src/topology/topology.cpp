@@ -43,17 +43,30 @@ std::string hex(std::uint64_t v) {
   return b;
 }
 
+// Where merged maps are made. yaml-cpp joins the node pools of two trees
+// whenever a node of one is assigned into the other, at a cost that grows
+// with the pools' size: merged maps made as children of one arena join the
+// document's pool once, not once per node (which made loading quadratic in
+// the number of nodes).
+struct Arena {
+  YAML::Node root{YAML::NodeType::Sequence};
+  YAML::Node map() {
+    root.push_back(YAML::Node(YAML::NodeType::Map));
+    return root[root.size() - 1];
+  }
+};
+
 // A node's settings over its type's defaults: maps merge key by key, the
 // node's own values win. The merged tree keeps each value's own location.
-YAML::Node merged(const YAML::Node& def, const YAML::Node& own) {
+YAML::Node merged(const YAML::Node& def, const YAML::Node& own, Arena& arena) {
   if (!def.IsDefined() || def.IsNull()) return own;
   if (!own.IsMap() || !def.IsMap()) return own;
-  YAML::Node out(YAML::NodeType::Map);
+  YAML::Node out = arena.map();
   for (auto it = def.begin(); it != def.end(); ++it) {
     const std::string k = it->first.as<std::string>();
     const YAML::Node& co = own;
     const YAML::Node o = co[k];
-    out[k] = o.IsDefined() ? merged(it->second, o) : it->second;
+    out[k] = o.IsDefined() ? merged(it->second, o, arena) : it->second;
   }
   for (auto it = own.begin(); it != own.end(); ++it) {
     const std::string k = it->first.as<std::string>();
@@ -63,11 +76,11 @@ YAML::Node merged(const YAML::Node& def, const YAML::Node& own) {
   return out;
 }
 
-void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults) {
+void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults, Arena& arena) {
   const std::string type = raw.child("type").choice({"root_complex", "switch", "endpoint"});
   n.type = type == "root_complex" ? NodeType::RootComplex : type == "switch" ? NodeType::Switch : NodeType::Endpoint;
   Cursor c = raw;
-  c.node = merged(defaults.child(type).node, raw.node);
+  c.node = merged(defaults.child(type).node, raw.node, arena);
   c.fallback = raw.node.Mark();
   std::set<std::string> common = {"type", "mps_supported", "mps", "port", "source", "description"};
   cfg::load_params(c.child("port"), n.port, cfg::port_params());
@@ -78,9 +91,10 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults) {
                         std::to_string(n.mps_supported) + ")");
   if (n.type == NodeType::RootComplex) {
     std::set<std::string> keys = common;
-    keys.insert({"root_ports", "rc", "memory", "iommu", "cpu"});
+    keys.insert({"root_ports", "segment_per_root_port", "rc", "memory", "iommu", "cpu"});
     c.keys(keys);
     n.root_ports = c.has("root_ports") ? static_cast<int>(c.child("root_ports").integer(1, 64)) : 0;
+    n.segment_per_root_port = c.has("segment_per_root_port") && c.child("segment_per_root_port").boolean();
     cfg::load_params(c.child("rc"), n.rc, cfg::rc_params());
     cfg::load_params(c.child("memory"), n.rc.memory, cfg::memory_params());
     cfg::load_params(c.child("iommu"), n.rc.iommu, cfg::iommu_params());
@@ -195,11 +209,12 @@ Topology load_topology(const Cursor& root, const std::string& file) {
 
   const Cursor nodes = root.child("nodes");
   if (!nodes.is_map() || nodes.node.size() == 0) nodes.fail("a topology needs a map of nodes");
+  Arena arena;
   for (auto it = nodes.node.begin(); it != nodes.node.end(); ++it) {
     NodeSpec n;
     n.name = it->first.as<std::string>();
     n.where = nodes.child(n.name);
-    parse_node(n, n.where, defaults);
+    parse_node(n, n.where, defaults, arena);
     t.index[n.name] = static_cast<int>(t.nodes.size());
     t.nodes.push_back(std::move(n));
   }
@@ -287,30 +302,42 @@ Topology load_topology(const Cursor& root, const std::string& file) {
     n.port.mps = n.mps;
   }
 
-  // Enumeration: bus numbers depth-first, BARs and windows.
-  int bus = 0;
+  // Enumeration: bus numbers depth-first, BARs and windows. Each PCI
+  // segment has 256 buses; with segment_per_root_port every root port's
+  // hierarchy is a segment of its own and numbers its buses from 1.
+  int bus = 0, segment = 0;
+  // Two windows, as firmware assigns them: 32-bit BARs in the hole below
+  // 4 GiB, 64-bit ones (bar64) from the first 1 GiB boundary above DRAM.
+  const NodeSpec& rc_node = t.nodes[static_cast<std::size_t>(t.root)];
   std::uint64_t mmio = kMmioBase;
+  std::uint64_t mmio64 = std::max<std::uint64_t>(1ull << 32, (rc_node.rc.dram_base + rc_node.rc.dram_size + (1ull << 30) - 1) >> 30 << 30);
   auto align = [](std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; };
   std::function<void(int, int)> enumerate;
   // A bridge port (root port or switch downstream port): its secondary bus,
   // the subtree below it, then its subordinate bus and memory window.
   auto bridge = [&](pcie::PortRoute& r, int link) {
+    r.segment = segment;
     r.sec_bus = ++bus;
     mmio = align(mmio, kWindowAlign);
-    const std::uint64_t start = mmio;
+    mmio64 = align(mmio64, kWindowAlign);
+    const std::uint64_t start = mmio, start64 = mmio64;
     enumerate(t.links[static_cast<std::size_t>(link)].down_node, r.sec_bus);
     mmio = align(mmio, kWindowAlign);
+    mmio64 = align(mmio64, kWindowAlign);
     r.sub_bus = bus;
     if (mmio > start) r.windows.push_back(pcie::AddrRange{start, mmio - start});
+    if (mmio64 > start64) r.windows.push_back(pcie::AddrRange{start64, mmio64 - start64});
   };
   enumerate = [&](int ni, int secondary) {
     NodeSpec& n = t.nodes[static_cast<std::size_t>(ni)];
-    n.rid = static_cast<std::uint16_t>(secondary << 8);
+    n.rid = pcie::make_rid(segment, secondary);
     if (n.type == NodeType::Endpoint) {
-      mmio = align(mmio, n.ep.bar_size);
-      n.bar = pcie::AddrRange{mmio, n.ep.bar_size};
-      mmio += n.ep.bar_size;
-      if (mmio > kMmioLimit) n.where.fail("MMIO space below 4 GiB exhausted by BARs");
+      std::uint64_t& cursor = n.ep.bar64 ? mmio64 : mmio;
+      cursor = align(cursor, n.ep.bar_size);
+      n.bar = pcie::AddrRange{cursor, n.ep.bar_size};
+      cursor += n.ep.bar_size;
+      if (mmio > kMmioLimit)
+        n.where.fail("MMIO space below 4 GiB exhausted by BARs (endpoint.bar64: true places a BAR above 4 GiB)");
       return;
     }
     ++bus;  // the switch's internal bus; then one bus per downstream port
@@ -320,10 +347,24 @@ Topology load_topology(const Cursor& root, const std::string& file) {
   NodeSpec& rc = t.nodes[static_cast<std::size_t>(t.root)];
   rc.rid = 0;
   rc.routes.assign(std::max<std::size_t>(rc.child_links.size(), 1), pcie::PortRoute{});
-  for (std::size_t k = 0; k < rc.child_links.size(); ++k) bridge(rc.routes[k], rc.child_links[k]);
+  const Cursor root_links = root.child("links");
+  auto check_buses = [&] {
+    if (bus > 255)
+      root_links.fail(rc.segment_per_root_port
+                          ? "more than 256 buses below root port " + std::to_string(segment) + " (its PCI segment)"
+                          : "more than 256 buses in one PCI segment (nodes." + rc.name +
+                                ".segment_per_root_port: true gives each root port a segment of its own)");
+  };
+  for (std::size_t k = 0; k < rc.child_links.size(); ++k) {
+    if (rc.segment_per_root_port) {
+      segment = static_cast<int>(k);
+      bus = 0;
+    }
+    bridge(rc.routes[k], rc.child_links[k]);
+    check_buses();
+  }
   if (rc.rc.dram_base < kMmioLimit && rc.rc.dram_base + rc.rc.dram_size > kMmioBase)
     rc.where.child("rc").child("dram_base").fail("host DRAM overlaps the MMIO window " + hex(kMmioBase) + "-" + hex(kMmioLimit));
-  if (bus > 255) root.child("links").fail("more than 256 buses");
   for (const auto& n : t.nodes)
     if (n.type == NodeType::Endpoint && n.device == "bench" && n.bench.ats && !rc.rc.iommu.enabled)
       n.where.child("bench").child("ats").fail("ATS needs the host's IOMMU: set nodes." + rc.name + ".iommu.enabled: true");
@@ -336,8 +377,11 @@ std::string describe(const Topology& t) {
   os << "nodes:\n";
   for (const auto& n : t.nodes) {
     os << "  " << std::left << std::setw(12) << n.name << std::setw(14) << type_name(n.type);
-    char rid[16];
-    std::snprintf(rid, sizeof rid, "%02x:00.0", n.rid >> 8);
+    char rid[24];
+    if (pcie::segment_of(n.rid) || t.nodes[static_cast<std::size_t>(t.root)].segment_per_root_port)
+      std::snprintf(rid, sizeof rid, "%04x:%02x:00.0", pcie::segment_of(n.rid), pcie::bus_of(n.rid));
+    else
+      std::snprintf(rid, sizeof rid, "%02x:00.0", pcie::bus_of(n.rid));
     os << "id " << rid << "  MPS " << n.mps;
     if (n.type == NodeType::Endpoint) os << "  BAR0 " << hex(n.bar.base) << " +" << cfg::format_size(n.bar.size) << "  device " << n.device;
     os << "\n";

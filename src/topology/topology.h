@@ -25,6 +25,7 @@ struct NodeSpec {
   host::RootComplexConfig rc;
   host::HostCpuConfig cpu;
   int root_ports = 0;
+  bool segment_per_root_port = false;  // root complex: each root port heads its own PCI segment
   // switch
   cfg::SwitchParams sw;
   int ports = 0;
@@ -41,7 +42,7 @@ struct NodeSpec {
   int mps = 128;                       // programmed MPS (switches: of ports without an override)
   int parent_link = -1;
   std::vector<int> child_links;   // in port order
-  std::uint16_t rid = 0;
+  pcie::Rid rid = 0;
   pcie::AddrRange bar;            // endpoints
   std::vector<pcie::PortRoute> routes;  // per port of this node
 };
