@@ -84,15 +84,37 @@ std::string csv_value(const nlohmann::json& v) {
 
 }  // namespace
 
-std::string check_study(const StudyFiles& f, const std::vector<SweepPoint>& points) {
+std::string check_study(const StudyFiles& f, const std::vector<SweepPoint>& points, int threads) {
+  // Point k is checked by thread k % n on a copy of its own (yaml-cpp trees
+  // are not shared between threads); the error reported is that of the
+  // first bad point, whatever thread found it.
+  const std::size_t n = std::max<std::size_t>(1, std::min<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)),
+                                                                       points.size() / 32));
+  std::vector<StudyFiles> copies;
+  for (std::size_t i = 0; i < n; ++i) copies.push_back(clone(f));
+  std::vector<std::pair<std::size_t, std::exception_ptr>> first_error(n, {points.size(), nullptr});
   std::string name;
-  for (const auto& p : points) {
-    StudyFiles c = clone(f);
-    for (const auto& [path, value] : p.sets) apply_set(c, path, value, "sweep " + path);
-    Study s = parse_study(c);
-    make_workloads(s.workloads, s.topo);  // validated against the topology, not elaborated
-    name = s.name;
-  }
+  auto check = [&](std::size_t i) {
+    for (std::size_t k = i; k < points.size(); k += n) {
+      try {
+        StudyFiles c = clone(copies[i]);
+        for (const auto& [path, value] : points[k].sets) apply_set(c, path, value, "sweep " + path);
+        Study s = parse_study(c);
+        make_workloads(s.workloads, s.topo);  // validated against the topology, not elaborated
+        if (i == 0 && k == 0) name = s.name;
+      } catch (...) {
+        first_error[i] = {k, std::current_exception()};
+        return;
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t i = 1; i < n; ++i) pool.emplace_back(check, i);
+  check(0);
+  for (auto& t : pool) t.join();
+  const auto worst = std::min_element(first_error.begin(), first_error.end(),
+                                      [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (worst->second) std::rethrow_exception(worst->second);
   return name;
 }
 
@@ -211,7 +233,8 @@ int run_study(const RunArgs& a, const std::string& self) {
   if (a.trace) trace_window(a);
   StudyFiles f = prepared(a);
   const auto points = expand_sweep(f);
-  const std::string name = check_study(f, points);
+  const int jobs = a.jobs > 0 ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
+  const std::string name = check_study(f, points, jobs);
   const std::uint64_t seed = study_seed(a, f);
   const std::string dir = a.out_dir.empty() ? "results/" + name : a.out_dir;
   fs::create_directories(fs::path(dir) / "points");
@@ -230,7 +253,6 @@ int run_study(const RunArgs& a, const std::string& self) {
   write_atomic(fp_file.string(), fingerprint);
 
   // 2. One process per point.
-  const int jobs = a.jobs > 0 ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::size_t> todo;
   std::size_t skipped = 0;
   for (std::size_t k = 0; k < points.size(); ++k) {
@@ -244,6 +266,11 @@ int run_study(const RunArgs& a, const std::string& self) {
   const bool tty = ::isatty(2) && !a.quiet;
   std::unique_ptr<PointPool> pool = a.mpi ? make_mpi_pool(a, self, dir) : std::make_unique<LocalPool>(a, self, seed, dir, jobs);
   std::size_t next = 0, done = 0, failed = 0;
+  auto read_point = [&](std::size_t k) {
+    const fs::path pf = fs::path(dir) / "points" / (std::to_string(k) + ".json");
+    return fs::exists(pf) ? nlohmann::json::parse(read_file(pf.string())) : nlohmann::json();
+  };
+  std::vector<nlohmann::json> gathered(points.size());
   int worst = 0;
   const auto t0 = std::chrono::steady_clock::now();
   auto progress = [&] {
@@ -264,8 +291,10 @@ int run_study(const RunArgs& a, const std::string& self) {
       if (err.size() > 2000) err = "..." + err.substr(err.size() - 2000);
       if (tty) std::fprintf(stderr, "\n");
       std::fprintf(stderr, "point %zu failed (exit %d):\n%s\n", fin.index, fin.code, err.c_str());
-    } else if (!tty && !a.quiet) {
-      std::fprintf(stderr, "point %zu/%zu done\n", done, todo.size());
+    } else {
+      // Gathered as it finishes, while the other points run.
+      gathered[fin.index] = read_point(fin.index);
+      if (!tty && !a.quiet) std::fprintf(stderr, "point %zu/%zu done\n", done, todo.size());
     }
     progress();
   }
@@ -277,9 +306,8 @@ int run_study(const RunArgs& a, const std::string& self) {
   std::vector<std::string> pcols, mcols;
   std::set<std::string> seenp, seenm;
   for (std::size_t k = 0; k < points.size(); ++k) {
-    const fs::path pf = fs::path(dir) / "points" / (std::to_string(k) + ".json");
-    if (!fs::exists(pf)) continue;
-    nlohmann::json r = nlohmann::json::parse(read_file(pf.string()));
+    nlohmann::json r = gathered[k].is_null() ? read_point(k) : std::move(gathered[k]);  // reused points are read now
+    if (r.is_null()) continue;
     for (auto& [key, v] : r["point"].items())
       if (seenp.insert(key).second) pcols.push_back(key);
     for (auto& [key, v] : r["metrics"].items())

@@ -59,6 +59,6 @@ int run_one_point(const RunArgs& a, std::size_t index, const std::string& out_fi
 std::vector<std::pair<std::string, std::string>> split_sets(const std::vector<std::string>& sets);
 // Every sweep point parsed and its workloads bound to its topology, nothing
 // elaborated or written: bad input throws InputError. Returns the study name.
-std::string check_study(const StudyFiles& f, const std::vector<SweepPoint>& points);
+std::string check_study(const StudyFiles& f, const std::vector<SweepPoint>& points, int threads = 1);
 
 }  // namespace hx::sim
