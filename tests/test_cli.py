@@ -56,6 +56,15 @@ class BadInput(unittest.TestCase):
         err = self.expect_error(self.GOOD.replace('64KiB', '64 parsecs'), 'is not a size')
         self.assertRegex(err, r'study\.yaml:3:\d+: workloads\.0\.bytes')
 
+    def test_first_bad_sweep_point_is_reported_whatever_the_jobs(self):
+        # 200 points checked by up to 4 threads; points 73 and 151 are bad:
+        # the error is always point 73's.
+        values = ', '.join('%d parsecs' % k if k in (73, 151) else '%dKiB' % (k + 1) for k in range(200))
+        text = self.GOOD + 'sweep: [{path: workloads.0.bytes, values: [%s]}]\n' % values
+        for jobs in ('1', '2', '4'):
+            err = self.expect_error(text, "'73 parsecs' is not a size", extra=('-j', jobs))
+            self.assertNotIn('151', err)
+
     def test_unknown_workload_device(self):
         self.expect_error(self.GOOD.replace('fpga1', 'fpga9'), "'fpga9' is not an endpoint with a rosta device")
 
