@@ -8,6 +8,12 @@
 
 namespace hx {
 
+namespace detail {
+bool g_dispatching = false;
+Tick g_dispatch_now = 0;
+Tick kernel_now() { return sc_core::sc_time_stamp().value(); }
+}  // namespace detail
+
 namespace {
 std::uint64_t g_seed = 1;
 
@@ -25,9 +31,9 @@ struct Dispatcher {
   ActionQueue<Action> heap;
   std::uint64_t dispatched = 0;
   Tick armed = kNever;     // SystemC time the event is notified for
-  Tick now = 0;            // model time while running
+  Tick& now = detail::g_dispatch_now;      // model time while running
   Tick horizon = kNever;   // end of the current sc_start
-  bool running = false;
+  bool& running = detail::g_dispatching;
   bool foreign_dirty = false;  // a SystemC event was notified while running
 
   Dispatcher() {
@@ -98,11 +104,6 @@ Dispatcher& dispatcher() {
 }
 Dispatcher* g_disp = nullptr;
 }  // namespace
-
-Tick now_tick() {
-  if (g_disp && g_disp->running) return g_disp->now;
-  return sc_core::sc_time_stamp().value();
-}
 
 void set_global_seed(std::uint64_t seed) { g_seed = seed; }
 std::uint64_t global_seed() { return g_seed; }

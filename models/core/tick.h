@@ -14,7 +14,14 @@ constexpr Tick kNs = 1000;
 constexpr Tick kUs = 1000 * kNs;
 constexpr Tick kMs = 1000 * kUs;
 
-Tick now_tick();
+// The current model time: the dispatcher's while it runs (it may be ahead
+// of the SystemC clock, models/core/scheduler.h), the kernel's otherwise.
+namespace detail {
+extern bool g_dispatching;
+extern Tick g_dispatch_now;
+Tick kernel_now();
+}  // namespace detail
+inline Tick now_tick() { return detail::g_dispatching ? detail::g_dispatch_now : detail::kernel_now(); }
 
 inline double to_ns(Tick t) { return static_cast<double>(t) / 1000.0; }
 
