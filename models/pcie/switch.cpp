@@ -21,22 +21,33 @@ Switch::Switch(sc_core::sc_module_name name, const SwitchConfig& cfg)
     e.per_in.assign(cfg.ports.size(), 0);
     e.busy.assign((cfg.ports.size() + 63) / 64, 0);
   }
+  for (std::size_t p = 1; p < cfg.routes.size() && p < cfg.ports.size(); ++p) {
+    const PortRoute& r = cfg.routes[p];
+    for (const auto& w : r.windows) m_addr_claims.push_back(Claim{w.base, w.base + w.size, static_cast<int>(p)});
+    if (r.sec_bus >= 0)
+      m_id_claims.push_back(Claim{make_rid(r.segment, r.sec_bus), make_rid(r.segment, r.sub_bus) + 0x100, static_cast<int>(p)});
+  }
+  for (auto* v : {&m_addr_claims, &m_id_claims}) {
+    std::sort(v->begin(), v->end(), [](const Claim& a, const Claim& b) { return a.lo < b.lo; });
+    for (std::size_t i = 1; i < v->size(); ++i)
+      if ((*v)[i].lo < (*v)[i - 1].hi) sim_fail(basename(), "downstream ports claim overlapping windows or bus ranges");
+  }
   auto& reg = StatsRegistry::instance();
   reg.add_counter(std::string(name) + ".forwarded", &forwarded, "TLP", "TLPs forwarded");
   reg.add_counter(std::string(name) + ".acs_redirected", &redirected, "TLP", "peer requests redirected upstream by ACS");
 }
 
-int Switch::route(const Tlp& t, int in) const {
-  const int n = static_cast<int>(m_ports.size());
-  if (t.kind == TlpKind::Cpl || t.kind == TlpKind::CplD || t.by_id) {
-    const Rid id = t.by_id ? t.target : t.requester;
-    for (int p = 1; p < n; ++p)
-      if (m_cfg.routes[p].claims_id(id)) return p;
-    return 0;
-  }
-  for (int p = 1; p < n; ++p)
-    if (m_cfg.routes[p].claims_addr(t.addr)) return p;
-  return 0;
+int Switch::find_claim(const std::vector<Claim>& v, std::uint64_t key) {
+  auto it = std::upper_bound(v.begin(), v.end(), key, [](std::uint64_t k, const Claim& c) { return k < c.lo; });
+  if (it == v.begin()) return 0;
+  --it;
+  return key < it->hi ? it->port : 0;
+}
+
+int Switch::route(const Tlp& t, int) const {
+  if (t.kind == TlpKind::Cpl || t.kind == TlpKind::CplD || t.by_id)
+    return find_claim(m_id_claims, t.by_id ? t.target : t.requester);
+  return find_claim(m_addr_claims, t.addr);
 }
 
 void Switch::rx_tlp(PciePort& p, Tlp* t, Tick head, Tick tail) {

@@ -51,6 +51,14 @@ class Switch final : public sc_core::sc_module, public PortOwner {
 
  private:
   int route(const Tlp& t, int in_port) const;
+  // Downstream ports' memory windows and ID ranges, sorted by start, so a
+  // route is a binary search whatever the port count.
+  struct Claim {
+    std::uint64_t lo, hi;  // [lo, hi)
+    int port;
+  };
+  static int find_claim(const std::vector<Claim>& v, std::uint64_t key);
+  std::vector<Claim> m_addr_claims, m_id_claims;
   struct Egress {
     // [ingress][vc][class] FIFOs; rr = next ingress to look at
     std::vector<std::array<std::array<std::deque<Tlp*>, kFcClasses>, kMaxVcs>> q;
