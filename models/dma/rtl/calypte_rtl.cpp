@@ -25,7 +25,7 @@ constexpr std::uint32_t kCsrF2hBase = 0, kCsrF2hSize = 8, kCsrF2hUpd = 16, kCsrH
 template <class W>
 void put_bytes(W& w, const std::vector<std::uint8_t>& b) {
   std::uint8_t tmp[CalypteRtl::kBytes] = {};
-  std::memcpy(tmp, b.data(), std::min<std::size_t>(b.size(), sizeof tmp));
+  if (!b.empty()) std::memcpy(tmp, b.data(), std::min<std::size_t>(b.size(), sizeof tmp));  // an empty vector's data() may be null
   std::memcpy(&w[0], tmp, sizeof tmp);
 }
 template <class W>
