@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "models/core/action_queue.h"
-
 #include "models/core/error.h"
 
 namespace hx {
