@@ -125,6 +125,15 @@ TEST(SparseMemory, AgreesWithAByteMap) {
         ASSERT_EQ(m.checksum(a, len), pcie::bytes_checksum(b.data(), len));
     }
   }
+  // holds_pattern: true exactly where the bytes are that pattern.
+  m.write_pattern(base, 21, 100, 3000);
+  EXPECT_TRUE(m.holds_pattern(base, 21, 100, 3000));
+  EXPECT_TRUE(m.holds_pattern(base + 700, 21, 800, 1000));
+  EXPECT_FALSE(m.holds_pattern(base, 21, 101, 3000));
+  const std::uint8_t x = static_cast<std::uint8_t>(pcie::pattern_byte(21, 100 + 2999) ^ 1);
+  m.write(base + 2999, &x, 1);
+  EXPECT_FALSE(m.holds_pattern(base, 21, 100, 3000));
+  EXPECT_TRUE(m.holds_pattern(base, 21, 100, 2999));
 }
 
 // Against a plain set of busy slots, over enough random requests to wrap and

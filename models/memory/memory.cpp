@@ -72,6 +72,18 @@ void SparseMemory::read(std::uint64_t addr, std::uint8_t* p, std::uint32_t len) 
   });
 }
 
+bool SparseMemory::holds_pattern(std::uint64_t addr, std::uint64_t stream, std::uint64_t off, std::uint32_t len) const {
+  std::uint8_t have[512], want[512];
+  for (std::uint32_t done = 0; done < len;) {
+    const std::uint32_t n = std::min<std::uint32_t>(len - done, sizeof have);
+    read(addr + done, have, n);
+    pcie::pattern_fill(stream, off + done, want, n);
+    if (std::memcmp(have, want, n) != 0) return false;
+    done += n;
+  }
+  return true;
+}
+
 std::uint64_t SparseMemory::checksum(std::uint64_t addr, std::uint32_t len) const {
   std::vector<std::uint8_t> buf(len);
   read(addr, buf.data(), len);

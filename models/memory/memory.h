@@ -50,6 +50,9 @@ class SparseMemory {
   void write_pattern(std::uint64_t addr, std::uint64_t stream, std::uint64_t off, std::uint32_t len);
   void read(std::uint64_t addr, std::uint8_t* p, std::uint32_t len) const;
   std::uint64_t checksum(std::uint64_t addr, std::uint32_t len) const;
+  // Whether [addr, addr+len) holds exactly the bytes of pattern stream
+  // `stream` from offset `off` (a byte-for-byte comparison).
+  bool holds_pattern(std::uint64_t addr, std::uint64_t stream, std::uint64_t off, std::uint32_t len) const;
   static std::uint8_t initial(std::uint64_t addr);
 
  private:

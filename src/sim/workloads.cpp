@@ -188,7 +188,7 @@ class RostaHostDma final : public Workload {
       // End to end: the buffer in host memory holds exactly what the FPGA sent.
       std::uint64_t off = 0;
       for (const auto& d : r.job.descs) {
-        if (m_p->rc().memory().store().checksum(d.addr, d.len) != pcie::pattern_checksum(r.job.stream, off, d.len))
+        if (!m_p->rc().memory().store().holds_pattern(d.addr, r.job.stream, off, d.len))
           sim_fail(m_name, "host buffer of " + r.dev + " does not hold the data written at offset " + std::to_string(off));
         off += d.len;
       }
@@ -708,7 +708,7 @@ class CoyotePerf final : public Workload {
       }
       m_elapsed = cpu.now() - t0;
       // The destination holds the source's bytes.
-      if (m_p->rc().memory().store().checksum(dst, m_size) != pcie::pattern_checksum(pcie::kMemoryStream, src, m_size))
+      if (!m_p->rc().memory().store().holds_pattern(dst, pcie::kMemoryStream, src, m_size))
         sim_fail(m_name, "destination buffer differs from the source after the transfers");
       m_done = true;
     });
