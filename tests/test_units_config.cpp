@@ -138,25 +138,40 @@ TEST(SparseMemory, AgreesWithAByteMap) {
 
 // Against a plain set of busy slots, over enough random requests to wrap and
 // grow the calendar's ring many times: the same start for every request.
-TEST(SlotCalendar, AgreesWithASetOfBusySlots) {
-  SlotCalendar c(10);
-  std::set<Tick> busy;
-  std::mt19937_64 rng(5);
-  Tick now = 0;
-  for (int r = 0; r < 50000; ++r) {
-    now += rng() % 80;  // about 4 slots per request of 2.5 on average
-    busy.erase(busy.begin(), busy.lower_bound(now / 10));
-    const Tick earliest = now + (rng() % 8 == 0 ? rng() % 20000 : rng() % 300);
-    const unsigned n = 1 + static_cast<unsigned>(rng() % 4);
-    Tick s = std::max((earliest + 9) / 10, now / 10);
-    for (;;) {
-      unsigned k = 0;
-      while (k < n && !busy.count(s + k)) ++k;
-      if (k == n) break;
-      s += k + 1;
+TEST(SlotCalendar, SlotArithmeticIsExact) {
+  std::mt19937_64 rng(9);
+  for (const Tick iv : {Tick{1}, Tick{3}, Tick{333}, Tick{781}, Tick{4000}, Tick{999983}}) {
+    const SlotCalendar c(iv);
+    for (int r = 0; r < 20000; ++r) {
+      const Tick k = rng() % (1ull << 44);
+      for (const Tick x : {k * iv - (k ? 1 : 0), k * iv, k * iv + 1}) ASSERT_EQ(c.slot_of(x), x / iv) << iv << " " << x;
     }
-    for (unsigned k = 0; k < n; ++k) busy.insert(s + k);
-    ASSERT_EQ(c.reserve(earliest, now, n), s * 10) << "request " << r;
+  }
+}
+
+TEST(SlotCalendar, AgreesWithASetOfBusySlots) {
+  // Small times, and times near 10^15 ps with an odd interval (slot
+  // arithmetic by reciprocal must still be exact there).
+  for (const auto& [iv, start] : {std::pair<Tick, Tick>{10, 0}, {333, 987654321987654ull}}) {
+    SlotCalendar c(iv);
+    std::set<Tick> busy;
+    std::mt19937_64 rng(5);
+    Tick now = start;
+    for (int r = 0; r < 50000; ++r) {
+      now += rng() % (8 * iv);  // about 4 slots per request of 2.5 on average
+      busy.erase(busy.begin(), busy.lower_bound(now / iv));
+      const Tick earliest = now + (rng() % 8 == 0 ? rng() % (2000 * iv) : rng() % (30 * iv));
+      const unsigned n = 1 + static_cast<unsigned>(rng() % 4);
+      Tick s = std::max((earliest + iv - 1) / iv, now / iv);
+      for (;;) {
+        unsigned k = 0;
+        while (k < n && !busy.count(s + k)) ++k;
+        if (k == n) break;
+        s += k + 1;
+      }
+      for (unsigned k = 0; k < n; ++k) busy.insert(s + k);
+      ASSERT_EQ(c.reserve(earliest, now, n), s * iv) << "interval " << iv << " request " << r;
+    }
   }
 }
 

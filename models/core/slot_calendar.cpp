@@ -16,7 +16,7 @@ void SlotCalendar::grow(std::size_t need) {
 Tick SlotCalendar::reserve(Tick earliest, Tick now, unsigned n) {
   if (m_interval == 0 || n == 0) return earliest;
   // Forget the past.
-  const Tick now_slot = now / m_interval;
+  const Tick now_slot = slot_of(now);
   if (m_base < now_slot) {
     const std::size_t drop = static_cast<std::size_t>(std::min<Tick>(now_slot - m_base, m_size));
     for (std::size_t k = 0; k < drop; ++k) m_ring[(m_head + k) & (m_ring.size() - 1)] = 0;
@@ -24,7 +24,7 @@ Tick SlotCalendar::reserve(Tick earliest, Tick now, unsigned n) {
     m_size -= drop;
     m_base = m_size ? m_base + drop : now_slot;
   }
-  Tick first = (earliest + m_interval - 1) / m_interval;
+  Tick first = slot_of(earliest + m_interval - 1);
   if (first < m_base) first = m_base;
   std::size_t i = static_cast<std::size_t>(first - m_base);
   for (;;) {

@@ -13,16 +13,26 @@ namespace hx {
 
 class SlotCalendar {
  public:
-  explicit SlotCalendar(Tick interval = 0) : m_interval(interval) {}
+  explicit SlotCalendar(Tick interval = 0)
+      : m_interval(interval), m_inv(interval ? 1.0 / static_cast<double>(interval) : 0.0) {}
   Tick interval() const { return m_interval; }
   // Reserve the first run of `n` free slots starting at or after `earliest`
   // (which must not lie before `now`); returns when the run starts.
   Tick reserve(Tick earliest, Tick now, unsigned n = 1);
+  // x / m_interval without a 64-bit division (a multiply by the reciprocal,
+  // then corrected to the exact quotient).
+  Tick slot_of(Tick x) const {
+    Tick q = static_cast<Tick>(static_cast<double>(x) * m_inv);
+    while (q * m_interval > x) --q;
+    while ((q + 1) * m_interval <= x) ++q;
+    return q;
+  }
 
  private:
   void grow(std::size_t need);
 
   Tick m_interval;
+  double m_inv;
   Tick m_base = 0;  // slot index of the first tracked slot
   // A ring of flags for slots m_base .. m_base+m_size-1; every flag outside
   // that window is clear, so growing the window needs no writes.
