@@ -388,7 +388,9 @@ std::string describe(const Topology& t) {
     for (std::size_t p = 0; p < n.routes.size(); ++p) {
       const auto& r = n.routes[p];
       if (r.sec_bus < 0) continue;
-      os << "      port " << p << ": buses " << r.sec_bus << "-" << r.sub_bus;
+      os << "      port " << p << ": ";
+      if (t.nodes[static_cast<std::size_t>(t.root)].segment_per_root_port) os << "segment " << r.segment << ", ";
+      os << "buses " << r.sec_bus << "-" << r.sub_bus;
       auto pm = n.port_mps.find(n.type == NodeType::Switch ? "down" + std::to_string(p - 1) : "");
       if (pm != n.port_mps.end()) os << "  MPS " << pm->second;
       for (const auto& w : r.windows) os << "  window " << hex(w.base) << "-" << hex(w.base + w.size - 1);
