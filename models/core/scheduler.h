@@ -1,6 +1,6 @@
 // Time-ordered actions for every transaction-level model in one process-wide
 // queue, dispatched by one SystemC method (DESIGN.md section 9, docs/
-// design-notes.md note 17). Senders compute arrival times analytically and
+// design-notes.md note 2). Senders compute arrival times analytically and
 // post them to the receiver; the dispatcher runs them in (time, posting
 // order). It runs ahead of the SystemC clock while no other SystemC process
 // has anything pending before the next action, so a run with only

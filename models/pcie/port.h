@@ -83,7 +83,7 @@ class PciePort final : public Actor {
 
   void wake_at(Tick t);        // retry selection at t
   // The owner queued t (ready at t.ready): retry when it could go, or, when
-  // it could not have credits then, when credits come back.
+  // it could not have credits then, when credits come back (design note 17).
   void wake_for(const Tlp& t);
   bool can_send(const Tlp& t);
   // Whether t would have credits at `at`, counting those in flight by then.
