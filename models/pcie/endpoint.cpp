@@ -93,15 +93,8 @@ Tlp* Endpoint::tx_select(PciePort& p) {
 }
 
 bool Endpoint::tx_none_eligible(const PciePort& p, Tick at, Tick& next_ready) const {
-  for (const auto& s : m_streams) {
-    if (s.q.empty()) continue;
-    const Tlp* h = s.q.front();
-    if (h->ready > at) {
-      next_ready = std::min(next_ready, h->ready);
-    } else if (p.credits_at(*h, at)) {
-      return false;
-    }
-  }
+  for (const auto& s : m_streams)
+    if (!s.q.empty() && p.head_sendable(*s.q.front(), at, next_ready)) return false;
   return true;
 }
 

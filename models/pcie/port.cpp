@@ -122,9 +122,21 @@ Tick PciePort::wake_time_for(const Tlp& t) {
   check_vc(t);
   ++credit_stalls;
   m_blocked = true;
+  return credit_after(at);
+}
+
+Tick PciePort::credit_after(Tick at) const {
   for (const InFlight& f : m_credit_inflight)
     if (f.t > at) return f.t;
   return kNever;
+}
+
+bool PciePort::head_sendable(const Tlp& h, Tick at, Tick& next_ready) const {
+  if (h.ready > at) {
+    next_ready = std::min(next_ready, h.ready);
+    return false;
+  }
+  return credits_at(h, at);
 }
 
 void PciePort::wake_for(const Tlp& t) {
@@ -182,12 +194,7 @@ void PciePort::try_send() {
       // failure would (a wake at the next credit or ready time, and wakes on
       // credit returns) without the attempt.
       m_blocked = true;
-      wake = std::min(wake, next_ready);
-      for (const InFlight& f : m_credit_inflight)
-        if (f.t > m_wire_free) {
-          wake = std::min(wake, f.t);
-          break;
-        }
+      wake = std::min({wake, next_ready, credit_after(m_wire_free)});
     } else {
       wake = std::min(wake, m_wire_free);
     }

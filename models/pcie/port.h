@@ -88,6 +88,9 @@ class PciePort final : public Actor {
   bool can_send(const Tlp& t);
   // Whether t would have credits at `at`, counting those in flight by then.
   bool credits_at(const Tlp& t, Tick at) const;
+  // For an owner's tx_none_eligible: whether queue head h could go at `at`
+  // (ready and with credits); a head not yet ready lowers `next_ready`.
+  bool head_sendable(const Tlp& h, Tick at, Tick& next_ready) const;
   void release(const Tlp& t);  // the owner drained t from this port's receive buffer
 
   std::uint32_t wire_bytes(const Tlp& t) const;
@@ -116,6 +119,7 @@ class PciePort final : public Actor {
   };
   void try_send();
   Tick wake_time_for(const Tlp& t);
+  Tick credit_after(Tick at) const;  // the first credit return in flight arriving after `at`
   void check_vc(const Tlp& t) const;  // fails on a VC this link does not enable
   void transmit(Tlp* t, Tick now);
   void refresh_credits(Tick now);

@@ -147,18 +147,10 @@ Tlp* Switch::tx_select(PciePort& p) {
 
 bool Switch::tx_none_eligible(const PciePort& p, Tick at, Tick& next_ready) const {
   const Egress& e = m_egress[p.index];
-  for (std::size_t in = e.next_busy(0); in < e.q.size(); in = e.next_busy(in + 1)) {
+  for (std::size_t in = e.next_busy(0); in < e.q.size(); in = e.next_busy(in + 1))
     for (const auto& vcq : e.q[in])
-      for (const auto& q : vcq) {
-        if (q.empty()) continue;
-        const Tlp* h = q.front();
-        if (h->ready > at) {
-          next_ready = std::min(next_ready, h->ready);
-        } else if (p.credits_at(*h, at)) {
-          return false;
-        }
-      }
-  }
+      for (const auto& q : vcq)
+        if (!q.empty() && p.head_sendable(*q.front(), at, next_ready)) return false;
   return true;
 }
 

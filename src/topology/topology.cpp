@@ -308,9 +308,9 @@ Topology load_topology(const Cursor& root, const std::string& file) {
   int bus = 0, segment = 0;
   // Two windows, as firmware assigns them: 32-bit BARs in the hole below
   // 4 GiB, 64-bit ones (bar64) from the first 1 GiB boundary above DRAM.
-  const NodeSpec& rc_node = t.nodes[static_cast<std::size_t>(t.root)];
+  NodeSpec& rc = t.nodes[static_cast<std::size_t>(t.root)];
   std::uint64_t mmio = kMmioBase;
-  std::uint64_t mmio64 = std::max<std::uint64_t>(1ull << 32, (rc_node.rc.dram_base + rc_node.rc.dram_size + (1ull << 30) - 1) >> 30 << 30);
+  std::uint64_t mmio64 = std::max<std::uint64_t>(1ull << 32, (rc.rc.dram_base + rc.rc.dram_size + (1ull << 30) - 1) >> 30 << 30);
   auto align = [](std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; };
   std::function<void(int, int)> enumerate;
   // A bridge port (root port or switch downstream port): its secondary bus,
@@ -344,7 +344,6 @@ Topology load_topology(const Cursor& root, const std::string& file) {
     n.routes.assign(n.child_links.size() + 1, pcie::PortRoute{});
     for (std::size_t k = 0; k < n.child_links.size(); ++k) bridge(n.routes[k + 1], n.child_links[k]);
   };
-  NodeSpec& rc = t.nodes[static_cast<std::size_t>(t.root)];
   rc.rid = 0;
   rc.routes.assign(std::max<std::size_t>(rc.child_links.size(), 1), pcie::PortRoute{});
   const Cursor root_links = root.child("links");
