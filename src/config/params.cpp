@@ -4,6 +4,13 @@
 
 namespace hx::cfg {
 
+Cursor default_cursor(const ParamDecl& d) {
+  Cursor c;
+  c.node = YAML::Node(d.def);
+  c.path = "default of " + d.name;
+  return c;
+}
+
 namespace {
 
 template <class C>

@@ -28,10 +28,15 @@ struct ParamDecl {
   std::string desc;
 };
 
+// The default as a value to parse, made once (a YAML node costs an
+// allocation and its release each time it is made).
+Cursor default_cursor(const ParamDecl& d);
+
 template <class C>
 struct Param {
   ParamDecl decl;
   std::function<void(C&, const Cursor&)> set;
+  Cursor def = default_cursor(decl);
 };
 
 template <class C>
@@ -80,10 +85,7 @@ void load_params(const Cursor& c, C& out, const ParamTable<C>& table, const std:
     if (seen.count(p.decl.name)) {
       p.set(out, c.child(p.decl.name));
     } else if (apply_defaults) {
-      Cursor d;
-      d.node = YAML::Node(p.decl.def);
-      d.path = "default of " + p.decl.name;
-      p.set(out, d);
+      p.set(out, p.def);
     }
   }
 }
