@@ -1,5 +1,6 @@
 #include "models/pcie/tlp.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "models/core/error.h"
@@ -13,7 +14,8 @@ TlpPool& TlpPool::instance() {
 
 Tlp* TlpPool::get() {
   if (m_free.empty()) {
-    m_blocks.emplace_back(4096);
+    // Blocks double from 64 TLPs up to 4096: a short run touches few pages.
+    m_blocks.emplace_back(m_blocks.empty() ? 64 : std::min<std::size_t>(2 * m_blocks.back().size(), 4096));
     for (auto& t : m_blocks.back()) m_free.push_back(&t);
   }
   Tlp* t = m_free.back();
