@@ -152,6 +152,25 @@ class Runs(unittest.TestCase):
             idx = [q['point_index'] for q in json.load(f)['points']]
         self.assertEqual(sorted(idx), list(range(1000)), 'a point lost or repeated')
 
+    def test_failing_point_is_reported_and_the_rest_run(self):
+        study = os.path.join(ROOT, 'configs', 's004_fhf.yaml')
+        out = os.path.join(self.d, 'f')
+        rc, _, err = run('run', study, '-o', out, '-j', '2', '--set', 'workloads.0.reps=50',
+                         '--set', 'sweep=[{path: deadline, values: [10ms, 100ns, 10ms]}]')
+        self.assertEqual(rc, 3, err)  # a simulation error, after every other point ran
+        self.assertIn('point 1 failed (exit 3)', err)
+        self.assertIn('did not finish by its deadline', err)  # the point's own stderr
+        pts = os.path.join(out, 'points')
+        self.assertTrue(os.path.exists(os.path.join(pts, '0.json')) and os.path.exists(os.path.join(pts, '2.json')))
+        self.assertFalse(os.path.exists(os.path.join(pts, '1.json')))
+        with open(os.path.join(pts, '1.json.stderr')) as f:
+            self.assertIn('did not finish by its deadline', f.read())
+        self.assertFalse(os.path.exists(os.path.join(pts, '0.json.stderr')))
+        with open(os.path.join(out, 'results.json')) as f:
+            r = json.load(f)
+        self.assertEqual([q['point_index'] for q in r['points']], [0, 2])
+        self.assertEqual(r['failed'], 1)
+
     def test_mpi_two_ranks_match_a_local_run(self):
         rc, _, err = run('run', os.path.join(ROOT, 'configs', 's001_latency.yaml'), '--mpi', '-o', os.path.join(self.d, 'x'))
         if 'built without MPI' in err or not shutil.which('mpirun'):

@@ -118,21 +118,7 @@ int run_cli(int argc, char** argv) {
 }  // namespace
 
 int sc_main(int argc, char** argv) {
-  try {
-    return run_cli(argc, argv);
-  } catch (const hx::InputError& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 2;
-  } catch (const hx::SimError& e) {
-    std::fprintf(stderr, "simulation error: %s\n", e.what());
-    return 3;
-  } catch (const sc_core::sc_report& e) {
-    std::fprintf(stderr, "simulation error (SystemC): %s\n", e.what());
-    return 3;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "internal error: %s\n", e.what());
-    return 3;
-  }
+  return hx::sim::exit_status_of([&] { return run_cli(argc, argv); });
 }
 
 // libsystemc's own main() prints the kernel banner before sc_main runs; this

@@ -2,13 +2,18 @@
 
 #include <nlohmann/json.hpp>
 #include <fcntl.h>
+#include <malloc.h>
+#include <poll.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -16,6 +21,8 @@
 #include <set>
 #include <sstream>
 #include <thread>
+
+#include <systemc>
 
 #include "models/core/error.h"
 #include "models/core/trace.h"
@@ -94,16 +101,25 @@ std::string check_study(const StudyFiles& f, const std::vector<SweepPoint>& poin
   for (std::size_t i = 0; i < n; ++i) copies.push_back(clone(f));
   std::vector<std::pair<std::size_t, std::exception_ptr>> first_error(n, {points.size(), nullptr});
   std::string name;
+  auto check_one = [&](StudyFiles c, std::size_t k) {
+    for (const auto& [path, value] : points[k].sets) apply_set(c, path, value, "sweep " + path);
+    Study s = parse_study(c);
+    make_workloads(s.workloads, s.topo);  // validated against the topology, not elaborated
+    return s.name;
+  };
   auto check = [&](std::size_t i) {
     for (std::size_t k = i; k < points.size(); k += n) {
       try {
-        StudyFiles c = clone(copies[i]);
-        for (const auto& [path, value] : points[k].sets) apply_set(c, path, value, "sweep " + path);
-        Study s = parse_study(c);
-        make_workloads(s.workloads, s.topo);  // validated against the topology, not elaborated
-        if (i == 0 && k == 0) name = s.name;
+        const std::string s = check_one(copy_without_positions(copies[i]), k);
+        if (i == 0 && k == 0) name = s;
       } catch (...) {
+        // The error again, from a copy read from the files, for its file:line:col.
         first_error[i] = {k, std::current_exception()};
+        try {
+          check_one(clone(copies[i]), k);
+        } catch (...) {
+          first_error[i].second = std::current_exception();
+        }
         return;
       }
     }
@@ -137,11 +153,16 @@ int run_one_point(const RunArgs& a, std::size_t index, const std::string& out_fi
   StudyFiles f = prepared(a);
   const auto points = expand_sweep(f);
   if (index >= points.size()) throw InputError("point " + std::to_string(index) + " does not exist");
+  return write_point(a, f, points[index], index, study_seed(a, f), out_file);
+}
+
+int write_point(const RunArgs& a, StudyFiles& f, const SweepPoint& point, std::size_t index, std::uint64_t seed,
+                const std::string& out_file) {
   if (a.trace) {
     const auto [from, to] = trace_window(a);
     Trace::instance().enable(from, to, static_cast<std::size_t>(a.trace_max));
   }
-  nlohmann::json r = run_point(f, points[index], point_seed(study_seed(a, f), index));
+  nlohmann::json r = run_point_in_place(f, point, point_seed(seed, index));
   if (a.trace) {
     const std::string tf = out_file.substr(0, out_file.size() - 5) + ".trace.json";
     if (!Trace::instance().write(tf)) throw InputError("cannot write the trace " + tf);
@@ -149,7 +170,13 @@ int run_one_point(const RunArgs& a, std::size_t index, const std::string& out_fi
   r["point_index"] = index;
   nlohmann::json timing = r["timing"];
   r.erase("timing");
-  write_atomic(out_file + ".timing", timing.dump(2) + "\n");
+  {
+    // The wall-clock figures first, written in place: only the result file
+    // marks a finished point (and a rerun rewrites both).
+    std::ofstream t(out_file + ".timing", std::ios::binary | std::ios::trunc);
+    t << timing.dump(2) << "\n";
+    if (!t.flush()) throw InputError(out_file + ".timing: cannot write");
+  }
   write_atomic(out_file, r.dump(2) + "\n");
   return 0;
 }
@@ -191,40 +218,206 @@ pid_t spawn_point(const std::vector<std::string>& args_in, const std::string& er
 
 int exit_code(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 3; }
 
+int exit_status_of(const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  } catch (const SimError& e) {
+    std::fprintf(stderr, "simulation error: %s\n", e.what());
+    return 3;
+  } catch (const sc_core::sc_report& e) {
+    std::fprintf(stderr, "simulation error (SystemC): %s\n", e.what());
+    return 3;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "internal error: %s\n", e.what());
+    return 3;
+  }
+}
+
 namespace {
-// Points run as child processes of this one, `jobs` at a time.
+
+// Whole-buffer pipe I/O; false on EOF or error.
+bool write_all(int fd, const void* p, std::size_t n) {
+  const char* c = static_cast<const char*>(p);
+  while (n) {
+    const ssize_t k = ::write(fd, c, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    c += k;
+    n -= static_cast<std::size_t>(k);
+  }
+  return true;
+}
+bool read_all(int fd, void* p, std::size_t n) {
+  char* c = static_cast<char*>(p);
+  while (n) {
+    const ssize_t k = ::read(fd, c, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    c += k;
+    n -= static_cast<std::size_t>(k);
+  }
+  return true;
+}
+
+// Points run as processes forked, `jobs` at a time, by a small server
+// process that this one forks once, after every point has been checked.
+// Forking rather than starting the executable afresh saves loading and
+// relocating the libraries, which is about half of a short point's cost
+// (docs/performance.md); forking from the server rather than from this
+// process keeps each fork cheap while this one accumulates the gathered
+// results. Nothing of SystemC is elaborated before the fork, so each point
+// process elaborates exactly once, from the study and sweep point checked
+// here, as an `hxsim _point` process would from the files. (The MPI pool
+// starts `hxsim _point` processes instead: an MPI process must not fork.)
+//
+// This process sends point indices ahead of need (a few more than `jobs`),
+// so that the server starts the next point the moment one ends; the server
+// sends back each finished point's index and exit code, having kept a
+// failed point's stderr in points/K.json.stderr.
 class LocalPool final : public PointPool {
  public:
-  LocalPool(const RunArgs& a, std::string self, std::uint64_t seed, std::string dir, int jobs)
-      : m_a(a), m_self(std::move(self)), m_seed(seed), m_dir(std::move(dir)), m_jobs(jobs) {}
-  bool can_start() const override { return static_cast<int>(m_running.size()) < m_jobs; }
+  LocalPool(const RunArgs& a, const StudyFiles& f, const std::vector<SweepPoint>& points, std::uint64_t seed,
+            std::string dir, int jobs)
+      : m_jobs(jobs), m_ahead(jobs + std::min(jobs, 64)) {
+    int cmd[2], rep[2];
+    if (::pipe2(cmd, O_CLOEXEC) != 0 || ::pipe2(rep, O_CLOEXEC) != 0) throw SimError("cannot start the point server");
+    std::fflush(nullptr);  // nothing buffered here is written twice
+    m_server = ::fork();
+    if (m_server < 0) throw SimError("cannot start the point server");
+    if (m_server == 0) {
+      ::close(cmd[1]);
+      ::close(rep[0]);
+      int code = 0;
+      try {
+        m_dir = std::move(dir);
+        serve(cmd[0], rep[1], a, f, points, seed);
+      } catch (...) {
+        code = 3;
+      }
+      ::_exit(code);
+    }
+    m_dir = std::move(dir);
+    ::close(cmd[0]);
+    ::close(rep[1]);
+    m_cmd = cmd[1];
+    m_rep = rep[0];
+  }
+  ~LocalPool() override {
+    ::close(m_cmd);  // the server sees EOF, waits for what still runs, and ends
+    ::close(m_rep);
+    int status;
+    while (::waitpid(m_server, &status, 0) < 0 && errno == EINTR) {}
+  }
+  bool can_start() const override { return m_outstanding < m_ahead; }
   void start(std::size_t k) override {
-    const std::string pf = (fs::path(m_dir) / "points" / (std::to_string(k) + ".json")).string();
-    m_running[spawn_point(point_args(m_a, m_self, m_seed, k, pf), pf + ".stderr")] = k;
+    const std::uint64_t msg = k;
+    if (!write_all(m_cmd, &msg, sizeof msg)) throw SimError("lost the point server");
+    ++m_outstanding;
   }
   Finished wait() override {
-    for (;;) {
-      int status = 0;
-      const pid_t pid = ::wait(&status);
-      if (pid < 0) throw SimError("lost track of the point processes");
-      auto it = m_running.find(pid);
-      if (it == m_running.end()) continue;
-      Finished f{it->second, exit_code(status), {}};
-      m_running.erase(it);
-      const std::string errf = (fs::path(m_dir) / "points" / (std::to_string(f.index) + ".json.stderr")).string();
-      if (f.code != 0) f.err = read_file(errf);
-      else fs::remove(errf);
-      return f;
-    }
+    std::uint64_t reply[2];
+    if (!read_all(m_rep, reply, sizeof reply)) throw SimError("lost track of the point processes");
+    --m_outstanding;
+    Finished f{static_cast<std::size_t>(reply[0]), static_cast<int>(reply[1]), {}};
+    if (f.code != 0) f.err = read_file(stderr_file(f.index));
+    return f;
   }
 
  private:
-  const RunArgs& m_a;
-  std::string m_self;
-  std::uint64_t m_seed;
+  std::string stderr_file(std::size_t k) const {
+    return (fs::path(m_dir) / "points" / (std::to_string(k) + ".json.stderr")).string();
+  }
+
+  // The server's loop; runs in its own process.
+  void serve(int cmd, int rep, const RunArgs& a, const StudyFiles& f, const std::vector<SweepPoint>& points,
+             std::uint64_t seed) {
+    ::malloc_trim(0);  // what the checks left freed is not copied into every point process
+    ::fcntl(cmd, F_SETFL, ::fcntl(cmd, F_GETFL) | O_NONBLOCK);
+    std::map<pid_t, std::pair<std::size_t, int>> running;  // point index, stderr memfd
+    std::deque<std::size_t> pending;
+    bool eof = false;
+    auto report = [&](std::size_t k, int code) {
+      const std::uint64_t reply[2] = {k, static_cast<std::uint64_t>(code)};
+      if (!write_all(rep, reply, sizeof reply)) throw SimError("lost the parent");
+    };
+    for (;;) {
+      // Take what has arrived; block for it only when nothing runs.
+      for (;;) {
+        std::uint64_t msg;
+        const ssize_t n = ::read(cmd, &msg, sizeof msg);
+        if (n == static_cast<ssize_t>(sizeof msg)) {
+          pending.push_back(static_cast<std::size_t>(msg));
+          continue;
+        }
+        if (n == 0) eof = true;
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EAGAIN && running.empty() && pending.empty() && !eof) {
+          pollfd p{cmd, POLLIN, 0};
+          ::poll(&p, 1, -1);
+          continue;
+        }
+        break;  // (indices are written whole, 8 bytes at a time, so a short read does not occur)
+      }
+      while (static_cast<int>(running.size()) < m_jobs && !pending.empty()) {
+        const std::size_t k = pending.front();
+        pending.pop_front();
+        const std::string pf = (fs::path(m_dir) / "points" / (std::to_string(k) + ".json")).string();
+        // The point's stderr goes to memory, kept in a file only if it fails.
+        const int err = ::memfd_create("hxsim-point-stderr", MFD_CLOEXEC);
+        const pid_t pid = err < 0 ? -1 : ::fork();
+        if (pid == 0) {
+          int code = 3;
+          const int null = ::open("/dev/null", O_WRONLY);
+          if (null >= 0 && ::dup2(err, 2) >= 0 && ::dup2(null, 1) >= 0) {
+            StudyFiles own = f;  // this process's own copy of the checked study
+            code = exit_status_of([&] { return write_point(a, own, points[k], k, seed, pf); });
+          }
+          std::fflush(nullptr);
+          ::_exit(code);
+        }
+        if (pid < 0) {
+          if (err >= 0) ::close(err);
+          std::ofstream(stderr_file(k)) << "simulation error: cannot start a worker process\n";
+          report(k, 3);
+        } else {
+          running[pid] = {k, err};
+        }
+      }
+      if (running.empty()) {
+        if (eof && pending.empty()) return;
+        continue;
+      }
+      int status = 0;
+      const pid_t pid = ::wait(&status);
+      if (pid < 0) {
+        if (errno == EINTR) continue;
+        return;
+      }
+      auto it = running.find(pid);
+      if (it == running.end()) continue;
+      const auto [k, err] = it->second;
+      running.erase(it);
+      const int code = exit_code(status);
+      if (code != 0) {
+        std::string text;
+        char buf[4096];
+        ssize_t n;
+        for (off_t at = 0; (n = ::pread(err, buf, sizeof buf, at)) > 0; at += n) text.append(buf, static_cast<std::size_t>(n));
+        std::ofstream(stderr_file(k), std::ios::binary) << text;
+      }
+      ::close(err);
+      report(k, code);
+    }
+  }
+
   std::string m_dir;
-  int m_jobs;
-  std::map<pid_t, std::size_t> m_running;
+  int m_jobs, m_ahead;
+  int m_outstanding = 0;
+  pid_t m_server = -1;
+  int m_cmd = -1, m_rep = -1;
 };
 }  // namespace
 
@@ -264,7 +457,7 @@ int run_study(const RunArgs& a, const std::string& self) {
     todo.push_back(k);
   }
   const bool tty = ::isatty(2) && !a.quiet;
-  std::unique_ptr<PointPool> pool = a.mpi ? make_mpi_pool(a, self, dir) : std::make_unique<LocalPool>(a, self, seed, dir, jobs);
+  std::unique_ptr<PointPool> pool = a.mpi ? make_mpi_pool(a, self, dir) : std::make_unique<LocalPool>(a, f, points, seed, dir, jobs);
   std::size_t next = 0, done = 0, failed = 0;
   auto read_point = [&](std::size_t k) {
     const fs::path pf = fs::path(dir) / "points" / (std::to_string(k) + ".json");
@@ -283,6 +476,8 @@ int run_study(const RunArgs& a, const std::string& self) {
   while (done < todo.size()) {
     while (next < todo.size() && pool->can_start()) pool->start(todo[next++]);
     const PointPool::Finished fin = pool->wait();
+    // The next point starts before this one's results are read.
+    while (next < todo.size() && pool->can_start()) pool->start(todo[next++]);
     ++done;
     if (fin.code != 0) {
       ++failed;
@@ -314,14 +509,15 @@ int run_study(const RunArgs& a, const std::string& self) {
       if (seenm.insert(key).second) mcols.push_back(key);
     all.push_back(std::move(r));
   }
-  nlohmann::json study = {{"study", name}, {"points", all}, {"failed", failed}};
+  nlohmann::json study = {{"study", name}, {"points", nullptr}, {"failed", failed}};
+  study["points"] = std::move(all);  // (an initializer list would copy every point)
   write_atomic((fs::path(dir) / "results.json").string(), study.dump(2) + "\n");
   std::ostringstream csv;
   csv << "point";
   for (const auto& c : pcols) csv << "," << csv_escape(c);
   for (const auto& c : mcols) csv << "," << csv_escape(c);
   csv << "\n";
-  for (const auto& r : all) {
+  for (const auto& r : study["points"]) {
     csv << r["point_index"].get<std::size_t>();
     for (const auto& c : pcols) csv << "," << (r["point"].contains(c) ? csv_value(r["point"][c]) : "");
     for (const auto& c : mcols) csv << "," << (r["metrics"].contains(c) ? csv_value(r["metrics"][c]) : "");

@@ -2,6 +2,7 @@
 // written, then runs one process per point (-j at a time), skips points a
 // previous run finished, and gathers results.json and results.csv.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -51,10 +52,19 @@ std::uint64_t study_seed(const RunArgs& a, const StudyFiles& f);
 StudyFiles prepared(const RunArgs& a);
 std::string read_file(const std::string& p);
 
+// Runs `body` and maps what it throws to the exit codes of DESIGN.md section
+// 6, printing the one error line (2 bad input, 3 simulation error).
+int exit_status_of(const std::function<int()>& body);
+
 // Returns the process exit code.
 int run_study(const RunArgs& a, const std::string& self_exe);
 // The hidden per-point entry: runs point `index` and writes its files.
 int run_one_point(const RunArgs& a, std::size_t index, const std::string& out_file);
+// Runs one point of loaded study files with the study seed and writes
+// out_file (and its .timing and, with --trace, its .trace.json). The point's
+// settings are applied to f itself (run_point_in_place).
+int write_point(const RunArgs& a, StudyFiles& f, const SweepPoint& point, std::size_t index, std::uint64_t seed,
+                const std::string& out_file);
 
 std::vector<std::pair<std::string, std::string>> split_sets(const std::vector<std::string>& sets);
 // Every sweep point parsed and its workloads bound to its topology, nothing

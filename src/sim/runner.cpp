@@ -35,8 +35,12 @@ void write_atomic(const std::string& path, const std::string& text) {
 }
 
 nlohmann::json run_point(const StudyFiles& base, const SweepPoint& point, std::uint64_t seed) {
-  const auto wall_load = std::chrono::steady_clock::now();
   StudyFiles f = clone(base);
+  return run_point_in_place(f, point, seed);
+}
+
+nlohmann::json run_point_in_place(StudyFiles& f, const SweepPoint& point, std::uint64_t seed) {
+  const auto wall_load = std::chrono::steady_clock::now();
   for (const auto& [path, value] : point.sets) apply_set(f, path, value, "sweep " + path);
   Study s = parse_study(f);
   set_global_seed(seed);

@@ -10,13 +10,12 @@
 
 namespace hx::sim {
 
-struct PointRun {
-  nlohmann::json result;
-  std::string trace_file;
-};
-
 // Throws InputError (exit 2) or SimError (exit 3).
 nlohmann::json run_point(const StudyFiles& files, const SweepPoint& point, std::uint64_t seed);
+// The same, applying the point's settings to `files` itself rather than to a
+// fresh copy read from the files: for a process that runs one point and ends.
+// Any copy of `files` sees the change (yaml-cpp nodes are shared).
+nlohmann::json run_point_in_place(StudyFiles& files, const SweepPoint& point, std::uint64_t seed);
 
 // Seed of point k, derived from the study seed.
 std::uint64_t point_seed(std::uint64_t study_seed, std::size_t index);

@@ -49,7 +49,11 @@ StudyFiles clone(const StudyFiles& f) {
     }
     return c;
   }
-  StudyFiles c = f;  // built in memory (tests): no locations to keep
+  return copy_without_positions(f);  // built in memory (tests): no positions to keep
+}
+
+StudyFiles copy_without_positions(const StudyFiles& f) {
+  StudyFiles c = f;
   c.study = YAML::Clone(f.study);
   c.topo = YAML::Clone(f.topo);
   return c;

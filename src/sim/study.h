@@ -26,6 +26,10 @@ StudyFiles load_study_files(const std::string& path);
 // A fresh copy to apply a sweep point to. Files are read again (keeping
 // every value's file:line:col) and the command-line overrides replayed.
 StudyFiles clone(const StudyFiles& f);
+// A fresh copy in memory, many times faster than clone(), whose values have
+// no file:line:col (yaml-cpp's Clone drops them): errors found in it name
+// no position.
+StudyFiles copy_without_positions(const StudyFiles& f);
 // path=value overrides; `topology.` paths go to the topology tree.
 void apply_set(StudyFiles& f, const std::string& path, const YAML::Node& value, const std::string& origin);
 void apply_set(StudyFiles& f, const std::string& path, const std::string& value, const std::string& origin);
