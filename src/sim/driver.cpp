@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <deque>
 #include <filesystem>
@@ -335,6 +336,7 @@ class LocalPool final : public PointPool {
   void serve(int cmd, int rep, const RunArgs& a, const StudyFiles& f, const std::vector<SweepPoint>& points,
              std::uint64_t seed) {
     ::malloc_trim(0);  // what the checks left freed is not copied into every point process
+    ::signal(SIGPIPE, SIG_IGN);  // a driver that has gone makes report() throw, not kill this process
     ::fcntl(cmd, F_SETFL, ::fcntl(cmd, F_GETFL) | O_NONBLOCK);
     std::map<pid_t, std::pair<std::size_t, int>> running;  // point index, stderr memfd
     std::deque<std::size_t> pending;
@@ -352,7 +354,10 @@ class LocalPool final : public PointPool {
           pending.push_back(static_cast<std::size_t>(msg));
           continue;
         }
-        if (n == 0) eof = true;
+        if (n == 0 && !eof) {
+          eof = true;  // the driver is done or gone: what runs finishes, nothing new starts
+          pending.clear();
+        }
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && errno == EAGAIN && running.empty() && pending.empty() && !eof) {
           pollfd p{cmd, POLLIN, 0};
