@@ -103,11 +103,29 @@ TEST(SparseMemory, AgreesWithAByteMap) {
   };
   std::mt19937_64 rng(3);
   const std::uint64_t base = 0x10000ff0;  // near a page boundary
-  for (int r = 0; r < 3000; ++r) {
+  int held = 0;
+  for (int r = 0; r < 4000; ++r) {
     const std::uint64_t a = base + rng() % 12000;
     const std::uint32_t len = 1 + static_cast<std::uint32_t>(rng() % (rng() % 4 == 0 ? 5000 : 200));
     std::vector<std::uint8_t> b(len);
-    switch (rng() % 3) {
+    switch (rng() % 4) {
+      case 3: {
+        // holds_pattern is true exactly when every byte is that pattern's:
+        // asked of stretches just written as pattern (true by descriptor),
+        // shifted by one byte, or anywhere (mostly false).
+        const std::uint64_t stream = 5 + rng() % 3, off = rng() % 1000;
+        const int how = static_cast<int>(rng() % 3);
+        if (how == 0) {
+          m.write_pattern(a, stream, off, len);
+          for (std::uint32_t i = 0; i < len; ++i) ref[a + i] = pcie::pattern_byte(stream, off + i);
+        }
+        const std::uint64_t q = how == 1 ? off + 1 : off;
+        bool want = true;
+        for (std::uint32_t i = 0; i < len && want; ++i) want = expect(a + i) == pcie::pattern_byte(stream, q + i);
+        ASSERT_EQ(m.holds_pattern(a, stream, q, len), want) << "holds_pattern " << r;
+        held += want;
+        break;
+      }
       case 0:
         for (auto& x : b) x = static_cast<std::uint8_t>(rng());
         m.write(a, b.data(), len);
@@ -125,6 +143,7 @@ TEST(SparseMemory, AgreesWithAByteMap) {
         ASSERT_EQ(m.checksum(a, len), pcie::bytes_checksum(b.data(), len));
     }
   }
+  EXPECT_GT(held, 100);  // both answers were exercised
   // holds_pattern: true exactly where the bytes are that pattern.
   m.write_pattern(base, 21, 100, 3000);
   EXPECT_TRUE(m.holds_pattern(base, 21, 100, 3000));

@@ -22,6 +22,17 @@ void SparseMemory::pieces(std::uint64_t addr, std::uint32_t len, F&& f) {
   }
 }
 
+void SparseMemory::chunk_bytes(const Page* pg, std::uint64_t index, std::uint32_t off, std::uint32_t n, std::uint8_t* out) {
+  const std::uint32_t c = off / 64;
+  if (pg && (pg->real >> c & 1)) {
+    std::memcpy(out, pg->b.data() + off, n);
+  } else if (pg && (pg->pat >> c & 1)) {
+    pcie::pattern_fill(pg->ref[c].stream, pg->ref[c].off + (off - c * 64), out, n);
+  } else {
+    pcie::pattern_fill(pcie::kMemoryStream, (index << 12) + off, out, n);
+  }
+}
+
 std::uint8_t* SparseMemory::prepare(std::uint64_t index, std::uint32_t off, std::uint32_t n) {
   auto& pg = m_pages[index];
   if (!pg) pg = std::make_unique<Page>();
@@ -29,8 +40,9 @@ std::uint8_t* SparseMemory::prepare(std::uint64_t index, std::uint32_t off, std:
   for (std::uint32_t c = c0; c <= c1; ++c) {
     if (pg->real >> c & 1) continue;
     const bool whole = off <= c * 64 && off + n >= c * 64 + 64;
-    if (!whole) pcie::pattern_fill(pcie::kMemoryStream, (index << 12) + c * 64, pg->b.data() + c * 64, 64);
+    if (!whole) chunk_bytes(pg.get(), index, c * 64, 64, pg->b.data() + c * 64);
     pg->real |= 1ull << c;
+    pg->pat &= ~(1ull << c);
   }
   return pg->b.data() + off;
 }
@@ -42,46 +54,61 @@ void SparseMemory::write(std::uint64_t addr, const std::uint8_t* p, std::uint32_
 }
 
 void SparseMemory::write_pattern(std::uint64_t addr, std::uint64_t stream, std::uint64_t off, std::uint32_t len) {
-  pieces(addr, len, [&](std::uint64_t pg, std::uint32_t o, std::uint32_t n, std::uint32_t at) {
-    pcie::pattern_fill(stream, off + at, prepare(pg, o, n), n);
+  pieces(addr, len, [&](std::uint64_t index, std::uint32_t o, std::uint32_t n, std::uint32_t at) {
+    auto& pg = m_pages[index];
+    if (!pg) pg = std::make_unique<Page>();
+    for (std::uint32_t x = o; x < o + n;) {
+      const std::uint32_t c = x / 64, e = std::min(c * 64 + 64, o + n);
+      const std::uint64_t from = off + at + (x - o);  // pattern offset of byte x
+      if (x == c * 64 && e == c * 64 + 64) {
+        pg->ref[c] = Ref{stream, from};
+        pg->pat |= 1ull << c;
+        pg->real &= ~(1ull << c);
+      } else {
+        pcie::pattern_fill(stream, from, prepare(index, x, e - x), e - x);
+      }
+      x = e;
+    }
   });
 }
 
 void SparseMemory::read(std::uint64_t addr, std::uint8_t* p, std::uint32_t len) const {
-  pieces(addr, len, [&](std::uint64_t pg, std::uint32_t off, std::uint32_t n, std::uint32_t at) {
-    auto it = m_pages.find(pg);
-    if (it == m_pages.end()) {
-      pcie::pattern_fill(pcie::kMemoryStream, (pg << 12) + off, p + at, n);
+  pieces(addr, len, [&](std::uint64_t index, std::uint32_t off, std::uint32_t n, std::uint32_t at) {
+    auto it = m_pages.find(index);
+    const Page* pg = it == m_pages.end() ? nullptr : it->second.get();
+    if (!pg || !(pg->real | pg->pat)) {
+      pcie::pattern_fill(pcie::kMemoryStream, (index << 12) + off, p + at, n);
       return;
     }
-    const Page& page = *it->second;
-    // Runs of chunks that are all real or all pattern.
-    std::uint32_t o = off;
-    while (o < off + n) {
-      const bool real = page.real >> (o / 64) & 1;
-      std::uint32_t e = (o / 64 + 1) * 64;
-      while (e < off + n && (page.real >> (e / 64) & 1) == real) e += 64;
-      e = std::min(e, off + n);
-      if (real) {
-        std::memcpy(p + at + (o - off), page.b.data() + o, e - o);
-      } else {
-        pcie::pattern_fill(pcie::kMemoryStream, (pg << 12) + o, p + at + (o - off), e - o);
-      }
-      o = e;
+    for (std::uint32_t x = off; x < off + n;) {
+      const std::uint32_t e = std::min((x / 64 + 1) * 64, off + n);
+      chunk_bytes(pg, index, x, e - x, p + at + (x - off));
+      x = e;
     }
   });
 }
 
 bool SparseMemory::holds_pattern(std::uint64_t addr, std::uint64_t stream, std::uint64_t off, std::uint32_t len) const {
-  std::uint8_t have[512], want[512];
-  for (std::uint32_t done = 0; done < len;) {
-    const std::uint32_t n = std::min<std::uint32_t>(len - done, sizeof have);
-    read(addr + done, have, n);
-    pcie::pattern_fill(stream, off + done, want, n);
-    if (std::memcmp(have, want, n) != 0) return false;
-    done += n;
-  }
-  return true;
+  bool same = true;
+  pieces(addr, len, [&](std::uint64_t index, std::uint32_t o, std::uint32_t n, std::uint32_t at) {
+    auto it = m_pages.find(index);
+    const Page* pg = it == m_pages.end() ? nullptr : it->second.get();
+    for (std::uint32_t x = o; same && x < o + n;) {
+      const std::uint32_t c = x / 64, e = std::min(c * 64 + 64, o + n);
+      const std::uint64_t from = off + at + (x - o);
+      // A chunk that refers to this very stretch of the pattern holds it.
+      const bool by_ref =
+          pg && (pg->pat >> c & 1) && pg->ref[c].stream == stream && pg->ref[c].off + (x - c * 64) == from;
+      if (!by_ref) {
+        std::uint8_t have[64], want[64];
+        chunk_bytes(pg, index, x, e - x, have);
+        pcie::pattern_fill(stream, from, want, e - x);
+        same = std::memcmp(have, want, e - x) == 0;
+      }
+      x = e;
+    }
+  });
+  return same;
 }
 
 std::uint64_t SparseMemory::checksum(std::uint64_t addr, std::uint32_t len) const {

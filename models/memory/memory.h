@@ -56,19 +56,28 @@ class SparseMemory {
   static std::uint8_t initial(std::uint64_t addr);
 
  private:
-  // A page holds real bytes only in the 64 B chunks written so far; the
-  // others still read as the initial pattern (so a stream of whole-chunk
-  // writes never fills a page with pattern first).
+  // Each 64 B chunk of a page is in one of three states: still the initial
+  // pattern, real bytes in `b`, or a whole chunk of a pattern stream kept
+  // as its (stream, offset) rather than as bytes. A DMA stream of whole
+  // chunks thus costs a descriptor per chunk, and checking it afterwards a
+  // comparison of descriptors; bytes are made only for partial chunks.
+  struct Ref {
+    std::uint64_t stream, off;  // the chunk's first byte is byte `off` of pattern `stream`
+  };
   struct Page {
     std::array<std::uint8_t, 4096> b;
-    std::uint64_t real = 0;  // bit c: chunk c holds real bytes
+    std::uint64_t real = 0;  // bit c: chunk c holds real bytes in b
+    std::uint64_t pat = 0;   // bit c: chunk c holds pattern ref[c] (never with real)
+    std::array<Ref, 64> ref;
   };
+  // The bytes of [off, off+n) of page `index` (one chunk at most) into `out`.
+  static void chunk_bytes(const Page* pg, std::uint64_t index, std::uint32_t off, std::uint32_t n, std::uint8_t* out);
   // Chunk-aligned pieces of [addr, addr+len) within one page each: calls
   // f(page_index, offset_in_page, length, offset_from_addr).
   template <class F>
   static void pieces(std::uint64_t addr, std::uint32_t len, F&& f);
   // Make [off, off+n) of page `index` writable: chunks it covers partly get
-  // their pattern first.
+  // their current bytes (initial or referenced pattern) first.
   std::uint8_t* prepare(std::uint64_t index, std::uint32_t off, std::uint32_t n);
   std::unordered_map<std::uint64_t, std::unique_ptr<Page>> m_pages;
 };
