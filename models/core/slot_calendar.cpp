@@ -1,6 +1,7 @@
 #include "models/core/slot_calendar.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace hx {
 
@@ -19,8 +20,12 @@ Tick SlotCalendar::reserve(Tick earliest, Tick now, unsigned n) {
   const Tick now_slot = slot_of(now);
   if (m_base < now_slot) {
     const std::size_t drop = static_cast<std::size_t>(std::min<Tick>(now_slot - m_base, m_size));
-    for (std::size_t k = 0; k < drop; ++k) m_ring[(m_head + k) & (m_ring.size() - 1)] = 0;
-    if (drop) m_head = (m_head + drop) & (m_ring.size() - 1);
+    if (drop) {
+      const std::size_t to_end = std::min(drop, m_ring.size() - m_head);  // the ring wraps at most once
+      std::memset(m_ring.data() + m_head, 0, to_end);
+      std::memset(m_ring.data(), 0, drop - to_end);
+      m_head = (m_head + drop) & (m_ring.size() - 1);
+    }
     m_size -= drop;
     m_base = m_size ? m_base + drop : now_slot;
   }

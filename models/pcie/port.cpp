@@ -42,7 +42,9 @@ void PciePort::connect(PciePort& a, PciePort& b, const LinkConfig& link) {
     // transmitter's datapath beat can be coarser (tx_align_B).
     const int lane_align = std::min(link.width, 4);
     p->m_align = std::max(lane_align, p->m_cfg.tx_align_B);
-    p->m_dllp_time = p->serialize(static_cast<std::uint32_t>(g.dllp_B));
+    p->m_framing_B = static_cast<std::uint32_t>(g.tlp_framing_B);
+    p->m_dllp_B = static_cast<std::uint32_t>(g.dllp_B);
+    p->m_dllp_time = p->serialize(p->m_dllp_B);
     const int vcs = std::min(p->m_cfg.vcs, rx->m_cfg.vcs);
     for (int vc = 0; vc < kMaxVcs; ++vc) {
       for (int c = 0; c < kFcClasses; ++c) {
@@ -61,9 +63,7 @@ void PciePort::connect(PciePort& a, PciePort& b, const LinkConfig& link) {
 }
 
 std::uint32_t PciePort::wire_bytes(const Tlp& t) const {
-  const Generation& g = generation(m_link.gen);
-  std::uint32_t b = static_cast<std::uint32_t>(t.header_B()) + t.payload_wire_B() +
-                    static_cast<std::uint32_t>(g.tlp_framing_B) + (t.ecrc ? 4u : 0u);
+  std::uint32_t b = static_cast<std::uint32_t>(t.header_B()) + t.payload_wire_B() + m_framing_B + (t.ecrc ? 4u : 0u);
   const std::uint32_t a = static_cast<std::uint32_t>(m_align);
   return (b + a - 1) / a * a;
 }
@@ -266,7 +266,7 @@ void PciePort::on_received(const Tlp& t, Tick tail) {
 void PciePort::place_dllp(Tick due) {
   m_wire_free = std::max(due, m_wire_free) + m_dllp_time;
   tx_dllps += 1;
-  tx_bytes += static_cast<std::uint64_t>(generation(m_link.gen).dllp_B);
+  tx_bytes += m_dllp_B;
   busy_ps += m_dllp_time;
 }
 

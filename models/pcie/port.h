@@ -136,6 +136,7 @@ class PciePort final : public Actor {
   PciePort* m_peer = nullptr;
   double m_ps_per_byte = 1.0;
   int m_align = 4;
+  std::uint32_t m_framing_B = 0, m_dllp_B = 0;  // of the link's generation, kept from connect()
   Tick m_dllp_time = 0;
 
   // transmitter
