@@ -1,0 +1,30 @@
+#!/bin/bash
+# Compare the speed of two hxsim binaries on one sweep point, alternating
+# them so that the machine's drift (wall time here varies up to 2x within an
+# hour) falls on both alike. Prints the median and best TLP-hops/s of each.
+#   scripts/ab-speed.sh OLD_HXSIM NEW_HXSIM [RUNS] [STUDY] [POINT]
+# Default: 8 runs each of configs/s001_concurrent_write.yaml point 7 (the
+# S001 eight-FPGA write of `hxsim bench`).
+set -euo pipefail
+if [ $# -lt 2 ]; then
+  echo "usage: $0 OLD_HXSIM NEW_HXSIM [RUNS] [STUDY] [POINT]" >&2
+  exit 2
+fi
+here=$(cd "$(dirname "$0")/.." && pwd)
+a=$1 b=$2 runs=${3:-8} study=${4:-$here/configs/s001_concurrent_write.yaml} point=${5:-7}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for _ in $(seq "$runs"); do
+  for bin in "$a" "$b"; do
+    "$bin" _point "$study" --index "$point" --out "$tmp/p.json"
+    python3 -c 'import json,sys; print(sys.argv[1], json.load(open(sys.argv[2]))["tlp_hops_per_s"])' "$bin" "$tmp/p.json.timing"
+  done
+done | python3 -c '
+import collections, statistics, sys
+runs = collections.defaultdict(list)
+for line in sys.stdin:
+    name, value = line.rsplit(" ", 1)
+    runs[name].append(float(value))
+for name, v in runs.items():
+    print(f"{name}: median {statistics.median(v)/1e6:.2f} M TLP-hops/s, best {max(v)/1e6:.2f} M ({len(v)} runs)")
+'
