@@ -374,6 +374,8 @@ class LocalPool final : public PointPool {
         const int err = ::memfd_create("hxsim-point-stderr", MFD_CLOEXEC);
         const pid_t pid = err < 0 ? -1 : ::fork();
         if (pid == 0) {
+          ::close(cmd);  // the server's pipes are not the point's (the driver sees EOF when the server goes)
+          ::close(rep);
           int code = 3;
           const int null = ::open("/dev/null", O_WRONLY);
           if (null >= 0 && ::dup2(err, 2) >= 0 && ::dup2(null, 1) >= 0) {
