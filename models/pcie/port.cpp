@@ -182,10 +182,8 @@ void PciePort::try_send() {
   Tick wake = m_deferred_wake;
   if (!t) {
     if (m_blocked && !m_credit_inflight.empty()) wake = std::min(wake, m_credit_inflight.front().t);
-    for (const Tlp* d : m_deferred_tlps) wake = std::min(wake, wake_time_for(*d));
   } else {
     transmit(t, now);
-    for (const Tlp* d : m_deferred_tlps) wake = std::min(wake, wake_time_for(*d));
     Tick next_ready = kNever;
     if (!m_owner.tx_pending(*this)) {
       // nothing queued: new work wakes the port
@@ -199,6 +197,8 @@ void PciePort::try_send() {
       wake = std::min(wake, m_wire_free);
     }
   }
+  // TLPs the owner queued while selecting, now that the wire time is known.
+  for (const Tlp* d : m_deferred_tlps) wake = std::min(wake, wake_time_for(*d));
   if (wake != kNever) wake_at(wake);
 }
 
