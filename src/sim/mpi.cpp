@@ -7,7 +7,6 @@
 #include <filesystem>
 
 #include "models/core/error.h"
-#include "src/sim/runner.h"
 
 #ifdef HXSIM_HAVE_MPI
 #include <mpi.h>
@@ -35,6 +34,17 @@ std::string recv_string(int src) {
   std::string s(static_cast<std::size_t>(n), '\0');
   MPI_Recv(s.data(), n, MPI_CHAR, src, kTagDone, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   return s;
+}
+
+void write_file(const fs::path& p, const std::string& s) {
+  const fs::path tmp = p.string() + ".tmp";
+  {
+    std::FILE* f = std::fopen(tmp.c_str(), "wb");
+    if (!f) throw SimError("cannot write " + p.string());
+    std::fwrite(s.data(), 1, s.size(), f);
+    std::fclose(f);
+  }
+  fs::rename(tmp, p);
 }
 
 class MpiPool final : public PointPool {
@@ -70,8 +80,8 @@ class MpiPool final : public PointPool {
     Finished f{static_cast<std::size_t>(head[0]), static_cast<int>(head[1]), {}};
     const fs::path pf = fs::path(m_dir) / "points" / (std::to_string(f.index) + ".json");
     if (f.code == 0) {
-      write_atomic(pf.string() + ".timing", timing);
-      write_atomic(pf.string(), point);
+      write_file(pf.string() + ".timing", timing);
+      write_file(pf, point);
     } else {
       f.err = "[rank " + std::to_string(r) + "] " + err;
     }
