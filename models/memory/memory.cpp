@@ -22,12 +22,35 @@ void SparseMemory::pieces(std::uint64_t addr, std::uint32_t len, F&& f) {
   }
 }
 
+void SparseMemory::Page::set_ref(std::uint32_t c, Ref r) {
+  const std::uint64_t bit = 1ull << c;
+  if (!has_run) {
+    run = Ref{r.stream, r.off - 64ull * c};  // wraps for an early offset; ref() wraps back
+    has_run = true;
+  }
+  if (r.stream == run.stream && r.off == run.off + 64ull * c) {
+    own &= ~bit;
+  } else {
+    if (!refs) refs = std::make_unique<std::array<Ref, 64>>();
+    (*refs)[c] = r;
+    own |= bit;
+  }
+  pat |= bit;
+  real &= ~bit;
+}
+
+std::uint8_t* SparseMemory::Page::bytes() {
+  if (!b) b = std::make_unique<std::array<std::uint8_t, 4096>>();
+  return b->data();
+}
+
 void SparseMemory::chunk_bytes(const Page* pg, std::uint64_t index, std::uint32_t off, std::uint32_t n, std::uint8_t* out) {
   const std::uint32_t c = off / 64;
   if (pg && (pg->real >> c & 1)) {
-    std::memcpy(out, pg->b.data() + off, n);
+    std::memcpy(out, pg->b->data() + off, n);
   } else if (pg && (pg->pat >> c & 1)) {
-    pcie::pattern_fill(pg->ref[c].stream, pg->ref[c].off + (off - c * 64), out, n);
+    const Ref r = pg->ref(c);
+    pcie::pattern_fill(r.stream, r.off + (off - c * 64), out, n);
   } else {
     pcie::pattern_fill(pcie::kMemoryStream, (index << 12) + off, out, n);
   }
@@ -40,11 +63,13 @@ std::uint8_t* SparseMemory::prepare(std::uint64_t index, std::uint32_t off, std:
   for (std::uint32_t c = c0; c <= c1; ++c) {
     if (pg->real >> c & 1) continue;
     const bool whole = off <= c * 64 && off + n >= c * 64 + 64;
-    if (!whole) chunk_bytes(pg.get(), index, c * 64, 64, pg->b.data() + c * 64);
+    std::uint8_t* b = pg->bytes();
+    if (!whole) chunk_bytes(pg.get(), index, c * 64, 64, b + c * 64);
     pg->real |= 1ull << c;
     pg->pat &= ~(1ull << c);
+    pg->own &= ~(1ull << c);
   }
-  return pg->b.data() + off;
+  return pg->bytes() + off;
 }
 
 void SparseMemory::write(std::uint64_t addr, const std::uint8_t* p, std::uint32_t len) {
@@ -61,9 +86,7 @@ void SparseMemory::write_pattern(std::uint64_t addr, std::uint64_t stream, std::
       const std::uint32_t c = x / 64, e = std::min(c * 64 + 64, o + n);
       const std::uint64_t from = off + at + (x - o);  // pattern offset of byte x
       if (x == c * 64 && e == c * 64 + 64) {
-        pg->ref[c] = Ref{stream, from};
-        pg->pat |= 1ull << c;
-        pg->real &= ~(1ull << c);
+        pg->set_ref(c, Ref{stream, from});
       } else {
         pcie::pattern_fill(stream, from, prepare(index, x, e - x), e - x);
       }
@@ -97,8 +120,11 @@ bool SparseMemory::holds_pattern(std::uint64_t addr, std::uint64_t stream, std::
       const std::uint32_t c = x / 64, e = std::min(c * 64 + 64, o + n);
       const std::uint64_t from = off + at + (x - o);
       // A chunk that refers to this very stretch of the pattern holds it.
-      const bool by_ref =
-          pg && (pg->pat >> c & 1) && pg->ref[c].stream == stream && pg->ref[c].off + (x - c * 64) == from;
+      bool by_ref = false;
+      if (pg && (pg->pat >> c & 1)) {
+        const Ref r = pg->ref(c);
+        by_ref = r.stream == stream && r.off + (x - c * 64) == from;
+      }
       if (!by_ref) {
         std::uint8_t have[64], want[64];
         chunk_bytes(pg, index, x, e - x, have);

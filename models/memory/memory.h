@@ -57,18 +57,27 @@ class SparseMemory {
 
  private:
   // Each 64 B chunk of a page is in one of three states: still the initial
-  // pattern, real bytes in `b`, or a whole chunk of a pattern stream kept
-  // as its (stream, offset) rather than as bytes. A DMA stream of whole
-  // chunks thus costs a descriptor per chunk, and checking it afterwards a
+  // pattern, real bytes, or a whole chunk of a pattern stream kept as its
+  // (stream, offset) rather than as bytes. A DMA stream of whole chunks
+  // thus costs a descriptor per chunk, and checking it afterwards a
   // comparison of descriptors; bytes are made only for partial chunks.
+  // Storage is made only for what a page uses: a DMA stream lays its
+  // chunks at consecutive offsets of one stream, so one run descriptor
+  // serves them all, and a chunk off that run gets its own descriptor.
   struct Ref {
     std::uint64_t stream, off;  // the chunk's first byte is byte `off` of pattern `stream`
   };
   struct Page {
-    std::array<std::uint8_t, 4096> b;
-    std::uint64_t real = 0;  // bit c: chunk c holds real bytes in b
-    std::uint64_t pat = 0;   // bit c: chunk c holds pattern ref[c] (never with real)
-    std::array<Ref, 64> ref;
+    std::uint64_t real = 0;  // bit c: chunk c holds real bytes in (*b)[64c..]
+    std::uint64_t pat = 0;   // bit c: chunk c holds a pattern (never with real)
+    std::uint64_t own = 0;   // bit c (a subset of pat): its descriptor is (*refs)[c], not the run's
+    bool has_run = false;
+    Ref run{};  // chunk c on the run holds pattern run.stream from run.off + 64c
+    std::unique_ptr<std::array<std::uint8_t, 4096>> b;
+    std::unique_ptr<std::array<Ref, 64>> refs;
+    Ref ref(std::uint32_t c) const { return own >> c & 1 ? (*refs)[c] : Ref{run.stream, run.off + 64ull * c}; }
+    void set_ref(std::uint32_t c, Ref r);
+    std::uint8_t* bytes();
   };
   // The bytes of [off, off+n) of page `index` (one chunk at most) into `out`.
   static void chunk_bytes(const Page* pg, std::uint64_t index, std::uint32_t off, std::uint32_t n, std::uint8_t* out);
