@@ -124,8 +124,10 @@ case('s004_hfh', '../../configs/s004_hfh.yaml', hfh_checks, 'S004 HFH median rou
 
 # ---------------------------------------------------------------- S000
 s000 = yaml.safe_load(open(os.path.join(SRC, 's000_ccix.yaml')))
+# The "~3x" miss factor is approximate: the paper's own 64 B figures (2453 ns
+# first access, ~700 ns with an ATC hit) put it at 3.5, so it is held at 20%.
 S000_TOL = {'s000.exp2.read64_sc_miss': 10, 's000.exp2.read64_first': 10, 's000.exp2.ats_host_response': 10,
-            's000.exp2.atc_time': 10}
+            's000.exp2.atc_time': 10, 's000.exp2.ats_miss_factor': 20}
 recs = with_tolerances(s000['records'], S000_TOL)
 dump(os.path.join(REF, 's000_ccix.yaml'), GEN, {
     'source': 'S000', 'citation': 'Tamimi et al., "An Evaluation of Using CCIX for Cache-Coherent Host-FPGA Interfacing", FCCM 2022',
@@ -137,8 +139,15 @@ case('s000_ats', '../../configs/s000_ats.yaml', [
      'metric': 'lat.median_ns'},
     {'ref': 's000.exp2.read64_first', 'point': fresh64, 'metric': 'lat.median_ns'},
     {'ref': 's000.exp2.ats_host_response', 'point': fresh64, 'metric': 'lat.ats_rtt_ns'},
-    {'ref': 's000.exp2.atc_time', 'point': fresh64, 'metric': 'lat.atc_ns'}],
-    'S000 experiment 2 on the PCIe read path: first 64 B access (ATC miss) and its parts, and a hit')
+    {'ref': 's000.exp2.atc_time', 'point': fresh64, 'metric': 'lat.atc_ns'},
+    # Miss vs hit: the same access on pages never touched (ATC miss) over one warm page (hit).
+    {'ref': 's000.exp2.ats_miss_factor', 'point': fresh64, 'metric': 'lat.median_ns', 'over': {'workloads.0.pattern': 'seq'}},
+    # Transfer time dominates the ATS overhead once the hit latency exceeds
+    # the miss's extra time, i.e. from the first size whose miss/hit is <= 2.
+    {'ref': 's000.exp2.ats_amortised_from', 'point': {'workloads.0.pattern': 'fresh', 'topology.nodes.au280.bench.atc_prefetch': 0},
+     'metric': 'lat.median_ns', 'over': {'workloads.0.pattern': 'seq'},
+     'first_at_most': {'axis': 'workloads.0.size', 'value': 2}}],
+    'S000 experiment 2 on the PCIe read path: first 64 B access (ATC miss) and its parts, a hit, and the miss/hit factor by size')
 
 # ---------------------------------------------------------------- S003
 s003 = yaml.safe_load(open(os.path.join(SRC, 's003_coyote.yaml')))

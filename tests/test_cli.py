@@ -282,6 +282,64 @@ class Validate(unittest.TestCase):
             shutil.rmtree(d)
 
 
+    def test_ratio_and_first_at_most_checks(self):
+        # S000 miss vs hit at three sizes: a check may compare a point with
+        # another ('over') and ask for the first size where that ratio falls
+        # to a bound ('first_at_most'), in the reference's unit.
+        d = tempfile.mkdtemp()
+        try:
+            os.makedirs(os.path.join(d, 'reference'))
+            os.makedirs(os.path.join(d, 'cases'))
+            with open(os.path.join(d, 'study.yaml'), 'w') as f:
+                f.write('study: t\ntopology: %s\n'
+                        'workloads:\n  - {type: bench_lat, name: lat, device: au280, op: rd, size: 64B, window: 64KiB, '
+                        'pattern: fresh, reps: 50}\n'
+                        'sweep:\n  - {path: workloads.0.pattern, values: [fresh, seq]}\n'
+                        '  - {path: workloads.0.size, values: [64B, 16KiB, 32KiB]}\n'
+                        % os.path.join(ROOT, 'topologies', 's000_n1sdp_au280.yaml'))
+            with open(os.path.join(d, 'reference', 't.yaml'), 'w') as f:
+                f.write('source: T\nrecords:\n'
+                        '  - {id: t.factor, value: 3, unit: x, prov: approx, tolerance_pct: 20}\n'
+                        '  - {id: t.from2, value: 32, unit: KB, prov: exact}\n'
+                        '  - {id: t.from3, value: 16, unit: KiB, prov: exact}\n'
+                        '  - {id: t.never, value: 1, unit: KiB, prov: exact}\n')
+            over = "over: {workloads.0.pattern: seq}"
+            along = "point: {workloads.0.pattern: fresh}, metric: lat.median_ns, " + over
+            with open(os.path.join(d, 'cases', 'c.yaml'), 'w') as f:
+                f.write('case: c\nstudy: ../study.yaml\nchecks:\n'
+                        '  - {ref: t.factor, point: {workloads.0.pattern: fresh, workloads.0.size: 64B}, metric: lat.median_ns, %s}\n'
+                        '  - {ref: t.from2, %s, first_at_most: {axis: workloads.0.size, value: 2}}\n'
+                        '  - {ref: t.from3, %s, first_at_most: {axis: workloads.0.size, value: 3}}\n'
+                        '  - {ref: t.never, %s, first_at_most: {axis: workloads.0.size, value: 1}}\n' % (over, along, along, along))
+            rc, out, err = run('validate', '--cases-dir', os.path.join(d, 'cases'), '--work', os.path.join(d, 'w'),
+                               '--report', os.path.join(d, 'rep'))
+            self.assertEqual(rc, 1, out + err)  # t.never finds no size
+            with open(os.path.join(d, 'w', 'c', 'results.json')) as f:
+                lat = {(p['point']['workloads.0.pattern'], p['point']['workloads.0.size']): p['metrics']['lat.median_ns']
+                       for p in json.load(f)['points']}
+            factor = {s: lat[('fresh', s)] / lat[('seq', s)] for s in ('64B', '16KiB', '32KiB')}
+            size = {'64B': 64, '16KiB': 16384, '32KiB': 32768}
+            first = lambda b: next(s for s in ('64B', '16KiB', '32KiB') if factor[s] <= b)
+            with open(os.path.join(d, 'rep.json')) as f:
+                rep = {c['id']: c for c in json.load(f)['cases']}
+            self.assertAlmostEqual(rep['t.factor']['simulated'], factor['64B'])
+            self.assertAlmostEqual(rep['t.from2']['simulated'], size[first(2)] / 1000)   # KB
+            self.assertAlmostEqual(rep['t.from3']['simulated'], size[first(3)] / 1024)   # KiB
+            self.assertNotEqual(first(2), first(3))  # the bound moves the answer
+            self.assertEqual(rep['t.never']['status'], 'no-point')
+            # The swept axis cannot also be fixed: an input error before anything runs.
+            with open(os.path.join(d, 'cases', 'c.yaml'), 'a') as f:
+                f.write('  - {ref: t.from2, point: {workloads.0.size: 64B}, metric: lat.median_ns, '
+                        'first_at_most: {axis: workloads.0.size, value: 2}}\n')
+            rc, out, err = run('validate', '--cases-dir', os.path.join(d, 'cases'), '--work', os.path.join(d, 'w2'))
+            self.assertEqual(rc, 2, out + err)
+            self.assertFalse(os.path.exists(os.path.join(d, 'w2')))
+            self.assertIn('c.yaml:8:', err)
+            self.assertIn('must not also be fixed', err)
+        finally:
+            shutil.rmtree(d)
+
+
 class Golden(unittest.TestCase):
     def test_platforms_match_golden(self):
         cases = json.load(open(os.path.join(ROOT, 'tests', 'golden', 'cases.json')))

@@ -9,10 +9,12 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "models/core/error.h"
+#include "src/config/units.h"
 #include "src/config/yaml_util.h"
 #include "src/sim/analytic.h"
 #include "src/sim/driver.h"
@@ -133,10 +135,20 @@ int validate(const ValidateArgs& a, const std::string& self) {
     if (!checks.node.IsSequence() || checks.node.size() == 0) checks.fail("checks: a non-empty list");
     for (std::size_t i = 0; i < checks.node.size(); ++i) {
       const cfg::Cursor k = checks.item(i);
-      k.keys({"ref", "point", "metric", "analytic", "known_gap"});
+      k.keys({"ref", "point", "metric", "analytic", "known_gap", "over", "first_at_most"});
       const std::string id = k.child("ref").str();
       if (!refs.count(id)) k.child("ref").fail("no reference value with id '" + id + "'");
       k.child("metric").str();
+      if (k.has("over") && !k.child("over").node.IsMap()) k.child("over").fail("over: a map of sweep paths to values");
+      if (k.has("first_at_most")) {
+        const cfg::Cursor f = k.child("first_at_most");
+        f.keys({"axis", "value"});
+        const std::string axis = f.child("axis").str();
+        f.child("value").number(-1e300, 1e300);
+        if (k.has("point") && k.child("point").node.IsMap() && k.child("point").node[axis])
+          f.child("axis").fail("the axis must not also be fixed in 'point'");
+        if (k.has("analytic")) f.fail("first_at_most and analytic do not combine");
+      }
     }
     cases.push_back(std::move(c));
   }
@@ -172,8 +184,31 @@ int validate(const ValidateArgs& a, const std::string& self) {
       r.source = rv.source;
       r.known_gap = k.has("known_gap");
       if (r.known_gap) r.note = k.child("known_gap").str();
-      // The study point this check reads.
-      const json* point = nullptr;
+      // What the check compares: the metric at one study point; with `over`,
+      // its ratio to the same metric at that point with `over`'s values
+      // instead (e.g. ATC miss vs hit); with `first_at_most`, the value of
+      // the sweep axis (a size, in the reference's unit) at the first point
+      // along that axis, in sweep order, where that value is at most a bound.
+      std::string missing;
+      const auto value_at = [&](const json& p) -> std::optional<double> {
+        const json& m = p["metrics"];
+        if (!m.contains(r.metric)) k.child("metric").fail("the study has no metric '" + r.metric + "'");
+        if (!k.has("over")) return m[r.metric].get<double>();
+        json want = p["point"];
+        const cfg::Cursor o = k.child("over");
+        for (auto it = o.node.begin(); it != o.node.end(); ++it) want[it->first.as<std::string>()] = yaml_to_json(it->second);
+        for (const auto& q : res["points"])
+          if (q["point"] == want && q["metrics"].contains(r.metric)) {
+            const double den = q["metrics"][r.metric].get<double>();
+            if (den == 0) return std::nullopt;
+            return m[r.metric].get<double>() / den;
+          }
+        missing = "no study point matches this check's 'over' point";
+        return std::nullopt;
+      };
+      const std::string axis = k.has("first_at_most") ? k.child("first_at_most").child("axis").str() : "";
+      std::optional<double> sim;
+      bool any = false;
       for (const auto& p : res["points"]) {
         bool match = true;
         if (k.has("point")) {
@@ -183,19 +218,34 @@ int validate(const ValidateArgs& a, const std::string& self) {
             if (!p["point"].contains(key) || p["point"][key] != yaml_to_json(it->second)) match = false;
           }
         }
-        if (match) {
-          point = &p;
+        if (!match) continue;
+        any = true;
+        if (axis.empty()) {
+          sim = value_at(p);
           break;
         }
+        const auto v = value_at(p);
+        if (!v || *v > k.child("first_at_most").child("value").number(-1e300, 1e300)) continue;
+        if (!p["point"].contains(axis) || !p["point"][axis].is_string())
+          k.child("first_at_most").child("axis").fail("'" + axis + "' is not a size axis of the study's sweep");
+        std::string why;
+        const auto bytes = cfg::parse_size(p["point"][axis].get<std::string>(), why);
+        const std::map<std::string, double> per{{"B", 1}, {"KB", 1e3}, {"KiB", 1024}, {"MB", 1e6}, {"MiB", 1048576.0}};
+        if (!bytes || !per.count(rv.unit))
+          k.child("first_at_most").fail("the axis value is not a size in the reference's unit (" + rv.unit + ")");
+        sim = static_cast<double>(*bytes) / per.at(rv.unit);
+        break;
       }
-      if (!point) {
+      if (!sim) {
         r.status = "no-point";
-        r.note = "no study point matches this check (the point failed or does not exist)";
+        r.note = !any                ? "no study point matches this check (the point failed or does not exist)"
+                 : !missing.empty() ? missing
+                 : !axis.empty()    ? "no point along '" + axis + "' reaches the bound"
+                                    : "the ratio's denominator is zero";
         rows.push_back(r);
         continue;
       }
-      if (!(*point)["metrics"].contains(r.metric)) k.child("metric").fail("the study has no metric '" + r.metric + "'");
-      r.sim = (*point)["metrics"][r.metric].get<double>();
+      r.sim = *sim;
       r.err = rv.value != 0 ? 100.0 * (r.sim - rv.value) / rv.value : 0;
       r.pass = rv.range ? (r.sim >= rv.lo && r.sim <= rv.hi) : std::fabs(r.err) <= rv.tol;
       if (k.has("analytic")) {
