@@ -177,7 +177,8 @@ TEST(SlotCalendar, AgreesWithASetOfBusySlots) {
     std::mt19937_64 rng(5);
     Tick now = start;
     for (int r = 0; r < 50000; ++r) {
-      now += rng() % (8 * iv);  // about 4 slots per request of 2.5 on average
+      // About 4 slots per request of 2.5 on average; now and then a long idle gap.
+      now += rng() % 100 == 0 ? rng() % (300 * iv) : rng() % (8 * iv);
       busy.erase(busy.begin(), busy.lower_bound(now / iv));
       const Tick earliest = now + (rng() % 8 == 0 ? rng() % (2000 * iv) : rng() % (30 * iv));
       // Mostly short runs; now and then one longer than a 64-slot word.

@@ -16,14 +16,22 @@ void SlotCalendar::grow(std::size_t need) {
 
 Tick SlotCalendar::reserve(Tick earliest, Tick now, unsigned n) {
   if (m_interval == 0 || n == 0) return earliest;
-  // Forget the past.
-  const Tick now_slot = slot_of(now);
+  // Forget the past (once per model time: callers reserve several slots at one now).
+  if (now != m_now) {
+    m_now = now;
+    m_now_slot = slot_of(now);
+  }
+  const Tick now_slot = m_now_slot;
   if (m_base < now_slot) {
     const std::size_t drop = static_cast<std::size_t>(std::min<Tick>(now_slot - m_base, m_size));
     if (drop) {
-      const std::size_t to_end = std::min(drop, m_ring.size() - m_head);  // the ring wraps at most once
-      std::memset(m_ring.data() + m_head, 0, to_end);
-      std::memset(m_ring.data(), 0, drop - to_end);
+      if (drop <= 8) {  // the usual step: cheaper than two calls
+        for (std::size_t k = 0; k < drop; ++k) m_ring[(m_head + k) & (m_ring.size() - 1)] = 0;
+      } else {
+        const std::size_t to_end = std::min(drop, m_ring.size() - m_head);  // the ring wraps at most once
+        std::memset(m_ring.data() + m_head, 0, to_end);
+        std::memset(m_ring.data(), 0, drop - to_end);
+      }
       m_head = (m_head + drop) & (m_ring.size() - 1);
     }
     m_size -= drop;

@@ -38,6 +38,7 @@ class SlotCalendar {
   // that window is clear, so growing the window needs no writes.
   std::vector<std::uint8_t> m_ring;
   std::size_t m_head = 0, m_size = 0;
+  Tick m_now = kNever, m_now_slot = 0;  // the last `now` and its slot
 };
 
 }  // namespace hx
