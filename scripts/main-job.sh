@@ -7,8 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DHXSIM_BUILD_TESTS=OFF
-cmake --build build
+# Release build optimised with a training profile (about a quarter faster).
+scripts/pgo-build.sh build -DHXSIM_BUILD_TESTS=OFF
 for study in configs/*.yaml; do
   name=$(basename "$study" .yaml)
   echo "== $name"
