@@ -336,6 +336,15 @@ class Validate(unittest.TestCase):
             self.assertFalse(os.path.exists(os.path.join(d, 'w2')))
             self.assertIn('c.yaml:8:', err)
             self.assertIn('must not also be fixed', err)
+            # A size found along an axis needs a reference in a size unit.
+            with open(os.path.join(d, 'cases', 'c.yaml'), 'w') as f:
+                f.write('case: c\nstudy: ../study.yaml\nchecks:\n'
+                        '  - {ref: t.factor, %s, first_at_most: {axis: workloads.0.size, value: 2}}\n' % along)
+            rc, out, err = run('validate', '--cases-dir', os.path.join(d, 'cases'), '--work', os.path.join(d, 'w2'))
+            self.assertEqual(rc, 2, out + err)
+            self.assertIn('c.yaml:4:', err)
+            self.assertIn("unit 'x' is not a size", err)
+            self.assertFalse(os.path.exists(os.path.join(d, 'w2')))
         finally:
             shutil.rmtree(d)
 

@@ -92,6 +92,12 @@ std::string fmt(double v) {
   return b;
 }
 
+// Bytes per unit of a reference value that is a size.
+const std::map<std::string, double>& size_units() {
+  static const std::map<std::string, double> u{{"B", 1}, {"KB", 1e3}, {"KiB", 1024}, {"MB", 1e6}, {"MiB", 1048576.0}};
+  return u;
+}
+
 struct Row {
   std::string case_name, id, unit, metric, source, status, note;
   double ref = 0, sim = 0, err = 0, tol = 0;
@@ -145,8 +151,10 @@ int validate(const ValidateArgs& a, const std::string& self) {
         f.keys({"axis", "value"});
         const std::string axis = f.child("axis").str();
         f.child("value").number(-1e300, 1e300);
-        if (k.has("point") && k.child("point").node.IsMap() && k.child("point").node[axis])
-          f.child("axis").fail("the axis must not also be fixed in 'point'");
+        const YAML::Node point = k.has("point") ? k.child("point").node : YAML::Node();
+        if (point.IsMap() && point[axis]) f.child("axis").fail("the axis must not also be fixed in 'point'");
+        if (!size_units().count(refs.at(id).unit))
+          f.fail("the reference's unit '" + refs.at(id).unit + "' is not a size (B, KB, KiB, MB, MiB)");
         if (k.has("analytic")) f.fail("first_at_most and analytic do not combine");
       }
     }
@@ -230,10 +238,8 @@ int validate(const ValidateArgs& a, const std::string& self) {
           k.child("first_at_most").child("axis").fail("'" + axis + "' is not a size axis of the study's sweep");
         std::string why;
         const auto bytes = cfg::parse_size(p["point"][axis].get<std::string>(), why);
-        const std::map<std::string, double> per{{"B", 1}, {"KB", 1e3}, {"KiB", 1024}, {"MB", 1e6}, {"MiB", 1048576.0}};
-        if (!bytes || !per.count(rv.unit))
-          k.child("first_at_most").fail("the axis value is not a size in the reference's unit (" + rv.unit + ")");
-        sim = static_cast<double>(*bytes) / per.at(rv.unit);
+        if (!bytes) k.child("first_at_most").child("axis").fail("'" + axis + "' is not a size axis: " + why);
+        sim = static_cast<double>(*bytes) / size_units().at(rv.unit);
         break;
       }
       if (!sim) {
