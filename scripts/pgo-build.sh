@@ -23,7 +23,7 @@ cmake --build "$train" --target hxsim
 rm -rf "$prof"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# study and point index: S001 eight-FPGA write, peer transfers and latency;
+# study and point index: S001 eight-FPGA read, peer transfers and latency;
 # S004 ring DMA; S011 reads, writes and the IOMMU; S000 ATS; S003 Coyote.
 while read -r study point; do
   "$train/hxsim" _point "configs/$study.yaml" --index "$point" --out "$tmp/p.json"

@@ -181,7 +181,7 @@ TEST(SlotCalendar, AgreesWithASetOfBusySlots) {
       now += rng() % 100 == 0 ? rng() % (300 * iv) : rng() % (8 * iv);
       busy.erase(busy.begin(), busy.lower_bound(now / iv));
       const Tick earliest = now + (rng() % 8 == 0 ? rng() % (2000 * iv) : rng() % (30 * iv));
-      // Mostly short runs; now and then one longer than a 64-slot word.
+      // Mostly short runs; now and then a long one (up to 150 slots).
       const unsigned n = 1 + static_cast<unsigned>(rng() % 400 == 0 ? rng() % 150 : rng() % 4);
       Tick s = std::max((earliest + iv - 1) / iv, now / iv);
       for (;;) {
