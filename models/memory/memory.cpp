@@ -156,6 +156,9 @@ MemoryController::MemoryController(const std::string& name, const MemoryConfig& 
       m_rmw_slots(static_cast<unsigned>((2 * m_line_time + cfg.rmw_extra + m_line_time - 1) / m_line_time)),
       m_channels(static_cast<std::size_t>(std::max(1, cfg.channels)), SlotCalendar(m_line_time)),
       m_link(cfg.far_GBps > 0 ? line_time(cfg.line_B, cfg.far_GBps) : 0) {
+  const std::size_t n = m_channels.size();
+  m_channels_pow2 = (n & (n - 1)) == 0;
+  m_channel_mask = n - 1;
   auto& reg = StatsRegistry::instance();
   reg.add_counter(name + ".lines_read", &lines_read, "line", "DRAM line reads");
   reg.add_counter(name + ".lines_written", &lines_written, "line", "DRAM line writes");
@@ -164,8 +167,8 @@ MemoryController::MemoryController(const std::string& name, const MemoryConfig& 
 }
 
 Tick MemoryController::occupy(std::uint64_t line_addr, Tick t, unsigned slots) {
-  const std::size_t ch = static_cast<std::size_t>((line_addr / static_cast<std::uint64_t>(m_cfg.line_B)) %
-                                                  m_channels.size());
+  const std::uint64_t index = line_addr / static_cast<std::uint64_t>(m_cfg.line_B);
+  const std::size_t ch = static_cast<std::size_t>(m_channels_pow2 ? index & m_channel_mask : index % m_channels.size());
   return m_channels[ch].reserve(t, now_tick(), slots);
 }
 

@@ -34,7 +34,9 @@ struct MemoryConfig {
   int channels = 2;
   Tick rmw_extra = 40 * kNs;   // extra channel occupancy of a partial-line write
   bool partial_rmw = true;     // false: inbound writes allocate in the LLC (DDIO), which merges partial lines
-  int line_B = 64;
+  // A cache line: every host of the sources uses 64 B. A constant, so line
+  // arithmetic on the write path is shifts, not 64-bit divisions.
+  static constexpr int line_B = 64;
   int numa_nodes = 1;          // 2: the upper half of DRAM is on the far node
   Tick far_latency = 0;        // extra latency of a line on the far NUMA node
   double far_GBps = 0;         // socket interconnect bandwidth for far lines (0: not a limit)
@@ -112,6 +114,8 @@ class MemoryController {
   Tick m_line_time;
   unsigned m_rmw_slots;
   std::vector<SlotCalendar> m_channels;
+  bool m_channels_pow2 = true;        // a power of two: interleave by mask, not by a division
+  std::uint64_t m_channel_mask = 0;   // channels - 1 then
   SlotCalendar m_link;
   SparseMemory m_store;
 };

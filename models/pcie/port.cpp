@@ -42,6 +42,7 @@ void PciePort::connect(PciePort& a, PciePort& b, const LinkConfig& link) {
     // transmitter's datapath beat can be coarser (tx_align_B).
     const int lane_align = std::min(link.width, 4);
     p->m_align = std::max(lane_align, p->m_cfg.tx_align_B);
+    if (p->m_align & (p->m_align - 1)) sim_fail(p->m_name, "TLP alignment must be a power of two");
     p->m_framing_B = static_cast<std::uint32_t>(g.tlp_framing_B);
     p->m_dllp_B = static_cast<std::uint32_t>(g.dllp_B);
     p->m_dllp_time = p->serialize(p->m_dllp_B);
@@ -64,8 +65,8 @@ void PciePort::connect(PciePort& a, PciePort& b, const LinkConfig& link) {
 
 std::uint32_t PciePort::wire_bytes(const Tlp& t) const {
   std::uint32_t b = static_cast<std::uint32_t>(t.header_B()) + t.payload_wire_B() + m_framing_B + (t.ecrc ? 4u : 0u);
-  const std::uint32_t a = static_cast<std::uint32_t>(m_align);
-  return (b + a - 1) / a * a;
+  const std::uint32_t a = static_cast<std::uint32_t>(m_align);  // a power of two: lanes, tx_align
+  return (b + a - 1) & ~(a - 1);
 }
 
 Tick PciePort::serialize(std::uint32_t bytes) const {
