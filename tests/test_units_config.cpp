@@ -13,6 +13,7 @@
 #include "models/core/stats.h"
 #include "models/memory/memory.h"
 #include "models/pcie/tlp.h"
+#include "src/config/params.h"
 #include "src/config/units.h"
 #include "src/config/yaml_util.h"
 #include "src/sim/analytic.h"
@@ -20,6 +21,34 @@
 #include "src/topology/topology.h"
 
 using namespace hx;
+
+// Parameter defaults are parsed from nodes made once and shared (the point
+// checks read them from two threads): parsing one must not change it.
+template <class C>
+void expect_defaults_unchanged(const cfg::ParamTable<C>& table) {
+  for (const auto& p : table) {
+    const std::string before = YAML::Dump(p.def.node);
+    C c{};
+    p.set(c, p.def);
+    p.set(c, p.def);
+    EXPECT_EQ(YAML::Dump(p.def.node), before) << p.decl.name;
+  }
+}
+
+TEST(Params, ParsingADefaultLeavesItUnchanged) {
+  expect_defaults_unchanged(cfg::link_params());
+  expect_defaults_unchanged(cfg::port_params());
+  expect_defaults_unchanged(cfg::switch_params());
+  expect_defaults_unchanged(cfg::rc_params());
+  expect_defaults_unchanged(cfg::memory_params());
+  expect_defaults_unchanged(cfg::iommu_params());
+  expect_defaults_unchanged(cfg::cpu_params());
+  expect_defaults_unchanged(cfg::endpoint_params());
+  expect_defaults_unchanged(cfg::rosta_params());
+  expect_defaults_unchanged(cfg::calypte_params());
+  expect_defaults_unchanged(cfg::bench_params());
+  expect_defaults_unchanged(cfg::coyote_params());
+}
 
 TEST(Units, TimeSizeBandwidth) {
   std::string why;

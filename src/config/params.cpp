@@ -40,8 +40,11 @@ std::uint64_t page_size_set(const Cursor& v) {
   Cursor list = v;
   if (!v.node.IsSequence()) {
     // A default, or a --set value, written as a flow list in one scalar.
+    // reset() rebinds the copy; assigning would write the parsed list into
+    // the node it shares with `v` (a parameter's default, read by the point
+    // checks' threads at once).
     try {
-      list.node = YAML::Load(v.scalar());
+      list.node.reset(YAML::Load(v.scalar()));
     } catch (const YAML::Exception&) {
       v.fail("expected a list of page sizes");
     }
