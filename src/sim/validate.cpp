@@ -196,7 +196,8 @@ int validate(const ValidateArgs& a, const std::string& self) {
       // its ratio to the same metric at that point with `over`'s values
       // instead (e.g. ATC miss vs hit); with `first_at_most`, the value of
       // the sweep axis (a size, in the reference's unit) at the first point
-      // along that axis, in sweep order, where that value is at most a bound.
+      // along that axis, in sweep order, whose metric or ratio is at most a
+      // bound.
       std::string missing;
       const auto value_at = [&](const json& p) -> std::optional<double> {
         const json& m = p["metrics"];
@@ -214,7 +215,10 @@ int validate(const ValidateArgs& a, const std::string& self) {
         missing = "no study point matches this check's 'over' point";
         return std::nullopt;
       };
-      const std::string axis = k.has("first_at_most") ? k.child("first_at_most").child("axis").str() : "";
+      const bool first_at_most = k.has("first_at_most");
+      const cfg::Cursor along = first_at_most ? k.child("first_at_most") : cfg::Cursor{};
+      const std::string axis = first_at_most ? along.child("axis").str() : "";
+      const double bound = first_at_most ? along.child("value").number(-1e300, 1e300) : 0;
       std::optional<double> sim;
       bool any = false;
       for (const auto& p : res["points"]) {
@@ -228,17 +232,17 @@ int validate(const ValidateArgs& a, const std::string& self) {
         }
         if (!match) continue;
         any = true;
-        if (axis.empty()) {
+        if (!first_at_most) {
           sim = value_at(p);
           break;
         }
         const auto v = value_at(p);
-        if (!v || *v > k.child("first_at_most").child("value").number(-1e300, 1e300)) continue;
+        if (!v || *v > bound) continue;
         if (!p["point"].contains(axis) || !p["point"][axis].is_string())
-          k.child("first_at_most").child("axis").fail("'" + axis + "' is not a size axis of the study's sweep");
+          along.child("axis").fail("'" + axis + "' is not a size axis of the study's sweep");
         std::string why;
         const auto bytes = cfg::parse_size(p["point"][axis].get<std::string>(), why);
-        if (!bytes) k.child("first_at_most").child("axis").fail("'" + axis + "' is not a size axis: " + why);
+        if (!bytes) along.child("axis").fail("'" + axis + "' is not a size axis: " + why);
         sim = static_cast<double>(*bytes) / size_units().at(rv.unit);
         break;
       }
@@ -246,7 +250,7 @@ int validate(const ValidateArgs& a, const std::string& self) {
         r.status = "no-point";
         r.note = !any                ? "no study point matches this check (the point failed or does not exist)"
                  : !missing.empty() ? missing
-                 : !axis.empty()    ? "no point along '" + axis + "' reaches the bound"
+                 : first_at_most    ? "no point along '" + axis + "' reaches the bound"
                                     : "the ratio's denominator is zero";
         rows.push_back(r);
         continue;
