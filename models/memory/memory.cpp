@@ -56,15 +56,20 @@ void SparseMemory::chunk_bytes(const Page* pg, std::uint64_t index, std::uint32_
   }
 }
 
-std::uint8_t* SparseMemory::prepare(std::uint64_t index, std::uint32_t off, std::uint32_t n) {
+SparseMemory::Page* SparseMemory::page(std::uint64_t index) {
   auto& pg = m_pages[index];
   if (!pg) pg = std::make_unique<Page>();
+  return pg.get();
+}
+
+std::uint8_t* SparseMemory::prepare(std::uint64_t index, std::uint32_t off, std::uint32_t n) {
+  Page* pg = page(index);
   const std::uint32_t c0 = off / 64, c1 = (off + n - 1) / 64;
   for (std::uint32_t c = c0; c <= c1; ++c) {
     if (pg->real >> c & 1) continue;
     const bool whole = off <= c * 64 && off + n >= c * 64 + 64;
     std::uint8_t* b = pg->bytes();
-    if (!whole) chunk_bytes(pg.get(), index, c * 64, 64, b + c * 64);
+    if (!whole) chunk_bytes(pg, index, c * 64, 64, b + c * 64);
     pg->real |= 1ull << c;
     pg->pat &= ~(1ull << c);
     pg->own &= ~(1ull << c);
@@ -80,8 +85,7 @@ void SparseMemory::write(std::uint64_t addr, const std::uint8_t* p, std::uint32_
 
 void SparseMemory::write_pattern(std::uint64_t addr, std::uint64_t stream, std::uint64_t off, std::uint32_t len) {
   pieces(addr, len, [&](std::uint64_t index, std::uint32_t o, std::uint32_t n, std::uint32_t at) {
-    auto& pg = m_pages[index];
-    if (!pg) pg = std::make_unique<Page>();
+    Page* pg = page(index);
     for (std::uint32_t x = o; x < o + n;) {
       const std::uint32_t c = x / 64, e = std::min(c * 64 + 64, o + n);
       const std::uint64_t from = off + at + (x - o);  // pattern offset of byte x

@@ -87,6 +87,8 @@ class SparseMemory {
   // f(page_index, offset_in_page, length, offset_from_addr).
   template <class F>
   static void pieces(std::uint64_t addr, std::uint32_t len, F&& f);
+  // Page `index`, made (all chunks initial) on first use.
+  Page* page(std::uint64_t index);
   // Make [off, off+n) of page `index` writable: chunks it covers partly get
   // their current bytes (initial or referenced pattern) first.
   std::uint8_t* prepare(std::uint64_t index, std::uint32_t off, std::uint32_t n);
