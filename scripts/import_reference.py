@@ -291,8 +291,6 @@ gaps = {
     ('s011_bw_rd', 256): 'as for 128 B: the measured rate matches 64 B completions (4 x 84 B per read)',
     ('s011_bw_rd', 768): 'the measured dip at 768-1280 B is not explained by the completion model',
     ('s011_bw_rd', 1024): 'the measured dip at 768-1280 B is not explained by the completion model',
-    ('s011_bw_wr', 16): 'the NFP issues small writes at a fixed rate (47.5 M/s) regardless of size; the model charges per byte',
-    ('s011_bw_wr', 32): 'as for 16 B',
 }
 for study, chks in checks.items():
     for c in chks:

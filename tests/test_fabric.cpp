@@ -275,6 +275,22 @@ TEST(Ats, WithoutTheIommuIsBadInput) {
   EXPECT_THROW(simulate(topo, pair("rd", 2)), hx::InputError);
 }
 
+// The pcie-bench engine's write path: a write command takes at least
+// `write_interval`, however small (16 B writes at 50 ns: 20 M/s, far below
+// the link's and the per-byte limits), and writes are cut into TLPs of
+// `write_payload` under a larger MPS (the default 256 B; 1 KiB writes: 8
+// TLPs of 128 B).
+TEST(BenchDma, WriteCommandPeriodAndPayload) {
+  const std::string engine = ", issue_interval: 5ns, write_byte_time: 10ps, write_interval: 50ns, write_payload: 128B";
+  std::string topo = iommu_host(engine);
+  topo.replace(topo.find("enabled: true"), 13, "enabled: false");
+  const auto r = simulate(topo, "[{type: bench_bw, name: small, device: warm, op: wr, size: 16B, transactions: 2000},"
+                                " {type: bench_bw, name: big, device: cold, op: wr, size: 1KiB, transactions: 200}]");
+  EXPECT_NEAR(r["metrics"]["small.transactions_per_s"].get<double>(), 20e6, 20e6 * 0.01);
+  EXPECT_EQ(r["stats"]["cold.up.tx_tlps"]["value"].get<int>(), 200 * 8);
+  EXPECT_EQ(r["stats"]["warm.up.tx_tlps"]["value"].get<int>(), 2000);
+}
+
 // The Coyote MMU: every page a transfer touches for the first time is one
 // interrupt, driver work and fill; misses are served one at a time, so the
 // transfer takes at least that long per miss. The destination must hold the

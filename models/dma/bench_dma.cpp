@@ -164,7 +164,9 @@ void BenchDma::pump() {
     c.data_done = 0;
     m_slot_used[s] = true;
     ++m_active;
-    m_next_issue = now + m_cfg.issue_interval + (c.write ? static_cast<Tick>(c.len) * m_cfg.write_byte_time : 0);
+    Tick period = m_cfg.issue_interval;
+    if (c.write) period = std::max(m_cfg.write_interval, period + static_cast<Tick>(c.len) * m_cfg.write_byte_time);
+    m_next_issue = now + period;
     c.start = now + m_cfg.cmd_latency;
     if (m_atc) translate(s);
     if (c.xlate_pending == 0) m_ep->scheduler().at(c.start, this, kProgress, s);
@@ -176,10 +178,11 @@ void BenchDma::progress(std::size_t s) {
   Cmd& c = m_slots[s];
   const Tick now = now_tick();
   if (c.write) {
-    const std::uint32_t mps = static_cast<std::uint32_t>(m_ep->mps());
+    std::uint32_t max_len = static_cast<std::uint32_t>(m_ep->mps());
+    if (m_cfg.write_payload) max_len = std::min(max_len, m_cfg.write_payload);
     while (c.next < c.len && !m_ep->stream_full(m_s_cmd)) {
       const std::uint64_t addr = c.addr + c.next;
-      const std::uint32_t len = next_chunk(addr, c.len - c.next, mps);
+      const std::uint32_t len = next_chunk(addr, c.len - c.next, max_len);
       Tlp* t = m_ep->make(TlpKind::MemWr);
       t->addr = addr;
       t->addr64 = true;

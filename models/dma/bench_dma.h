@@ -2,8 +2,10 @@
 // by device firmware, each a read or write of `size` bytes at a host address.
 // Mechanisms: a command issue interval (the engine's command rate), a fixed
 // command latency before the first TLP and a completion latency after the
-// last data (the engine's internal memory path); reads are split at MRRS and
-// 4 KiB, writes at MPS and 4 KiB; at most `max_outstanding` commands and
+// last data (the engine's internal memory path); a write command also waits
+// for its data to be fetched (per byte) and for the write path's own command
+// period; reads are split at MRRS and 4 KiB, writes at MPS (or the engine's
+// smaller write payload) and 4 KiB; at most `max_outstanding` commands and
 // `tags` read requests in flight. Commands leave in issue order on one TX
 // queue: a read issued after a write never overtakes it (LAT_DMA_WRRD).
 // With ATS on, the engine works on untranslated (virtual) addresses behind
@@ -36,6 +38,8 @@ struct BenchDmaConfig {
   Tick done_latency = 50 * kNs;
   Tick read_byte_time = 0;  // per-byte cost of moving read data into device memory
   Tick write_byte_time = 0; // per-byte cost of fetching write data before a write command issues
+  Tick write_interval = 0;  // minimum time between write commands, however small
+  std::uint32_t write_payload = 0;  // largest write TLP payload the engine forms (0: MPS)
   int max_outstanding = 64;
   bool ats = false;
   ats::TlbConfig atc{32, 0, 0};
