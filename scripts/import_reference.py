@@ -256,15 +256,13 @@ KNEE = ('the knee: at 128 pages the measured miss rate is below the 50% a 64-ent
         'replacement policy fits both')
 WR_REACH = ('writes lose less than reads at 1-2 MiB windows (as if the IOTLB reached twice as far for writes); the model '
             'translates reads and writes through one IOTLB and has no mechanism that separates them')
-RD256 = ('the 256 B read rate is already 15% high without the IOMMU (BW_DMA_RD 256 B known gap: 64 B completions); '
-         'with misses the measured rate falls further than the walker throughput explains')
+RD256 = 'with misses the measured 256 B read rate falls further than the walker throughput explains'
 LLC = 'a 64 MiB window exceeds the 15 MiB LLC the model does not have: the IOMMU-off rate drops 11-14% there too'
 HSW, IVB = 'hsw_e5_2620v3', 'ivb_e5_2620v2'
 bw_gaps = {
     ('*', 'nosp', 'rd_64', '512KB'): KNEE, (IVB, 'nosp', 'wr_64', '512KB'): KNEE, (IVB, 'nosp', 'rd_64', '1MB'): KNEE,
     ('*', 'nosp', 'wr_64', '1MB'): WR_REACH, (IVB, 'nosp', 'wr_64', '2MB'): WR_REACH,
-    (HSW, 'nosp', 'rd_256', '256KB'): RD256, (HSW, 'nosp', 'rd_256', '4MB'): RD256, (HSW, 'nosp', 'rd_256', '64MB'): RD256,
-    (IVB, 'nosp', 'rd_256', '256KB'): RD256, (IVB, 'nosp', 'rd_256', '64MB'): RD256,
+    (HSW, 'nosp', 'rd_256', '4MB'): RD256, (HSW, 'nosp', 'rd_256', '64MB'): RD256, (IVB, 'nosp', 'rd_256', '64MB'): RD256,
     (HSW, 'nosp', 'wr_256', '4MB'): 'writes of 256 B keep their rate to 4 MiB: ' + WR_REACH,
     (IVB, 'nosp', 'wr_256', '4MB'): 'writes of 256 B keep their rate to 4 MiB: ' + WR_REACH,
     (HSW, 'nosp', 'wr_256', '64MB'): 'the measured 256 B write rate at full miss (22.5 M/s) is above the walker '
@@ -272,7 +270,6 @@ bw_gaps = {
     (IVB, 'nosp', 'wr_256', '64MB'): 'the measured 256 B write rate at full miss (19.9 M/s) is above the walker '
                                      'throughput that the 64 B rows give (18 M/s)',
     ('*', 'off', 'rd_64', '64MB'): LLC, ('*', 'sp', 'rd_64', '64MB'): LLC,
-    ('*', 'off', 'rd_256', '*'): RD256.split(';')[0], ('*', 'sp', 'rd_256', '*'): RD256.split(';')[0],
 }
 lat_gaps = {('*', 'nosp', 'rd_64', '512KB'): KNEE, ('*', 'nosp', 'wrrd_64', '512KB'): KNEE,
             (IVB, 'off', 'rd_64', '64MB'): LLC, (IVB, 'sp', 'rd_64', '64MB'): LLC,
@@ -287,8 +284,6 @@ dump(os.path.join(REF, 's011_pciebench.yaml'), GEN, {
     'source': 'S011', 'citation': 'pcie-bench/data (Neugebauer et al., SIGCOMM 2018), raw NFP-6000 measurements',
     'note': 'The dataset labels bandwidth GB/s; the values are Gb/s.', 'records': all_recs})
 gaps = {
-    ('s011_bw_rd', 128): 'the host returns small reads as 64 B completions even under load; the model coalesces ready lines',
-    ('s011_bw_rd', 256): 'as for 128 B: the measured rate matches 64 B completions (4 x 84 B per read)',
     ('s011_bw_rd', 768): 'the measured dip at 768-1280 B is not explained by the completion model',
     ('s011_bw_rd', 1024): 'the measured dip at 768-1280 B is not explained by the completion model',
 }

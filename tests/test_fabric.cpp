@@ -291,6 +291,26 @@ TEST(BenchDma, WriteCommandPeriodAndPayload) {
   EXPECT_EQ(r["stats"]["warm.up.tx_tlps"]["value"].get<int>(), 2000);
 }
 
+// Read requests shorter than `cpl_combine_min` are answered with one
+// completion per RCB (64 B) even when the lines are ready together; longer
+// ones are combined up to cpl_max (256 B here).
+namespace {
+int completions_of_reads(const std::string& size, int n) {
+  std::string topo = iommu_host();
+  topo.replace(topo.find("enabled: true"), 13, "enabled: false");
+  topo.replace(topo.find("read_line_interval: 0ns"), 23, "read_line_interval: 0ns, cpl_combine_min: 512B");
+  const auto r = simulate(topo, "[{type: bench_bw, name: rd, device: warm, op: rd, size: " + size +
+                                    ", window: 64KiB, transactions: " + std::to_string(n) + "}]");
+  return r["stats"]["host.completions"]["value"].get<int>();
+}
+}  // namespace
+TEST(RootComplex, ShortReadsGetOneCompletionPerLine) { EXPECT_EQ(completions_of_reads("256B", 100), 400); }
+TEST(RootComplex, LongReadsGetCombinedCompletions) {
+  const int n = completions_of_reads("512B", 100);
+  EXPECT_GE(n, 200);
+  EXPECT_LT(n, 400);
+}
+
 // The Coyote MMU: every page a transfer touches for the first time is one
 // interrupt, driver work and fill; misses are served one at a time, so the
 // transfer takes at least that long per miss. The destination must hold the

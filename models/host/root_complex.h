@@ -55,6 +55,7 @@ struct RootComplexConfig {
   Tick line_interval = 5 * kNs;
   int cpl_max_B = 256;
   int rcb_B = 64;
+  int cpl_combine_min_B = 0;  // requests shorter than this get one completion per RCB
   int posted_buffer = 64;
   bool p2p = true;
   std::uint64_t dram_base = 0, dram_size = 1ull << 36;
@@ -114,6 +115,7 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   struct ReadJob {
     Tlp* req;
     std::uint64_t next, end, first_line;
+    std::uint64_t req_addr;  // the request's first byte
     std::vector<Tick> line_ready;
     std::uint64_t seq;
   };
