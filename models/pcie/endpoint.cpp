@@ -79,14 +79,18 @@ Tlp* Endpoint::tx_select(PciePort& p) {
     return h;
   };
   if (Tlp* t = try_stream(0)) return t;  // completions first
+  // Round robin over the data streams 1..n-1, from m_rr on (no division:
+  // this runs once per TLP sent).
   const std::size_t n = m_streams.size();
-  for (std::size_t k = 0; k + 1 < n; ++k) {
-    const std::size_t s = 1 + (m_rr - 1 + k) % (n - 1);
+  std::size_t s = m_rr;
+  for (std::size_t k = 1; k < n; ++k) {
+    const std::size_t after = s + 1 == n ? 1 : s + 1;
     if (Tlp* t = try_stream(s)) {
-      m_rr = 1 + s % (n - 1);
+      m_rr = after;
       if (m_dev) m_dev->on_tx_space(static_cast<int>(s));
       return t;
     }
+    s = after;
   }
   if (next != kNever) p.wake_at(next);
   return nullptr;
