@@ -115,7 +115,6 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   struct ReadJob {
     Tlp* req;
     std::uint64_t next, end, first_line;
-    std::uint64_t req_addr;  // the request's first byte
     std::vector<Tick> line_ready;
     std::uint64_t seq;
   };
