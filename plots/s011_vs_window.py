@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """S011: NFP-6000 DMA read bandwidth and latency vs host window size on the
-Haswell E5-2620 v3 host, IOMMU off. Measured with the host cache warm and
-cold; hxsim does not model the host cache state yet (one memory latency)."""
+Haswell E5-2620 v3 host, IOMMU off, with the host cache warm and cold
+(measured and simulated)."""
 from common import args, need, plt, points, reference, save, size_of
 
 res, out = args()
@@ -11,11 +11,16 @@ WIN = {'4KB': 4, '8KB': 8, '16KB': 16, '64KB': 64, '256KB': 256, '512KB': 512, '
 fig, (a1, a2) = plt.subplots(1, 2, figsize=(7.5, 2.8))
 fig.subplots_adjust(wspace=0.35)
 pts = need(points(res, 's011_window_bw'), 's011_window_bw')
+def host_cache(p):
+    return p['point'].get('workloads.0.host_cache', 'warm')
+
+
 for i, size in enumerate((64, 256, 512)):
-    mine = sorted((size_of(p['point']['workloads.0.window']) // 1024, p['metrics']['bw.gbit_per_s'])
-                  for p in pts if int(p['metrics']['bw.size_B']) == size)
-    if mine:
-        a1.plot([w for w, _ in mine], [v for _, v in mine], '-', color='C%d' % i, label='hxsim rd %d B' % size)
+    for cache, style in (('warm', '-'), ('cold', '--')):
+        mine = sorted((size_of(p['point']['workloads.0.window']) // 1024, p['metrics']['bw.gbit_per_s'])
+                      for p in pts if int(p['metrics']['bw.size_B']) == size and host_cache(p) == cache)
+        if mine:
+            a1.plot([w for w, _ in mine], [v for _, v in mine], style, color='C%d' % i, label='hxsim %d B, %s' % (size, cache))
     for cache, marker in (('HWarm', 'o'), ('Cold', 'x')):
         m = [(WIN[w], r['value']) for w in WIN for k, r in [('s011.hsw_e5_2620v3.window_bw.rd_%d.%s.%s' % (size, cache, w), None)]
              for r in [ref.get(k)] if r]
@@ -27,8 +32,10 @@ a1.set_ylabel('BW_DMA_RD (Gb/s)')
 a1.set_title('S011 read bandwidth vs window')
 a1.legend(fontsize=5.5, ncol=2)
 lp = need(points(res, 's011_window_lat'), 's011_window_lat')
-mine = sorted((size_of(p['point']['workloads.0.window']) // 1024, p['metrics']['lat.median_ns']) for p in lp)
-a2.plot([w for w, _ in mine], [v for _, v in mine], 'C0-', label='hxsim 64 B')
+for cache, style in (('warm', '-'), ('cold', '--')):
+    mine = sorted((size_of(p['point']['workloads.0.window']) // 1024, p['metrics']['lat.median_ns'])
+                  for p in lp if host_cache(p) == cache)
+    a2.plot([w for w, _ in mine], [v for _, v in mine], 'C0' + style, label='hxsim 64 B, %s' % cache)
 for cache, marker in (('HWarm', 'o'), ('Cold', 'x')):
     m = [(WIN[w], ref[k]['value']) for w in WIN for k in ['s011.hsw_e5_2620v3.window_lat.rd_64.%s.%s' % (cache, w)] if k in ref]
     a2.plot([w for w, _ in m], [v for _, v in m], marker, color='C0', mfc='none', label='measured, %s' % ('warm' if cache == 'HWarm' else 'cold'))

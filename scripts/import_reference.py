@@ -257,7 +257,6 @@ KNEE = ('the knee: at 128 pages the measured miss rate is below the 50% a 64-ent
 WR_REACH = ('writes lose less than reads at 1-2 MiB windows (as if the IOTLB reached twice as far for writes); the model '
             'translates reads and writes through one IOTLB and has no mechanism that separates them')
 RD256 = 'with misses the measured 256 B read rate falls further than the walker throughput explains'
-LLC = 'a 64 MiB window exceeds the 15 MiB LLC the model does not have: the IOMMU-off rate drops 11-14% there too'
 HSW, IVB = 'hsw_e5_2620v3', 'ivb_e5_2620v2'
 bw_gaps = {
     ('*', 'nosp', 'rd_64', '512KB'): KNEE, (IVB, 'nosp', 'wr_64', '512KB'): KNEE, (IVB, 'nosp', 'rd_64', '1MB'): KNEE,
@@ -269,10 +268,8 @@ bw_gaps = {
                                      'throughput that the 64 B rows give (20 M/s)',
     (IVB, 'nosp', 'wr_256', '64MB'): 'the measured 256 B write rate at full miss (19.9 M/s) is above the walker '
                                      'throughput that the 64 B rows give (18 M/s)',
-    ('*', 'off', 'rd_64', '64MB'): LLC, ('*', 'sp', 'rd_64', '64MB'): LLC,
 }
 lat_gaps = {('*', 'nosp', 'rd_64', '512KB'): KNEE, ('*', 'nosp', 'wrrd_64', '512KB'): KNEE,
-            (IVB, 'off', 'rd_64', '64MB'): LLC, (IVB, 'sp', 'rd_64', '64MB'): LLC,
             (IVB, 'nosp', 'wrrd_64', '1MB'): 'on the Ivy Bridge host a write-then-read pays less for a miss (+187 ns) than '
                                              'a read (+280 ns); the model pays one walk in both'}
 iommu_bw_checks = window_checks('bw', ['rd_64', 'wr_64', 'rd_256', 'wr_256'], ['256KB', '512KB', '1MB', '4MB', '64MB'],

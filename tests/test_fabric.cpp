@@ -311,6 +311,21 @@ TEST(RootComplex, LongReadsGetCombinedCompletions) {
   EXPECT_LT(n, 400);
 }
 
+// The host's LLC: a window the host has just written (host_cache: warm) is
+// read at read_latency; a cold one pays llc_miss more on every read, the
+// second pass over it too (DMA reads that miss do not allocate).
+TEST(HostCache, AColdLineCostsTheMissLatency) {
+  std::string topo = iommu_host();
+  topo.replace(topo.find("enabled: true"), 13, "enabled: false");
+  topo.replace(topo.find("memory: {read_latency: 80ns}"), 28,
+               "memory: {read_latency: 80ns, llc_size: 64KiB, llc_ways: 16, llc_miss: 100ns}");
+  const auto r = simulate(topo, "[{type: bench_lat, name: hit, device: warm, op: rd, size: 64B, window: 16KiB, reps: 50},"
+                                " {type: bench_lat, name: miss, device: cold, op: rd, size: 64B, window: 16KiB, reps: 300,"
+                                " host_cache: cold}]");
+  EXPECT_NEAR(median(r, "miss") - median(r, "hit"), 100.0, 2.0);
+  EXPECT_EQ(r["stats"]["host.memory.llc_misses"]["value"].get<int>(), 300);  // 256 lines, then 44 of them again
+}
+
 // The Coyote MMU: every page a transfer touches for the first time is one
 // interrupt, driver work and fill; misses are served one at a time, so the
 // transfer takes at least that long per miss. The destination must hold the

@@ -123,6 +123,23 @@ TEST(ActionQueue, PopsInTimeThenPostingOrder) {
 // Sparse host memory against a byte map over the initial pattern: random
 // writes (bytes and pattern streams) and reads of any alignment and length,
 // across page and chunk boundaries.
+// One set of four ways: the least recently used line is the one replaced.
+TEST(LineCache, ReplacesTheLeastRecentlyUsedLine) {
+  mem::LineCache c(4 * 64, 4, 64);
+  ASSERT_TRUE(c.enabled());
+  for (std::uint64_t l = 0; l < 4; ++l) EXPECT_FALSE(c.access(64 * l));  // fills the empty ways
+  EXPECT_TRUE(c.access(0));        // 0 is now the most recent; 1 the least
+  EXPECT_FALSE(c.access(64 * 4));  // replaces 1
+  EXPECT_FALSE(c.access(64 * 1));  // replaces 2 (0 and 3 were used later)
+  EXPECT_TRUE(c.access(0));
+  EXPECT_TRUE(c.access(64 * 3));
+  EXPECT_FALSE(c.access(64 * 2));
+  EXPECT_FALSE(c.access(64 * 9, false));  // a look-up without fill leaves the set as it was
+  EXPECT_FALSE(c.access(64 * 9, false));
+  EXPECT_TRUE(c.access(64 * 2));
+  EXPECT_FALSE(mem::LineCache(0, 16, 64).enabled());
+}
+
 TEST(SparseMemory, AgreesWithAByteMap) {
   mem::SparseMemory m;
   std::map<std::uint64_t, std::uint8_t> ref;

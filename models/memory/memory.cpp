@@ -159,7 +159,8 @@ MemoryController::MemoryController(const std::string& name, const MemoryConfig& 
       m_line_time(line_time(cfg.line_B, cfg.channel_GBps)),
       m_rmw_slots(static_cast<unsigned>((2 * m_line_time + cfg.rmw_extra + m_line_time - 1) / m_line_time)),
       m_channels(static_cast<std::size_t>(std::max(1, cfg.channels)), SlotCalendar(m_line_time)),
-      m_link(cfg.far_GBps > 0 ? line_time(cfg.line_B, cfg.far_GBps) : 0) {
+      m_link(cfg.far_GBps > 0 ? line_time(cfg.line_B, cfg.far_GBps) : 0),
+      m_llc(cfg.llc_size, cfg.llc_ways, cfg.line_B) {
   const std::size_t n = m_channels.size();
   m_channels_pow2 = (n & (n - 1)) == 0;
   m_channel_mask = n - 1;
@@ -168,6 +169,7 @@ MemoryController::MemoryController(const std::string& name, const MemoryConfig& 
   reg.add_counter(name + ".lines_written", &lines_written, "line", "DRAM line writes");
   reg.add_counter(name + ".far_lines", &far_lines, "line", "lines read or written on the far NUMA node");
   reg.add_counter(name + ".partial_writes", &partial_writes, "line", "partial-line writes (read-modify-write)");
+  if (m_llc.enabled()) reg.add_counter(name + ".llc_misses", &llc_misses, "line", "line reads that missed the LLC");
 }
 
 Tick MemoryController::occupy(std::uint64_t line_addr, Tick t, unsigned slots) {
@@ -202,6 +204,7 @@ Tick MemoryController::write(std::uint64_t addr, std::uint32_t len, Tick t0) {
       commit = start + m_cfg.write_latency;
     }
     ++lines_written;
+    if (m_llc.enabled()) m_llc.access(line);  // DDIO: the written line is allocated in the LLC
     done = std::max(done, commit);
     a = stop;
   }
@@ -212,7 +215,45 @@ Tick MemoryController::read_line(std::uint64_t line_addr, Tick t) {
   ++lines_read;
   if (far(line_addr)) t = cross(t);
   const Tick start = occupy(line_addr, t, 1);
-  return start + m_cfg.read_latency;
+  Tick latency = m_cfg.read_latency;
+  if (m_llc.enabled() && !m_llc.access(line_addr, false)) {  // DDIO: a DMA read miss does not allocate
+    ++llc_misses;
+    latency += m_cfg.llc_miss;
+  }
+  return start + latency;
+}
+
+void MemoryController::warm(std::uint64_t addr, std::uint64_t len) {
+  if (!m_llc.enabled() || len == 0) return;
+  const std::uint64_t L = static_cast<std::uint64_t>(m_cfg.line_B);
+  for (std::uint64_t a = addr / L * L; a < addr + len; a += L) m_llc.access(a);
+}
+
+LineCache::LineCache(std::uint64_t size_B, int ways, int line_B) {
+  if (size_B == 0) return;
+  m_ways = static_cast<unsigned>(std::max(1, ways));
+  while ((1 << m_line_shift) < line_B) ++m_line_shift;
+  m_sets = std::max<std::uint64_t>(1, size_B / static_cast<std::uint64_t>(line_B) / m_ways);
+  m_tag.assign(static_cast<std::size_t>(m_sets * m_ways), 0);
+  m_used.assign(m_tag.size(), 0);
+}
+
+bool LineCache::access(std::uint64_t line_addr, bool fill) {
+  const std::uint64_t line = line_addr >> m_line_shift;
+  const std::size_t base = static_cast<std::size_t>(line % m_sets) * m_ways;
+  std::size_t victim = base;
+  ++m_clock;
+  for (std::size_t w = base; w < base + m_ways; ++w) {
+    if (m_tag[w] == line + 1) {
+      m_used[w] = m_clock;
+      return true;
+    }
+    if (m_used[w] < m_used[victim]) victim = w;  // empty ways (never used) first
+  }
+  if (!fill) return false;
+  m_tag[victim] = line + 1;
+  m_used[victim] = m_clock;
+  return false;
 }
 
 }  // namespace hx::mem

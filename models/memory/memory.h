@@ -41,6 +41,31 @@ struct MemoryConfig {
   Tick far_latency = 0;        // extra latency of a line on the far NUMA node
   double far_GBps = 0;         // socket interconnect bandwidth for far lines (0: not a limit)
   std::uint64_t far_base = 0;  // first far address (0: one node); set by the root complex
+  // The last-level cache as DMA sees it (0 bytes: none; every read at
+  // read_latency). Reads that miss pay llc_miss more and are served from
+  // DRAM without allocating; DMA writes allocate (DDIO), and so do the
+  // host's own accesses (MemoryController::warm).
+  std::uint64_t llc_size = 0;
+  int llc_ways = 16;
+  Tick llc_miss = 0;
+};
+
+// Which lines the last-level cache holds: set-associative, least recently
+// used replaced. Tags only; the data stays in SparseMemory.
+class LineCache {
+ public:
+  LineCache(std::uint64_t size_B, int ways, int line_B);
+  bool enabled() const { return m_sets != 0; }
+  // Looks the line up (a hit makes it the most recently used): true if it
+  // was held. On a miss it is filled if `fill`.
+  bool access(std::uint64_t line_addr, bool fill = true);
+
+ private:
+  std::uint64_t m_sets = 0;
+  unsigned m_ways = 0, m_line_shift = 6;
+  std::vector<std::uint64_t> m_tag;    // line number + 1 (0: empty), m_ways per set
+  std::vector<std::uint64_t> m_used;   // last access, by a counter
+  std::uint64_t m_clock = 0;
 };
 
 // Real bytes, 4 KiB pages allocated on first write; unwritten bytes read as
@@ -103,10 +128,13 @@ class MemoryController {
   Tick write(std::uint64_t addr, std::uint32_t len, Tick t);
   // One line read issued at `t`: returns when its data is available.
   Tick read_line(std::uint64_t line_addr, Tick t);
+  // The host touches [addr, addr+len) in address order (a buffer it has just
+  // written): its lines are in the LLC, the last ones most recently used.
+  void warm(std::uint64_t addr, std::uint64_t len);
   const MemoryConfig& config() const { return m_cfg; }
   SparseMemory& store() { return m_store; }
 
-  Counter lines_read, lines_written, partial_writes, far_lines;
+  Counter lines_read, lines_written, partial_writes, far_lines, llc_misses;
 
  private:
   Tick occupy(std::uint64_t line_addr, Tick t, unsigned slots);
@@ -119,6 +147,7 @@ class MemoryController {
   bool m_channels_pow2 = true;        // a power of two: interleave by mask, not by a division
   std::uint64_t m_channel_mask = 0;   // channels - 1 then
   SlotCalendar m_link;
+  LineCache m_llc;
   SparseMemory m_store;
 };
 

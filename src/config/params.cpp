@@ -179,6 +179,13 @@ const ParamTable<mem::MemoryConfig>& memory_params() {
            [](C& c, const Cursor& v) { c.far_latency = v.time(); }),
       P<C>("far_bw", "bandwidth", "0GB/s", "socket interconnect bandwidth available to far-node lines (0 = no limit)",
            [](C& c, const Cursor& v) { c.far_GBps = v.bandwidth() / 1e9; }),
+      P<C>("llc_size", "size", "0B", "last-level cache that DMA reads look up (0 = none: every read at read_latency); "
+           "DMA writes allocate in it (DDIO)",
+           [](C& c, const Cursor& v) { c.llc_size = v.size(); }),
+      P<C>("llc_ways", "int", "16", "LLC associativity (least recently used replaced)",
+           [](C& c, const Cursor& v) { c.llc_ways = static_cast<int>(v.integer(1, 64)); }),
+      P<C>("llc_miss", "time", "0ns", "extra latency of a DMA read that misses the LLC (read_latency is a hit's)",
+           [](C& c, const Cursor& v) { c.llc_miss = v.time(); }),
   };
   return t;
 }

@@ -502,7 +502,7 @@ class BenchDmaLoad final : public Workload {
  public:
   BenchDmaLoad(const Cursor& c, const topo::Topology& p, bool latency) : Workload(latency ? "bench_lat" : "bench_bw"), m_lat_test(latency) {
     c.keys({"type", "name", "device", "op", "size", "window", "reps", "transactions", "pattern", "seed", "page_size", "node",
-            "invalidate"});
+            "invalidate", "host_cache"});
     m_backing = backing_of(c);
     if (c.has("name")) m_name = c.child("name").str();
     m_dev = need_device(c.child("device"), p, "bench");
@@ -524,6 +524,10 @@ class BenchDmaLoad final : public Workload {
     }
     // invalidate: before each access the IOMMU driver invalidates its pages
     // (IOTLB, then the device's ATC by an ATS invalidate request message).
+    // host_cache: warm (the host has just written the window: it is in the
+    // LLC as far as it fits, pcie-bench's HWarm) or cold (nothing of it is).
+    // Only a host with an LLC (memory.llc_size) tells them apart.
+    m_warm = !c.has("host_cache") || c.child("host_cache").choice({"warm", "cold"}) == "warm";
     m_invalidate = c.has("invalidate") && c.child("invalidate").boolean();
     if (m_invalidate && !latency) c.child("invalidate").fail("invalidate applies to bench_lat");
     if (m_invalidate && !p.node(m_dev).bench.ats) c.child("invalidate").fail("the device has no ATC (bench.ats: false)");
@@ -535,6 +539,7 @@ class BenchDmaLoad final : public Workload {
       // BW_DMA_RW interleaves reads and writes; here the writes go to a
       // second window of the same size so that read data stays checkable.
       const std::uint64_t buf = m_p->alloc(m_op == "rw" ? 2 * m_window : m_window, 4096, m_backing);
+      if (m_warm) m_p->rc().memory().warm(buf, m_window);
       Rng rng(global_seed(), m_name);
       const std::uint64_t slots = std::max<std::uint64_t>(1, m_window / m_size);
       auto addr_of = [&](int i) {
@@ -630,7 +635,7 @@ class BenchDmaLoad final : public Workload {
   std::uint32_t m_size = 64;
   std::uint64_t m_window = 8192;
   int m_n = 10000;
-  bool m_seq = true, m_fresh = false, m_invalidate = false;
+  bool m_seq = true, m_fresh = false, m_invalidate = false, m_warm = true;
   std::uint64_t m_stride = 0;
   Histogram m_ats_rtt, m_atc_time;
   Backing m_backing;
@@ -780,8 +785,8 @@ std::string workloads_reference() {
 | `rosta_echo` | `from`, `to`, `bytes`, `reps` | S001 latency: echo round trip / 2 |
 | `calypte_burst` | `device`, `channels`, `size`, `packets`, `core` | F2H packets back to back over several channels, then a marker; the F2H rate |
 | `calypte_loopback` | `mode` (fhf, hfh), `device`, `channel`, `size`, `reps`, `core` | S004 round-trip latency distribution |
-| `bench_lat` | `device`, `op` (rd, wrrd), `size`, `window`, `reps`, `pattern` (seq, rand, fresh: every access on pages never touched before), `page_size`, `node` (near, far), `invalidate` (ATS invalidation of the pages before each access) | S011 LAT_DMA_RD / LAT_DMA_WRRD |
-| `bench_bw` | `device`, `op` (rd, wr, rw), `size`, `window`, `transactions`, `pattern`, `page_size`, `node` | S011 BW_DMA_RD / WR / RW |
+| `bench_lat` | `device`, `op` (rd, wrrd), `size`, `window`, `reps`, `pattern` (seq, rand, fresh: every access on pages never touched before), `page_size`, `node` (near, far), `invalidate` (ATS invalidation of the pages before each access), `host_cache` (warm: the window starts in the host's LLC as far as it fits; cold) | S011 LAT_DMA_RD / LAT_DMA_WRRD |
+| `bench_bw` | `device`, `op` (rd, wr, rw), `size`, `window`, `transactions`, `pattern`, `page_size`, `node`, `host_cache` | S011 BW_DMA_RD / WR / RW |
 | `coyote_perf` | `device`, `mode` (lat, thr), `size`, `reps`, `page_size`, `node`, `core`, `driver_core` | S003 Coyote perf_local: host -> FPGA -> host through the FPGA MMU; mean latency or throughput |
 
 `page_size` is the OS page backing the buffer (4KiB default; 64KiB, 2MiB, 32MiB, 1GiB huge pages): it bounds the IOMMU's mapping and the device MMU's TLB choice. `node: far` places the buffer on the other socket (`memory.numa_nodes: 2`).
