@@ -181,7 +181,10 @@ const ParamTable<mem::MemoryConfig>& memory_params() {
            [](C& c, const Cursor& v) { c.far_GBps = v.bandwidth() / 1e9; }),
       P<C>("llc_size", "size", "0B", "last-level cache that DMA reads look up (0 = none: every read at read_latency); "
            "DMA writes allocate in it (DDIO)",
-           [](C& c, const Cursor& v) { c.llc_size = v.size(); }),
+           [](C& c, const Cursor& v) {
+             c.llc_size = v.size();
+             if (c.llc_size > (1ull << 30)) v.fail("llc_size is at most 1GiB (its tags are kept for every line)");
+           }),
       P<C>("llc_ways", "int", "16", "LLC associativity (least recently used replaced)",
            [](C& c, const Cursor& v) { c.llc_ways = static_cast<int>(v.integer(1, 64)); }),
       P<C>("llc_miss", "time", "0ns", "extra latency of a DMA read that misses the LLC (read_latency is a hit's)",
