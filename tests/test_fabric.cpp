@@ -291,6 +291,18 @@ TEST(BenchDma, WriteCommandPeriodAndPayload) {
   EXPECT_EQ(r["stats"]["warm.up.tx_tlps"]["value"].get<int>(), 2000);
 }
 
+// Below 4 GiB a memory request must use the 3-DW header (PCIe sec. 2.2.4.1):
+// a 128 B write to DRAM at 1 GiB is 12 + 128 + 8 = 148 B on a Gen3 link.
+TEST(BenchDma, RequestsBelow4GiBUseThe3DwHeader) {
+  std::string topo = iommu_host();
+  topo.replace(topo.find("enabled: true"), 13, "enabled: false");
+  topo.replace(topo.find("read_line_interval: 0ns"), 23, "read_line_interval: 0ns, dram_base: 1GiB, dram_size: 1GiB");
+  const auto r = simulate(topo, "[{type: bench_bw, name: w, device: warm, op: wr, size: 128B, transactions: 100}]");
+  const auto& s = r["stats"];
+  EXPECT_EQ(s["warm.up.tx_tlps"]["value"].get<int>(), 100);
+  EXPECT_EQ(s["warm.up.tx_bytes"]["value"].get<double>() - 8.0 * s["warm.up.tx_dllps"]["value"].get<double>(), 100 * 148.0);
+}
+
 // Read requests shorter than `cpl_combine_min` are answered with one
 // completion per RCB (64 B) even when the lines are ready together; longer
 // ones are combined up to cpl_max (256 B here).
