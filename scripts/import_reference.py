@@ -196,12 +196,15 @@ for r in csv.DictReader(open(os.path.join(SRC, 's011_pciebench', 'bw_dma_vs_size
         study = 's011_bw_rd' if r['test'] == 'BW_DMA_RD' else 's011_bw_wr'
         add(study, r['test'], int(r['size_B']), float(r['gbit_per_s']), 'Gb/s', 'bw.gbit_per_s', 'bandwidth')
 all_recs = [x for v in recs.values() for x in v]
-# Window sweeps. IOMMU off on the Haswell host, HWarm and Cold, for the
-# figures (the host cache state they vary is not modelled, so no check binds
-# them); and the IOMMU study: Haswell and Ivy Bridge, IOMMU off / superpages /
-# 4 KiB pages only, HWarm (the cache state the platforms are calibrated on).
+# Window sweeps. IOMMU off on the Haswell host, HWarm and Cold (studies
+# s011_window_bw/lat, host_cache warm and cold); and the IOMMU study: Haswell
+# and Ivy Bridge, IOMMU off / superpages / 4 KiB pages only, HWarm.
 WSYS = SYS
 win_recs = {}
+# The windows the s011_window_bw / s011_window_lat studies sweep.
+WINDOW_STUDY = {'bw': ['4KB', '16KB', '256KB', '1MB', '4MB', '16MB', '32MB', '64MB'],
+                'lat': ['8KB', '64KB', '256KB', '1MB', '4MB', '16MB', '32MB', '64MB']}
+window_checks_of = {'bw': [], 'lat': []}
 IOMMU_SYS = {  # dataset system -> (platform id, topology, mode)
     'hsw-Xeon-E5-2620v3_dell-t630': ('hsw_e5_2620v3', 's011_hsw_e5_2620v3', 'off'),
     'hsw-Xeon-E5-2620v3_dell-t630-iommu': ('hsw_e5_2620v3', 's011_hsw_e5_2620v3', 'sp'),
@@ -213,9 +216,19 @@ IOMMU_SYS = {  # dataset system -> (platform id, topology, mode)
 for fname, kind, key, unit in (('bw_dma_vs_window.csv', 'bw', 'gbit_per_s', 'Gb/s'), ('lat_dma_vs_window.csv', 'lat', 'median_ns', 'ns')):
     for r in csv.DictReader(open(os.path.join(SRC, 's011_pciebench', fname))):
         if r['system'] == WSYS and r['cache'] in ('HWarm', 'Cold'):
-            all_recs.append({'id': 's011.hsw_e5_2620v3.window_%s.%s.%s.%s' % (kind, r['test'], r['cache'], r['window']),
-                             'quantity': '%s %s vs window' % (r['test'], key), 'value': float(r[key]), 'unit': unit,
-                             'prov': 'dataset', 'conditions': {'system': WSYS, 'cache': r['cache'], 'window': r['window']}})
+            rid = 's011.hsw_e5_2620v3.window_%s.%s.%s.%s' % (kind, r['test'], r['cache'], r['window'])
+            all_recs.append({'id': rid, 'quantity': '%s %s vs window' % (r['test'], key), 'value': float(r[key]), 'unit': unit,
+                             'prov': 'dataset', 'tolerance_pct': 10,
+                             'conditions': {'system': WSYS, 'cache': r['cache'], 'window': r['window']}})
+            op, size = r['test'].split('_')
+            study_windows = WINDOW_STUDY[kind]
+            if op == 'rd' and r['window'] in study_windows and (kind == 'lat' or size in ('64', '256', '512')):
+                pt = {'workloads.0.host_cache': 'warm' if r['cache'] == 'HWarm' else 'cold',
+                      'workloads.0.window': r['window'].replace('KB', 'KiB').replace('MB', 'MiB')}
+                if kind == 'bw':
+                    pt['workloads.0.size'] = size + 'B'
+                window_checks_of[kind].append({'ref': rid, 'point': pt,
+                                               'metric': 'bw.gbit_per_s' if kind == 'bw' else 'lat.median_ns'})
         if r['system'] in IOMMU_SYS and r['cache'] == 'HWarm':
             plat, topo, mode = IOMMU_SYS[r['system']]
             rid = 's011.%s.iommu_%s.window_%s.%s.%s' % (plat, mode, kind, r['test'], r['window'])
@@ -290,6 +303,10 @@ for study, chks in checks.items():
         if g:
             c['known_gap'] = g
     case(study, '../../configs/%s.yaml' % study, chks, 'S011 %s on the Haswell E5-2620 v3 host, IOMMU off' % study)
+case('s011_window_bw', '../../configs/s011_window_bw.yaml', window_checks_of['bw'],
+     'S011 BW_DMA_RD vs window on the Haswell E5-2620 v3 host, IOMMU off, host cache warm and cold')
+case('s011_window_lat', '../../configs/s011_window_lat.yaml', window_checks_of['lat'],
+     'S011 LAT_DMA_RD 64 B median vs window on the Haswell E5-2620 v3 host, IOMMU off, host cache warm and cold')
 case('s011_iommu_bw', '../../configs/s011_iommu_bw.yaml', iommu_bw_checks,
      'S011 DMA bandwidth vs window with the IOMMU off, with superpages and with 4 KiB pages only (Haswell, Ivy Bridge)')
 case('s011_iommu_lat', '../../configs/s011_iommu_lat.yaml', iommu_lat_checks,
