@@ -185,7 +185,7 @@ void BenchDma::progress(std::size_t s) {
       const std::uint32_t len = next_chunk(addr, c.len - c.next, max_len);
       Tlp* t = m_ep->make(TlpKind::MemWr);
       t->addr = addr;
-      t->addr64 = addr >= (1ull << 32);  // below 4 GiB a request must use the 3-DW format
+      t->addr64 = pcie::needs_addr64(addr);
       t->at = m_atc ? 2 : 0;
       t->len = len;
       t->data_stream = c.stream;
@@ -206,7 +206,7 @@ void BenchDma::progress(std::size_t s) {
     *it = Tag{true, s, addr, len, 0};
     Tlp* t = m_ep->make(TlpKind::MemRd);
     t->addr = addr;
-    t->addr64 = addr >= (1ull << 32);
+    t->addr64 = pcie::needs_addr64(addr);
     t->at = m_atc ? 2 : 0;
     t->req_len = len;
     t->tag = static_cast<std::uint16_t>(it - m_tags.begin());

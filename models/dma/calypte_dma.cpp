@@ -46,7 +46,7 @@ std::uint64_t CalypteDma::send(int ch, std::uint32_t bytes, std::uint64_t stream
     const std::uint32_t len = next_chunk(addr, bytes - done, seg);
     Tlp* t = m_ep->make(TlpKind::MemWr);
     t->addr = addr;
-    t->addr64 = addr >= (1ull << 32);
+    t->addr64 = pcie::needs_addr64(addr);
     t->len = len;
     t->data_stream = stream;
     t->data_off = off + done;

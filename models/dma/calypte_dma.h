@@ -52,7 +52,7 @@ inline std::uint64_t calypte_ring_place(std::uint64_t& wptr, std::uint64_t size,
 inline pcie::Tlp* calypte_pointer_update(pcie::Endpoint& ep, std::uint64_t addr, std::uint64_t value) {
   pcie::Tlp* u = ep.make(pcie::TlpKind::MemWr);
   u->addr = addr;
-  u->addr64 = addr >= (1ull << 32);
+  u->addr64 = pcie::needs_addr64(addr);
   u->len = 8;
   u->data_stream = kCalyptePointerStream;
   u->data_off = value;

@@ -127,7 +127,7 @@ void CoyoteDma::request_reads() {
       *it = static_cast<std::int64_t>(p.id);
       Tlp* t = m_ep->make(TlpKind::MemRd);
       t->addr = a;
-      t->addr64 = a >= (1ull << 32);
+      t->addr64 = pcie::needs_addr64(a);
       t->req_len = len;
       t->tag = static_cast<std::uint16_t>(it - m_tags.begin());
       m_ep->push(m_s_rd, t, now_tick());
@@ -156,7 +156,7 @@ void CoyoteDma::write_back(Packet& p) {
     const std::uint32_t len = next_chunk(p.dst + done, p.len - done, mps);
     Tlp* t = m_ep->make(TlpKind::MemWr);
     t->addr = p.dst + done;
-    t->addr64 = t->addr >= (1ull << 32);
+    t->addr64 = pcie::needs_addr64(t->addr);
     t->len = len;
     t->data_stream = pcie::kMemoryStream;  // the bytes read from the source
     t->data_off = p.src + done;
@@ -177,7 +177,7 @@ void CoyoteDma::on_sent(const Tlp& t, Tick, Tick end) {
   if (m_writeback) {
     Tlp* w = m_ep->make(TlpKind::MemWr);
     w->addr = m_writeback + 8 * ((m_completed - 1) % 512);  // one slot per transfer, a 4 KiB ring
-    w->addr64 = w->addr >= (1ull << 32);
+    w->addr64 = pcie::needs_addr64(w->addr);
     w->len = 8;
     w->data_stream = kWritebackStream;
     w->data_off = 8 * m_completed;

@@ -70,7 +70,7 @@ void RostaDma::refill() {
     Tlp* t = m_ep->make(TlpKind::MemWr);
     t->vc = j->vc;
     t->addr = addr;
-    t->addr64 = addr >= (1ull << 32);
+    t->addr64 = pcie::needs_addr64(addr);
     t->len = len;
     t->data_stream = j->stream;
     t->data_off = m_job_off;
@@ -112,7 +112,7 @@ void RostaDma::issue_reads() {
     m_reqs[tag] = Req{addr, len, 0, true};
     Tlp* t = m_ep->make(TlpKind::MemRd);
     t->addr = addr;
-    t->addr64 = addr >= (1ull << 32);
+    t->addr64 = pcie::needs_addr64(addr);
     t->req_len = len;
     t->tag = static_cast<std::uint16_t>(tag);
     m_ep->push(m_s_read, t, now);
@@ -216,7 +216,7 @@ void RostaDma::on_write(const Tlp& t) {
     if (m_echo) {
       Tlp* e = m_ep->make(TlpKind::MemWr);
       e->addr = m_echo_to + (t.data_off % (1u << 20));
-      e->addr64 = e->addr >= (1ull << 32);
+      e->addr64 = pcie::needs_addr64(e->addr);
       e->len = t.len;
       e->data_stream = t.data_stream;
       e->data_off = t.data_off;

@@ -64,7 +64,7 @@ void HostCpu::send_write(std::uint64_t addr, std::uint32_t len, std::uint64_t st
   Tlp* t = pcie::TlpPool::instance().get();
   t->kind = TlpKind::MemWr;
   t->addr = addr;
-  t->addr64 = addr >= (1ull << 32);
+  t->addr64 = pcie::needs_addr64(addr);
   t->len = len;
   t->data_stream = stream;
   t->data_off = off;
@@ -127,7 +127,7 @@ void HostCpu::mmio_read(int core, std::uint64_t addr, std::uint32_t len) {
   Tlp* t = pcie::TlpPool::instance().get();
   t->kind = TlpKind::MemRd;
   t->addr = addr;
-  t->addr64 = addr >= (1ull << 32);
+  t->addr64 = pcie::needs_addr64(addr);
   t->req_len = len;
   t->tag = m_next_tag++;
   t->created = now_tick();

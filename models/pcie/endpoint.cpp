@@ -48,7 +48,7 @@ Tlp* Endpoint::make(TlpKind kind) {
 Tlp* Endpoint::make_msi(std::uint32_t vector) {
   Tlp* t = make(TlpKind::MemWr);
   t->addr = m_cfg.msi_addr;
-  t->addr64 = t->addr >= (1ull << 32);
+  t->addr64 = needs_addr64(t->addr);
   t->len = 4;
   t->data_stream = kMemoryStream;
   t->data_off = vector;

@@ -78,6 +78,10 @@ class TlpPool {
   std::uint64_t m_next_id = 1;
 };
 
+// Whether a memory request to `addr` needs the 4-DW header: below 4 GiB the
+// 3-DW (32-bit address) format is required (PCIe sec. 2.2.4.1).
+inline bool needs_addr64(std::uint64_t addr) { return addr >= (1ull << 32); }
+
 // Checksum of `len` bytes of a deterministic data pattern, as would be read
 // at byte offsets [off, off+len) of a stream identified by `stream`.
 std::uint64_t pattern_checksum(std::uint64_t stream, std::uint64_t off, std::uint32_t len);

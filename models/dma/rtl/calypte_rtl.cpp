@@ -404,7 +404,7 @@ void CalypteRtl::start_rq() {
   if (m_rq_addr != p.ring_addr + p.written) sim_fail(m_name, "RTL wrote a segment at an unexpected ring address");
   Tlp* w = m_ep->make(TlpKind::MemWr);
   w->addr = m_rq_addr;
-  w->addr64 = m_rq_addr >= (1ull << 32);
+  w->addr64 = pcie::needs_addr64(m_rq_addr);
   w->len = m_rq_len;
   w->data_stream = p.stream;
   w->data_off = p.off + p.written;
