@@ -152,6 +152,14 @@ class Runs(unittest.TestCase):
             idx = [q['point_index'] for q in json.load(f)['points']]
         self.assertEqual(sorted(idx), list(range(1000)), 'a point lost or repeated')
 
+    def test_point_server_refuses_a_study_changed_since_the_check(self):
+        # A local sweep's point servers read the study again; one that reads
+        # other content than the driver checked (its hash) runs nothing.
+        study = os.path.join(ROOT, 'configs', 's004_fhf.yaml')
+        rc, _, err = run('_serve', study, '--dir', self.d, '--cmd-fd', '0', '--rep-fd', '1', '--study-hash', '12345')
+        self.assertEqual(rc, 2, err)
+        self.assertIn('changed while the sweep started', err)
+
     def test_failing_point_is_reported_and_the_rest_run(self):
         study = os.path.join(ROOT, 'configs', 's004_fhf.yaml')
         out = os.path.join(self.d, 'f')

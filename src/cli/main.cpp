@@ -63,6 +63,23 @@ int run_cli(int argc, char** argv) {
   point->add_option("--trace-to", ra.trace_to);
   point->add_option("--trace-max", ra.trace_max);
 
+  std::string serve_dir;
+  int serve_cmd = -1, serve_rep = -1;
+  std::uint64_t serve_hash = 0;
+  auto* serve = app.add_subcommand("_serve", "(internal) a point server of a local sweep");
+  serve->group("");
+  serve->add_option("study", ra.study)->required();
+  serve->add_option("--dir", serve_dir)->required();
+  serve->add_option("--cmd-fd", serve_cmd)->required();
+  serve->add_option("--rep-fd", serve_rep)->required();
+  serve->add_option("--study-hash", serve_hash)->required();
+  serve->add_option("--set", ra.sets);
+  serve->add_option("--seed", ra.seed);
+  serve->add_flag("--trace", ra.trace);
+  serve->add_option("--trace-from", ra.trace_from);
+  serve->add_option("--trace-to", ra.trace_to);
+  serve->add_option("--trace-max", ra.trace_max);
+
   std::string topo_file, dot_file;
   auto* topo = app.add_subcommand("topo", "Check a topology; print routes, address map and bottlenecks");
   topo->add_option("topology", topo_file, "topology YAML")->required()->check(CLI::ExistingFile);
@@ -95,6 +112,7 @@ int run_cli(int argc, char** argv) {
 
   if (*run) return ra.mpi ? hx::sim::run_study_mpi(ra, self_exe()) : hx::sim::run_study(ra, self_exe());
   if (*point) return hx::sim::run_one_point(ra, index, out_file);
+  if (*serve) return hx::sim::run_point_server(ra, serve_dir, serve_cmd, serve_rep, serve_hash);
   if (*topo) {
     const auto root = hx::cfg::load_file(topo_file);
     const auto t = hx::topo::load_topology(hx::cfg::root_cursor(root, topo_file), topo_file);

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -62,6 +63,11 @@ std::uint64_t study_seed(const RunArgs& a, const StudyFiles& f) {
   if (a.seed >= 0) return static_cast<std::uint64_t>(a.seed);
   const cfg::Cursor root = cfg::root_cursor(f.study, f.study_file);
   return root.has("seed") ? static_cast<std::uint64_t>(root.child("seed").integer(0, 1ll << 62)) : 1;
+}
+
+// The resolved study and topology, as one number.
+std::uint64_t study_hash(const StudyFiles& f) {
+  return std::hash<std::string>{}(emit(f.study) + "\n---\n" + emit(f.topo));
 }
 
 std::string read_file(const std::string& p) {
@@ -182,10 +188,10 @@ int write_point(const RunArgs& a, StudyFiles& f, const SweepPoint& point, std::s
   return 0;
 }
 
-std::vector<std::string> point_args(const RunArgs& a, const std::string& self, std::uint64_t seed, std::size_t k,
-                                    const std::string& out) {
-  std::vector<std::string> args = {self, "_point", a.study, "--index", std::to_string(k), "--out", out,
-                                   "--seed", std::to_string(seed)};
+// The command line of an internal subcommand that runs points of this study:
+// the study, its resolved seed, the --set overrides and the trace options.
+std::vector<std::string> worker_args(const RunArgs& a, const std::string& self, const std::string& sub, std::uint64_t seed) {
+  std::vector<std::string> args = {self, sub, a.study, "--seed", std::to_string(seed)};
   for (const auto& s : a.sets) {
     args.push_back("--set");
     args.push_back(s);
@@ -199,6 +205,13 @@ std::vector<std::string> point_args(const RunArgs& a, const std::string& self, s
       args.push_back(a.trace_to);
     }
   }
+  return args;
+}
+
+std::vector<std::string> point_args(const RunArgs& a, const std::string& self, std::uint64_t seed, std::size_t k,
+                                    const std::string& out) {
+  std::vector<std::string> args = worker_args(a, self, "_point", seed);
+  for (const std::string& x : {std::string("--index"), std::to_string(k), std::string("--out"), out}) args.push_back(x);
   return args;
 }
 
@@ -263,54 +276,120 @@ bool read_all(int fd, void* p, std::size_t n) {
   return true;
 }
 
-// Points run as processes forked, `jobs` at a time, by a small server
-// process that this one forks once, after every point has been checked.
-// Forking rather than starting the executable afresh saves loading and
-// relocating the libraries, which is about half of a short point's cost
-// (docs/performance.md); forking from the server rather than from this
-// process keeps each fork cheap while this one accumulates the gathered
-// results. Nothing of SystemC is elaborated before the fork, so each point
-// process elaborates exactly once, from the study and sweep point checked
-// here, as an `hxsim _point` process would from the files. (The MPI pool
-// starts `hxsim _point` processes instead: an MPI process must not fork.)
-//
-// This process sends point indices ahead of need (a few more than `jobs`),
-// so that the server starts the next point the moment one ends; the server
-// sends back each finished point's index and exit code, having kept a
+std::string point_file(const std::string& dir, std::size_t k, const char* ext = "") {
+  return (fs::path(dir) / "points" / (std::to_string(k) + ".json" + ext)).string();
+}
+
+// Local sweeps: `jobs` point servers, each an `hxsim _serve` process started
+// afresh, take point indices from one command pipe (the driver writes them
+// 8 bytes at a time, a few ahead of need; a pipe read of 8 bytes is whole)
+// and run each point in a process forked from the server, one at a time.
+// Each server sends back the point's index and exit code, having kept a
 // failed point's stderr in points/K.json.stderr.
-class LocalPool final : public PointPool {
- public:
-  LocalPool(const RunArgs& a, const StudyFiles& f, const std::vector<SweepPoint>& points, std::uint64_t seed,
-            std::string dir, int jobs)
-      : m_jobs(jobs), m_ahead(jobs + std::min(jobs, 64)) {
-    int cmd[2], rep[2];
-    if (::pipe2(cmd, O_CLOEXEC) != 0 || ::pipe2(rep, O_CLOEXEC) != 0) throw SimError("cannot start the point server");
-    std::fflush(nullptr);  // nothing buffered here is written twice
-    m_server = ::fork();
-    if (m_server < 0) throw SimError("cannot start the point server");
-    if (m_server == 0) {
-      ::close(cmd[1]);
-      ::close(rep[0]);
-      int code = 0;
-      try {
-        m_dir = std::move(dir);
-        serve(cmd[0], rep[1], a, f, points, seed);
-      } catch (...) {
-        code = 3;
+//
+// Forking rather than starting the executable for every point saves
+// loading and relocating the libraries, about half of a short point's cost
+// (docs/performance.md). Each server is started afresh, not forked from
+// the driver: the point processes of one parent contend in the kernel
+// (their pages are copy-on-write shares of the same parent's), and
+// servers that share no memory run their points as independently as two
+// separate sweeps do (design note 18). Nothing of SystemC is elaborated in
+// a server, so each point process elaborates exactly once. (The MPI pool
+// starts `hxsim _point` processes instead: an MPI process must not fork.)
+void serve(int cmd, int rep, const RunArgs& a, const StudyFiles& f, const std::vector<SweepPoint>& points,
+           std::uint64_t seed, const std::string& dir) {
+  ::signal(SIGPIPE, SIG_IGN);  // a driver that has gone makes report() throw, not kill this process
+  auto report = [&](std::size_t k, int code) {
+    const std::uint64_t reply[2] = {k, static_cast<std::uint64_t>(code)};
+    if (!write_all(rep, reply, sizeof reply)) throw SimError("lost the parent");
+  };
+  for (;;) {
+    std::uint64_t msg;
+    if (!read_all(cmd, &msg, sizeof msg)) return;  // the driver is done or gone
+    const std::size_t k = static_cast<std::size_t>(msg);
+    if (k >= points.size()) throw SimError("the point server was sent a point that does not exist");
+    // The point's stderr goes to memory, kept in a file only if it fails.
+    const int err = ::memfd_create("hxsim-point-stderr", MFD_CLOEXEC);
+    const pid_t pid = err < 0 ? -1 : ::fork();
+    if (pid == 0) {
+      ::close(cmd);  // the server's pipes are not the point's
+      ::close(rep);
+      int code = 3;
+      const int null = ::open("/dev/null", O_WRONLY);
+      if (null >= 0 && ::dup2(err, 2) >= 0 && ::dup2(null, 1) >= 0) {
+        StudyFiles own = f;  // this process's own copy of the checked study
+        code = exit_status_of([&] { return write_point(a, own, points[k], k, seed, point_file(dir, k)); });
       }
+      std::fflush(nullptr);
       ::_exit(code);
     }
-    m_dir = std::move(dir);
+    if (pid < 0) {
+      if (err >= 0) ::close(err);
+      std::ofstream(point_file(dir, k, ".stderr")) << "simulation error: cannot start a worker process\n";
+      report(k, 3);
+      continue;
+    }
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0) {
+      if (errno != EINTR) return;
+    }
+    const int code = exit_code(status);
+    if (code != 0) {
+      std::string text;
+      char buf[4096];
+      ssize_t n;
+      for (off_t at = 0; (n = ::pread(err, buf, sizeof buf, at)) > 0; at += n) text.append(buf, static_cast<std::size_t>(n));
+      std::ofstream(point_file(dir, k, ".stderr"), std::ios::binary) << text;
+    }
+    ::close(err);
+    report(k, code);
+  }
+}
+
+
+class LocalPool final : public PointPool {
+ public:
+  LocalPool(const RunArgs& a, const std::string& self, const StudyFiles& f, std::uint64_t seed, std::string dir, int jobs)
+      : m_dir(std::move(dir)), m_ahead(jobs + std::min(jobs, 64)) {
+    int cmd[2], rep[2];
+    if (::pipe2(cmd, O_CLOEXEC) != 0 || ::pipe2(rep, O_CLOEXEC) != 0) throw SimError("cannot start the point server");
+    // The servers inherit their ends; not the driver's (EOF must reach both sides).
+    ::fcntl(cmd[0], F_SETFD, 0);
+    ::fcntl(rep[1], F_SETFD, 0);
+    std::vector<std::string> args = worker_args(a, self, "_serve", seed);
+    for (const std::string& x : {std::string("--dir"), m_dir, std::string("--cmd-fd"), std::to_string(cmd[0]),
+                                 std::string("--rep-fd"), std::to_string(rep[1]), std::string("--study-hash"),
+                                 std::to_string(study_hash(f))})
+      args.push_back(x);
+    std::vector<char*> argv;
+    for (auto& x : args) argv.push_back(x.data());
+    argv.push_back(nullptr);
+    // Every library's symbols are bound in the server, once, rather than
+    // lazily in each point process (which would copy the pages it writes).
+    std::vector<char*> env;
+    for (char** e = environ; *e; ++e)
+      if (std::strncmp(*e, "LD_BIND_NOW=", 12) != 0) env.push_back(*e);
+    std::string bind_now = "LD_BIND_NOW=1";
+    env.push_back(bind_now.data());
+    env.push_back(nullptr);
+    for (int i = 0; i < jobs; ++i) {
+      pid_t pid;
+      if (posix_spawn(&pid, self.c_str(), nullptr, nullptr, argv.data(), env.data()) != 0)
+        throw SimError("cannot start the point server");
+      m_servers.push_back(pid);
+    }
     ::close(cmd[0]);
     ::close(rep[1]);
     m_cmd = cmd[1];
     m_rep = rep[0];
   }
   ~LocalPool() override {
-    ::close(m_cmd);  // the server sees EOF, waits for what still runs, and ends
+    ::close(m_cmd);  // the servers see EOF, finish what they run, and end
     ::close(m_rep);
-    int status;
-    while (::waitpid(m_server, &status, 0) < 0 && errno == EINTR) {}
+    for (const pid_t s : m_servers) {
+      int status;
+      while (::waitpid(s, &status, 0) < 0 && errno == EINTR) {}
+    }
   }
   bool can_start() const override { return m_outstanding < m_ahead; }
   void start(std::size_t k) override {
@@ -323,110 +402,29 @@ class LocalPool final : public PointPool {
     if (!read_all(m_rep, reply, sizeof reply)) throw SimError("lost track of the point processes");
     --m_outstanding;
     Finished f{static_cast<std::size_t>(reply[0]), static_cast<int>(reply[1]), {}};
-    if (f.code != 0) f.err = read_file(stderr_file(f.index));
+    if (f.code != 0) f.err = read_file(point_file(m_dir, f.index, ".stderr"));
     return f;
   }
 
  private:
-  std::string stderr_file(std::size_t k) const {
-    return (fs::path(m_dir) / "points" / (std::to_string(k) + ".json.stderr")).string();
-  }
-
-  // The server's loop; runs in its own process.
-  void serve(int cmd, int rep, const RunArgs& a, const StudyFiles& f, const std::vector<SweepPoint>& points,
-             std::uint64_t seed) {
-    ::malloc_trim(0);  // what the checks left freed is not copied into every point process
-    ::signal(SIGPIPE, SIG_IGN);  // a driver that has gone makes report() throw, not kill this process
-    ::fcntl(cmd, F_SETFL, ::fcntl(cmd, F_GETFL) | O_NONBLOCK);
-    std::map<pid_t, std::pair<std::size_t, int>> running;  // point index, stderr memfd
-    std::deque<std::size_t> pending;
-    bool eof = false;
-    auto report = [&](std::size_t k, int code) {
-      const std::uint64_t reply[2] = {k, static_cast<std::uint64_t>(code)};
-      if (!write_all(rep, reply, sizeof reply)) throw SimError("lost the parent");
-    };
-    for (;;) {
-      // Take what has arrived; block for it only when nothing runs.
-      for (;;) {
-        std::uint64_t msg;
-        const ssize_t n = ::read(cmd, &msg, sizeof msg);
-        if (n == static_cast<ssize_t>(sizeof msg)) {
-          pending.push_back(static_cast<std::size_t>(msg));
-          continue;
-        }
-        if (n == 0 && !eof) {
-          eof = true;  // the driver is done or gone: what runs finishes, nothing new starts
-          pending.clear();
-        }
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0 && errno == EAGAIN && running.empty() && pending.empty() && !eof) {
-          pollfd p{cmd, POLLIN, 0};
-          ::poll(&p, 1, -1);
-          continue;
-        }
-        break;  // (indices are written whole, 8 bytes at a time, so a short read does not occur)
-      }
-      while (static_cast<int>(running.size()) < m_jobs && !pending.empty()) {
-        const std::size_t k = pending.front();
-        pending.pop_front();
-        const std::string pf = (fs::path(m_dir) / "points" / (std::to_string(k) + ".json")).string();
-        // The point's stderr goes to memory, kept in a file only if it fails.
-        const int err = ::memfd_create("hxsim-point-stderr", MFD_CLOEXEC);
-        const pid_t pid = err < 0 ? -1 : ::fork();
-        if (pid == 0) {
-          ::close(cmd);  // the server's pipes are not the point's (the driver sees EOF when the server goes)
-          ::close(rep);
-          int code = 3;
-          const int null = ::open("/dev/null", O_WRONLY);
-          if (null >= 0 && ::dup2(err, 2) >= 0 && ::dup2(null, 1) >= 0) {
-            StudyFiles own = f;  // this process's own copy of the checked study
-            code = exit_status_of([&] { return write_point(a, own, points[k], k, seed, pf); });
-          }
-          std::fflush(nullptr);
-          ::_exit(code);
-        }
-        if (pid < 0) {
-          if (err >= 0) ::close(err);
-          std::ofstream(stderr_file(k)) << "simulation error: cannot start a worker process\n";
-          report(k, 3);
-        } else {
-          running[pid] = {k, err};
-        }
-      }
-      if (running.empty()) {
-        if (eof && pending.empty()) return;
-        continue;
-      }
-      int status = 0;
-      const pid_t pid = ::wait(&status);
-      if (pid < 0) {
-        if (errno == EINTR) continue;
-        return;
-      }
-      auto it = running.find(pid);
-      if (it == running.end()) continue;
-      const auto [k, err] = it->second;
-      running.erase(it);
-      const int code = exit_code(status);
-      if (code != 0) {
-        std::string text;
-        char buf[4096];
-        ssize_t n;
-        for (off_t at = 0; (n = ::pread(err, buf, sizeof buf, at)) > 0; at += n) text.append(buf, static_cast<std::size_t>(n));
-        std::ofstream(stderr_file(k), std::ios::binary) << text;
-      }
-      ::close(err);
-      report(k, code);
-    }
-  }
 
   std::string m_dir;
-  int m_jobs, m_ahead;
+  int m_ahead;
   int m_outstanding = 0;
-  pid_t m_server = -1;
+  std::vector<pid_t> m_servers;
   int m_cmd = -1, m_rep = -1;
 };
 }  // namespace
+
+int run_point_server(const RunArgs& a, const std::string& dir, int cmd, int rep, std::uint64_t expect_hash) {
+  StudyFiles f = prepared(a);
+  const auto points = expand_sweep(f);
+  // The driver checked every point of what it read; a server that reads
+  // something else (a file edited since) runs nothing.
+  if (study_hash(f) != expect_hash) throw InputError(a.study + ": the study or its topology changed while the sweep started");
+  serve(cmd, rep, a, f, points, study_seed(a, f), dir);
+  return 0;
+}
 
 int run_study(const RunArgs& a, const std::string& self) {
   // 1. Everything is checked before anything is written.
@@ -464,7 +462,7 @@ int run_study(const RunArgs& a, const std::string& self) {
     todo.push_back(k);
   }
   const bool tty = ::isatty(2) && !a.quiet;
-  std::unique_ptr<PointPool> pool = a.mpi ? make_mpi_pool(a, self, dir) : std::make_unique<LocalPool>(a, f, points, seed, dir, jobs);
+  std::unique_ptr<PointPool> pool = a.mpi ? make_mpi_pool(a, self, dir) : std::make_unique<LocalPool>(a, self, f, seed, dir, jobs);
   std::size_t next = 0, done = 0, failed = 0;
   auto read_point = [&](std::size_t k) {
     const fs::path pf = fs::path(dir) / "points" / (std::to_string(k) + ".json");

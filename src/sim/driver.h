@@ -50,6 +50,8 @@ int spawn_point(const std::vector<std::string>& args, const std::string& errf);
 int exit_code(int status);
 std::uint64_t study_seed(const RunArgs& a, const StudyFiles& f);
 StudyFiles prepared(const RunArgs& a);
+// `hxsim _serve`: one point server of a local sweep (see driver.cpp).
+int run_point_server(const RunArgs& a, const std::string& dir, int cmd_fd, int rep_fd, std::uint64_t study_hash);
 std::string read_file(const std::string& p);
 
 // Runs `body` and maps what it throws to the exit codes of DESIGN.md section
