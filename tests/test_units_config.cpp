@@ -140,6 +140,17 @@ TEST(LineCache, ReplacesTheLeastRecentlyUsedLine) {
   EXPECT_FALSE(mem::LineCache(0, 16, 64).enabled());
 }
 
+TEST(LineCache, HoldsNoMoreLinesThanItsSize) {
+  // Two lines of capacity with 20 ways: the third line evicts the first.
+  mem::LineCache c(2 * 64, 20, 64);
+  EXPECT_FALSE(c.access(0));
+  EXPECT_FALSE(c.access(64));
+  EXPECT_FALSE(c.access(128));
+  EXPECT_TRUE(c.access(128));
+  EXPECT_TRUE(c.access(64));
+  EXPECT_FALSE(c.access(0));
+}
+
 TEST(SparseMemory, AgreesWithAByteMap) {
   mem::SparseMemory m;
   std::map<std::uint64_t, std::uint8_t> ref;

@@ -231,9 +231,12 @@ void MemoryController::warm(std::uint64_t addr, std::uint64_t len) {
 
 LineCache::LineCache(std::uint64_t size_B, int ways, int line_B) {
   if (size_B == 0) return;
-  m_ways = static_cast<unsigned>(std::max(1, ways));
   while ((1 << m_line_shift) < line_B) ++m_line_shift;
-  m_sets = std::max<std::uint64_t>(1, size_B / static_cast<std::uint64_t>(line_B) / m_ways);
+  // A cache smaller than its associativity holds as many lines as fit (at
+  // least one), all in one set.
+  const std::uint64_t lines = std::max<std::uint64_t>(1, size_B / static_cast<std::uint64_t>(line_B));
+  m_ways = static_cast<unsigned>(std::min<std::uint64_t>(lines, static_cast<std::uint64_t>(std::max(1, ways))));
+  m_sets = lines / m_ways;
   m_tag.assign(static_cast<std::size_t>(m_sets * m_ways), 0);
   m_used.assign(m_tag.size(), 0);
 }
