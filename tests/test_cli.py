@@ -152,6 +152,30 @@ class Runs(unittest.TestCase):
             idx = [q['point_index'] for q in json.load(f)['points']]
         self.assertEqual(sorted(idx), list(range(1000)), 'a point lost or repeated')
 
+    def test_a_point_server_that_dies_ends_the_sweep_with_an_error(self):
+        import signal, time
+        study = os.path.join(ROOT, 'configs', 'bench', 'sweep_1000_1mib.yaml')
+        p = subprocess.Popen([HXSIM, 'run', study, '-o', os.path.join(self.d, 'sv'), '-q', '-j', '2'],
+                             stderr=subprocess.PIPE, text=True)
+        servers, deadline = [], time.time() + 60
+        while not servers and time.time() < deadline:
+            for pid in filter(str.isdigit, os.listdir('/proc')):
+                try:
+                    with open(f'/proc/{pid}/stat') as f:
+                        ppid = int(f.read().rsplit(')', 1)[1].split()[1])
+                    with open(f'/proc/{pid}/cmdline', 'rb') as f:
+                        cmd = f.read().split(b'\0')
+                except (OSError, IndexError, ValueError):
+                    continue
+                if ppid == p.pid and b'_serve' in cmd:
+                    servers.append(int(pid))
+            time.sleep(0.05)
+        self.assertTrue(servers, 'no point server found')
+        os.kill(servers[0], signal.SIGKILL)
+        _, err = p.communicate(timeout=120)  # the sweep ends rather than waiting for the lost point
+        self.assertEqual(p.returncode, 3, err)
+        self.assertIn('a point server ended during the sweep (signal 9)', err)
+
     def test_point_server_refuses_a_study_changed_since_the_check(self):
         # A local sweep's point servers read the study again; one that reads
         # other content than the driver checked (its hash) runs nothing.

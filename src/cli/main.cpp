@@ -49,36 +49,34 @@ int run_cli(int argc, char** argv) {
   run->add_option("--trace-to", ra.trace_to, "trace until this simulated time (default: the end)");
   run->add_option("--trace-max", ra.trace_max, "at most this many trace events (default 200000)")->check(CLI::Range(1LL, 100000000LL));
 
+  // The internal subcommands that run points of a study: the study, its
+  // seed, the overrides and the trace options as `hxsim run` passes them on.
+  auto worker = [&](const char* name, const char* what) {
+    auto* w = app.add_subcommand(name, what);
+    w->group("");
+    w->add_option("study", ra.study)->required();
+    w->add_option("--set", ra.sets);
+    w->add_option("--seed", ra.seed);
+    w->add_flag("--trace", ra.trace);
+    w->add_option("--trace-from", ra.trace_from);
+    w->add_option("--trace-to", ra.trace_to);
+    w->add_option("--trace-max", ra.trace_max);
+    return w;
+  };
   std::size_t index = 0;
   std::string out_file;
-  auto* point = app.add_subcommand("_point", "(internal) run one sweep point");
-  point->group("");
-  point->add_option("study", ra.study)->required();
+  auto* point = worker("_point", "(internal) run one sweep point");
   point->add_option("--index", index)->required();
   point->add_option("--out", out_file)->required();
-  point->add_option("--set", ra.sets);
-  point->add_option("--seed", ra.seed);
-  point->add_flag("--trace", ra.trace);
-  point->add_option("--trace-from", ra.trace_from);
-  point->add_option("--trace-to", ra.trace_to);
-  point->add_option("--trace-max", ra.trace_max);
 
   std::string serve_dir;
   int serve_cmd = -1, serve_rep = -1;
   std::uint64_t serve_hash = 0;
-  auto* serve = app.add_subcommand("_serve", "(internal) a point server of a local sweep");
-  serve->group("");
-  serve->add_option("study", ra.study)->required();
+  auto* serve = worker("_serve", "(internal) a point server of a local sweep");
   serve->add_option("--dir", serve_dir)->required();
   serve->add_option("--cmd-fd", serve_cmd)->required();
   serve->add_option("--rep-fd", serve_rep)->required();
   serve->add_option("--study-hash", serve_hash)->required();
-  serve->add_option("--set", ra.sets);
-  serve->add_option("--seed", ra.seed);
-  serve->add_flag("--trace", ra.trace);
-  serve->add_option("--trace-from", ra.trace_from);
-  serve->add_option("--trace-to", ra.trace_to);
-  serve->add_option("--trace-max", ra.trace_max);
 
   std::string topo_file, dot_file;
   auto* topo = app.add_subcommand("topo", "Check a topology; print routes, address map and bottlenecks");

@@ -2,7 +2,6 @@
 
 #include <nlohmann/json.hpp>
 #include <fcntl.h>
-#include <malloc.h>
 #include <poll.h>
 #include <spawn.h>
 #include <sys/mman.h>
@@ -15,11 +14,9 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -346,7 +343,6 @@ void serve(int cmd, int rep, const RunArgs& a, const StudyFiles& f, const std::v
   }
 }
 
-
 class LocalPool final : public PointPool {
  public:
   LocalPool(const RunArgs& a, const std::string& self, const StudyFiles& f, std::uint64_t seed, std::string dir, int jobs)
@@ -398,6 +394,20 @@ class LocalPool final : public PointPool {
     ++m_outstanding;
   }
   Finished wait() override {
+    // A server that ends before the driver is done would leave its point
+    // unreported while the others wait for more: look for one while waiting.
+    for (;;) {
+      pollfd p{m_rep, POLLIN, 0};
+      const int r = ::poll(&p, 1, 250);
+      if (r > 0 || (r < 0 && errno != EINTR)) break;
+      for (const pid_t s : m_servers) {
+        int status;
+        if (::waitpid(s, &status, WNOHANG) == s)
+          throw SimError("a point server ended during the sweep (" +
+                         (WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
+                                              : "exit " + std::to_string(WEXITSTATUS(status))) + ")");
+      }
+    }
     std::uint64_t reply[2];
     if (!read_all(m_rep, reply, sizeof reply)) throw SimError("lost track of the point processes");
     --m_outstanding;
