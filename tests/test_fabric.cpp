@@ -338,18 +338,21 @@ TEST(HostCache, AColdLineCostsTheMissLatency) {
   EXPECT_EQ(r["stats"]["host.memory.llc_misses"]["value"].get<int>(), 300);  // 256 lines, then 44 of them again
 }
 
-// The Coyote MMU: every page a transfer touches for the first time is one
-// interrupt, driver work and fill; misses are served one at a time, so the
-// transfer takes at least that long per miss. The destination must hold the
-// source's bytes afterwards (the workload checks it).
+// The Coyote MMU: with memory not mapped by the driver, every page a
+// transfer touches for the first time is one interrupt, driver work and
+// fill; misses are served one at a time, so the transfer takes at least that
+// long per miss. The destination must hold the source's bytes afterwards
+// (the workload checks it).
+const char* kCoyoteHost =
+    "platform: t\nlink_defaults: {latency: 10ns}\n"
+    "nodes:\n"
+    "  host: {type: root_complex, cpu: {irq_latency: 2us, os_tick_period: 0ns}}\n"
+    "  fpga: {type: endpoint, device: coyote, coyote: {driver_miss: 1us}}\n"
+    "links: [{up: host, down: fpga, gen: 3, width: 16}]\n";
+
 TEST(CoyoteMmu, EveryNewSmallPageIsADriverRoundTrip) {
-  const std::string topo =
-      "platform: t\nlink_defaults: {latency: 10ns}\n"
-      "nodes:\n"
-      "  host: {type: root_complex, cpu: {irq_latency: 2us, os_tick_period: 0ns}}\n"
-      "  fpga: {type: endpoint, device: coyote, coyote: {driver_miss: 1us}}\n"
-      "links: [{up: host, down: fpga, gen: 3, width: 16}]\n";
-  const auto r = simulate(topo, "[{type: coyote_perf, name: p, device: fpga, mode: lat, size: 64KiB, reps: 1, page_size: 4KiB}]");
+  const auto r = simulate(kCoyoteHost, "[{type: coyote_perf, name: p, device: fpga, mode: lat, size: 64KiB, reps: 1,"
+                                       " page_size: 4KiB, mapped: false}]");
   const auto& s = r["stats"];
   // 16 source and 16 destination pages (the completion writeback goes to a
   // driver buffer by physical address, untranslated).
@@ -358,6 +361,18 @@ TEST(CoyoteMmu, EveryNewSmallPageIsADriverRoundTrip) {
   EXPECT_EQ(s["host_cpu.irqs"]["value"].get<int>(), 32);
   EXPECT_GT(r["metrics"]["p.latency_us"].get<double>(), 32 * 3.0);
   EXPECT_EQ(s["fpga.coyote.packets"]["value"].get<int>(), 16);
+}
+
+// Mapped memory (Coyote's default): the driver installs the buffers'
+// translations when it maps them, so the same transfer never misses.
+TEST(CoyoteMmu, MappedBuffersDoNotMiss) {
+  const auto r = simulate(kCoyoteHost, "[{type: coyote_perf, name: p, device: fpga, mode: lat, size: 64KiB, reps: 1,"
+                                       " page_size: 4KiB}]");
+  const auto& s = r["stats"];
+  EXPECT_EQ(s["fpga.coyote.tlb_misses"]["value"].get<int>(), 0);
+  EXPECT_EQ(s["fpga.coyote.stlb.hits.4KiB"]["value"].get<int>(), 32);
+  EXPECT_EQ(s["host_cpu.irqs"]["value"].get<int>(), 0);
+  EXPECT_LT(r["metrics"]["p.latency_us"].get<double>(), 32 * 3.0);
 }
 
 // An ATS invalidation goes down as a message routed by ID, empties the

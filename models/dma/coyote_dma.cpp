@@ -39,7 +39,14 @@ std::string CoyoteDma::status() const {
          (m_missing ? ", MMU waiting for the driver" : "") + ", " + std::to_string(m_posted.size()) + " not invoked";
 }
 
-void CoyoteDma::map(std::uint64_t addr, std::uint64_t len, unsigned page_shift) { m_maps.push_back({addr, len, page_shift}); }
+void CoyoteDma::map(std::uint64_t addr, std::uint64_t len, unsigned page_shift, std::uint64_t install) {
+  m_maps.push_back({addr, len, page_shift});
+  // A buffer in pages of 2 MiB or more takes 2 MiB entries of the large-page TLB.
+  const bool large = page_shift >= kLargeShift;
+  const unsigned s = large ? kLargeShift : 12;
+  for (std::uint64_t va = addr >> s << s; va < addr + std::min(install, len); va += 1ull << s)
+    (large ? m_ltlb : m_stlb).insert(va, s, va, 0);
+}
 
 void CoyoteDma::post(std::uint64_t src, std::uint64_t dst, std::uint32_t len) {
   if (len == 0) throw InputError(m_name + ": a transfer needs at least one byte");

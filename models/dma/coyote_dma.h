@@ -12,7 +12,8 @@
 //    large-page TLB in 2 MiB entries; a miss stops the MMU, raises an MSI,
 //    and waits for the host driver to write the translation into the fill
 //    register (interrupt, driver work and an MMIO write: host side, see the
-//    `coyote_perf` workload);
+//    `coyote_perf` workload); a buffer of mapped memory has its
+//    translations installed when it is mapped;
 //  - a packet's data is read with MRRS-sized requests; once all of it is in,
 //    it passes the user logic loopback (`loop_cycles`) and is written to the
 //    destination in MPS-sized writes;
@@ -61,8 +62,11 @@ class CoyoteDma final : public pcie::Device, public Actor {
   CoyoteDma(const std::string& name, const CoyoteConfig& cfg);
   void attach(pcie::Endpoint& ep) override;
   // The driver's view of a host buffer: virtual = physical here, backed by
-  // pages of 2^page_shift.
-  void map(std::uint64_t addr, std::uint64_t len, unsigned page_shift);
+  // pages of 2^page_shift. The driver also writes the translations of its
+  // first `install` bytes into the TLBs now (Coyote's mapped memory, the
+  // bytes it allocated), so that the first transfers do not miss; a TLB
+  // smaller than that keeps the pages installed last.
+  void map(std::uint64_t addr, std::uint64_t len, unsigned page_shift, std::uint64_t install = 0);
   void set_writeback(std::uint64_t addr) { m_writeback = addr; }
   // Queue a transfer; it starts when the host's invocation register write
   // (kCoyoteInvoke) arrives.

@@ -654,7 +654,7 @@ class BenchDmaLoad final : public Workload {
 class CoyotePerf final : public Workload {
  public:
   CoyotePerf(const Cursor& c, const topo::Topology& p) : Workload("coyote") {
-    c.keys({"type", "name", "device", "mode", "size", "reps", "page_size", "node", "core", "driver_core"});
+    c.keys({"type", "name", "device", "mode", "size", "reps", "page_size", "node", "core", "driver_core", "mapped"});
     if (c.has("name")) m_name = c.child("name").str();
     m_dev = need_device(c.child("device"), p, "coyote");
     m_thr = c.child("mode").choice({"lat", "thr"}) == "thr";
@@ -664,6 +664,7 @@ class CoyotePerf final : public Workload {
     m_core = core_of(c, p, "core", 0);
     m_driver_core = core_of(c, p, "driver_core", 1);
     if (m_driver_core == m_core) c.child(c.has("driver_core") ? "driver_core" : "core").fail("the driver needs a core of its own");
+    m_mapped = c.has("mapped") ? c.child("mapped").boolean() : true;
     m_cfg = p.node(m_dev).coyote;
   }
   void start(Platform& plat) override {
@@ -673,8 +674,8 @@ class CoyotePerf final : public Workload {
     const std::uint64_t span = (m_size + page - 1) / page * page;
     const std::uint64_t src = m_p->alloc(span, 4096, m_backing), dst = m_p->alloc(span, 4096, m_backing);
     const std::uint64_t wb = m_p->alloc(4096);
-    dev->map(src, span, m_backing.page_shift);
-    dev->map(dst, span, m_backing.page_shift);
+    dev->map(src, span, m_backing.page_shift, m_mapped ? m_size : 0);
+    dev->map(dst, span, m_backing.page_shift, m_mapped ? m_size : 0);
     dev->set_writeback(wb);  // a driver buffer, written by physical address
     const std::uint64_t bar = m_p->endpoint(m_dev).config().bars.at(0).base;
     auto& cpu = m_p->cpu();
@@ -724,6 +725,8 @@ class CoyotePerf final : public Workload {
     res.metric(m_name + ".size_B", m_size, "B");
     if (m_thr) {
       res.metric(m_name + ".throughput_MBps", mb_per_s(static_cast<double>(m_size) * m_reps, m_elapsed), "MB/s");
+      // Coyote's perf_local prints MB/s of 2^20 bytes.
+      res.metric(m_name + ".throughput_MiBps", mib_per_s(static_cast<std::uint64_t>(m_size) * static_cast<std::uint64_t>(m_reps), m_elapsed), "MiB/s");
     } else {
       res.metric(m_name + ".latency_us", m_lat.mean(), "us");
       res.metric(m_name + ".latency_p50_us", m_lat.percentile(50), "us");
@@ -734,7 +737,7 @@ class CoyotePerf final : public Workload {
  private:
   Platform* m_p = nullptr;
   std::string m_dev;
-  bool m_thr = false;
+  bool m_thr = false, m_mapped = true;
   std::uint32_t m_size = 64;
   int m_reps = 50, m_core = 0, m_driver_core = 1;
   Backing m_backing;
@@ -787,7 +790,7 @@ std::string workloads_reference() {
 | `calypte_loopback` | `mode` (fhf, hfh), `device`, `channel`, `size`, `reps`, `core` | S004 round-trip latency distribution |
 | `bench_lat` | `device`, `op` (rd, wrrd), `size`, `window`, `reps`, `pattern` (seq, rand, fresh: every access on pages never touched before), `page_size`, `node` (near, far), `invalidate` (ATS invalidation of the pages before each access), `host_cache` (warm: the window starts in the host's LLC as far as it fits; cold) | S011 LAT_DMA_RD / LAT_DMA_WRRD |
 | `bench_bw` | `device`, `op` (rd, wr, rw), `size`, `window`, `transactions`, `pattern`, `page_size`, `node`, `host_cache` | S011 BW_DMA_RD / WR / RW |
-| `coyote_perf` | `device`, `mode` (lat, thr), `size`, `reps`, `page_size`, `node`, `core`, `driver_core` | S003 Coyote perf_local: host -> FPGA -> host through the FPGA MMU; mean latency or throughput |
+| `coyote_perf` | `device`, `mode` (lat, thr), `size`, `reps`, `page_size`, `node`, `core`, `driver_core`, `mapped` | S003 Coyote perf_local: host -> FPGA -> host through the FPGA MMU; mean latency of `reps` single transfers, or throughput of `reps` transfers invoked back to back and waited for; `mapped` (default true): the driver installs the buffers' translations in the TLBs up front, false: each first touch of a page misses |
 
 `page_size` is the OS page backing the buffer (4KiB default; 64KiB, 2MiB, 32MiB, 1GiB huge pages): it bounds the IOMMU's mapping and the device MMU's TLB choice. `node: far` places the buffer on the other socket (`memory.numa_nodes: 2`).
 )";
