@@ -472,7 +472,10 @@ int run_study(const RunArgs& a, const std::string& self) {
     todo.push_back(k);
   }
   const bool tty = ::isatty(2) && !a.quiet;
-  std::unique_ptr<PointPool> pool = a.mpi ? make_mpi_pool(a, self, dir) : std::make_unique<LocalPool>(a, self, f, seed, dir, jobs);
+  // (No more point servers than points to run.)
+  std::unique_ptr<PointPool> pool =
+      a.mpi ? make_mpi_pool(a, self, dir)
+            : std::make_unique<LocalPool>(a, self, f, seed, dir, static_cast<int>(std::min<std::size_t>(jobs, todo.size())));
   std::size_t next = 0, done = 0, failed = 0;
   auto read_point = [&](std::size_t k) {
     const fs::path pf = fs::path(dir) / "points" / (std::to_string(k) + ".json");
