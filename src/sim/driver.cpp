@@ -402,10 +402,12 @@ class LocalPool final : public PointPool {
       if (r > 0 || (r < 0 && errno != EINTR)) break;
       for (const pid_t s : m_servers) {
         int status;
-        if (::waitpid(s, &status, WNOHANG) == s)
-          throw SimError("a point server ended during the sweep (" +
-                         (WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
-                                              : "exit " + std::to_string(WEXITSTATUS(status))) + ")");
+        if (::waitpid(s, &status, WNOHANG) != s) continue;
+        // Exit 2: it found the study files changed (its own message says so).
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 2) throw InputError("a point server refused the study");
+        throw SimError("a point server ended during the sweep (" +
+                       (WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
+                                            : "exit " + std::to_string(WEXITSTATUS(status))) + ")");
       }
     }
     std::uint64_t reply[2];
@@ -417,7 +419,6 @@ class LocalPool final : public PointPool {
   }
 
  private:
-
   std::string m_dir;
   int m_ahead;
   int m_outstanding = 0;
