@@ -157,21 +157,25 @@ class Runs(unittest.TestCase):
         study = os.path.join(ROOT, 'configs', 'bench', 'sweep_1000_1mib.yaml')
         p = subprocess.Popen([HXSIM, 'run', study, '-o', os.path.join(self.d, 'sv'), '-q', '-j', '2'],
                              stderr=subprocess.PIPE, text=True)
-        servers, deadline = [], time.time() + 60
-        while not servers and time.time() < deadline:
+        def parents():
+            out = {}
             for pid in filter(str.isdigit, os.listdir('/proc')):
                 try:
                     with open(f'/proc/{pid}/stat') as f:
-                        ppid = int(f.read().rsplit(')', 1)[1].split()[1])
-                    with open(f'/proc/{pid}/cmdline', 'rb') as f:
-                        cmd = f.read().split(b'\0')
+                        out[int(pid)] = int(f.read().rsplit(')', 1)[1].split()[1])
                 except (OSError, IndexError, ValueError):
-                    continue
-                if ppid == p.pid and b'_serve' in cmd:
-                    servers.append(int(pid))
-            time.sleep(0.05)
-        self.assertTrue(servers, 'no point server found')
-        os.kill(servers[0], signal.SIGKILL)
+                    pass
+            return out
+        # A server that is running a point (it has a child): killing it loses that point.
+        victim, deadline = None, time.time() + 60
+        while victim is None and time.time() < deadline:
+            pp = parents()
+            servers = {pid for pid, ppid in pp.items() if ppid == p.pid}
+            busy = sorted({ppid for pid, ppid in pp.items() if ppid in servers})
+            victim = busy[0] if busy else None
+            time.sleep(0.02)
+        self.assertIsNotNone(victim, 'no point server running a point found')
+        os.kill(victim, signal.SIGKILL)
         _, err = p.communicate(timeout=120)  # the sweep ends rather than waiting for the lost point
         self.assertEqual(p.returncode, 3, err)
         self.assertIn('a point server ended during the sweep (signal 9)', err)
