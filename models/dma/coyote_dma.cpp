@@ -41,11 +41,16 @@ std::string CoyoteDma::status() const {
 
 void CoyoteDma::map(std::uint64_t addr, std::uint64_t len, unsigned page_shift, std::uint64_t install) {
   m_maps.push_back({addr, len, page_shift});
-  // A buffer in pages of 2 MiB or more takes 2 MiB entries of the large-page TLB.
   const bool large = page_shift >= kLargeShift;
   const unsigned s = large ? kLargeShift : 12;
-  for (std::uint64_t va = addr >> s << s; va < addr + std::min(install, len); va += 1ull << s)
-    (large ? m_ltlb : m_stlb).insert(va, s, va, 0);
+  for (std::uint64_t va = addr >> s << s; va < addr + std::min(install, len); va += 1ull << s) fill(va, large, 0);
+}
+
+// A buffer in pages of 2 MiB or more takes 2 MiB entries of the large-page
+// TLB; others 4 KiB entries of the small-page TLB.
+void CoyoteDma::fill(std::uint64_t va, bool large, Tick ready) {
+  const unsigned s = large ? kLargeShift : 12;
+  (large ? m_ltlb : m_stlb).insert(va, s, va >> s << s, ready);
 }
 
 void CoyoteDma::post(std::uint64_t src, std::uint64_t dst, std::uint32_t len) {
@@ -78,9 +83,7 @@ void CoyoteDma::on_write(const Tlp& t) {
     m_ep->scheduler().at(now + static_cast<Tick>(m_cfg.cmd_cycles) * m_cycle, this, kAdvance);
   } else if (off == kCoyoteTlbFill) {
     if (!m_missing) sim_fail(m_name, "TLB fill without a miss");
-    const bool large = large_page(m_miss_va);
-    const unsigned s = large ? kLargeShift : 12;
-    (large ? m_ltlb : m_stlb).insert(m_miss_va, s, m_miss_va >> s << s, now);
+    fill(m_miss_va, large_page(m_miss_va), now);
     m_missing = false;
     m_ep->scheduler().at(now + static_cast<Tick>(m_cfg.tlb_cycles) * m_cycle, this, kAdvance);
   }

@@ -100,6 +100,7 @@ class CoyoteDma final : public pcie::Device, public Actor {
   void advance();
   bool translate(std::uint64_t va, Tick& ready);
   bool large_page(std::uint64_t va) const;
+  void fill(std::uint64_t va, bool large, Tick ready);  // install the translation of va's page
   void request_reads();
   void write_back(Packet& p);
   Xfer* xfer(std::uint64_t seq);
