@@ -178,18 +178,18 @@ int bench(const std::string& json_out, int repeats, const std::string& self) {
     const std::string study = std::string(HXSIM_SOURCE_DIR) + "/configs/bench/" + name + ".yaml";
     const int n = std::max(2u, std::thread::hardware_concurrency());
     double sweep_rss = 0;
-    // Each run writes into a new directory (replacing files costs ext4 more
-    // than creating them) that is removed afterwards.
+    // Each run writes into a new directory, and all of them are removed
+    // only when the bench ends. Deleting a run's thousands of files just
+    // before the next timed run would bill that run for them: ext4 without
+    // a journal (as here) skips recently deleted inodes when it allocates
+    // new ones, scanning past each (docs/performance.md).
     int run_no = 0;
     auto sweep_wall = [&](int jobs) {
       const fs::path out = dir / (name + "_j" + std::to_string(jobs) + "_" + std::to_string(run_no++));
       const auto t0 = std::chrono::steady_clock::now();
       sweep_rss = std::max(sweep_rss, run_child({self, "run", study, "-o", out.string(), "-q", "--fresh", "-j", std::to_string(jobs)},
                                                 out.string() + ".stderr", "the bench sweep " + name));
-      const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::error_code ec;
-      fs::remove_all(out, ec);
-      return t;
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };
     // -j1 and -jN alternate, so that the machine's drift falls on both; the
     // efficiency is the median of the pairs'.
