@@ -124,9 +124,21 @@ class Runs(unittest.TestCase):
             with open(os.path.join(a, 'points', k + '.json'), 'rb') as fa, open(os.path.join(b, 'points', k + '.json'), 'rb') as fb:
                 self.assertEqual(fa.read(), fb.read(), 'same inputs and seed must give bit-identical results')
         self.assertTrue(os.path.exists(os.path.join(a, 'results.csv')))
+        # Wall-clock figures: one study-level file, not a file per point.
+        with open(os.path.join(a, 'timing.json')) as f:
+            t = json.load(f)
+        self.assertEqual([e['point'] for e in t['points']], [0, 1])
+        self.assertTrue(all(e['wall_s'] > 0 and 'earlier_run' not in e for e in t['points']))
+        self.assertEqual(t['points_run'], 2)
+        self.assertEqual([n for n in os.listdir(os.path.join(a, 'points')) if not n.endswith('.json')], [])
         rc, _, err = run('run', study, '-o', a, *sets)
         self.assertEqual(rc, 0, err)
         self.assertIn('(2 reused)', err)
+        with open(os.path.join(a, 'timing.json')) as f:
+            t2 = json.load(f)
+        self.assertEqual(t2['points_run'], 0)
+        self.assertEqual([(e['point'], e['wall_s'], e.get('earlier_run')) for e in t2['points']],
+                         [(e['point'], e['wall_s'], True) for e in t['points']], 'reused points keep their timing')
         rc, _, err = run('run', study, '-o', a, '--seed', '7', *sets)
         self.assertIn('(0 reused)', err)
 
@@ -225,6 +237,11 @@ class Runs(unittest.TestCase):
         for f in ('results.json', 'results.csv'):
             with open(os.path.join(a, f), 'rb') as fa, open(os.path.join(b, f), 'rb') as fb:
                 self.assertEqual(fa.read(), fb.read(), f + ' differs between --mpi and a local run')
+        with open(os.path.join(a, 'timing.json')) as f:
+            t = json.load(f)
+        self.assertEqual(t['jobs'], 'mpi')
+        self.assertEqual([e['point'] for e in t['points']], [0, 1, 2])
+        self.assertTrue(all(e['wall_s'] > 0 for e in t['points']))
 
     def test_trace_is_a_bounded_chrome_trace(self):
         study = os.path.join(ROOT, 'configs', 's001_latency.yaml')

@@ -153,15 +153,33 @@ std::pair<Tick, Tick> trace_window(const RunArgs& a) {
   return {*from, to};
 }
 
+nlohmann::json to_json(const PointTiming& t) {
+  return {{"wall_s", t.wall_s}, {"load_s", t.load_s}, {"elaboration_s", t.elaboration_s}, {"tlp_hops_per_s", t.tlp_hops_per_s}};
+}
+
+PointTiming timing_from_json(const nlohmann::json& j) {
+  PointTiming t;
+  if (!j.is_object()) return t;
+  t.wall_s = j.value("wall_s", 0.0);
+  t.load_s = j.value("load_s", 0.0);
+  t.elaboration_s = j.value("elaboration_s", 0.0);
+  t.tlp_hops_per_s = j.value("tlp_hops_per_s", 0.0);
+  return t;
+}
+
 int run_one_point(const RunArgs& a, std::size_t index, const std::string& out_file) {
   StudyFiles f = prepared(a);
   const auto points = expand_sweep(f);
   if (index >= points.size()) throw InputError("point " + std::to_string(index) + " does not exist");
-  return write_point(a, f, points[index], index, study_seed(a, f), out_file);
+  const PointTiming t = write_point(a, f, points[index], index, study_seed(a, f), out_file);
+  std::ofstream out(out_file + ".timing", std::ios::binary | std::ios::trunc);
+  out << to_json(t).dump(2) << "\n";
+  if (!out.flush()) throw InputError(out_file + ".timing: cannot write");
+  return 0;
 }
 
-int write_point(const RunArgs& a, StudyFiles& f, const SweepPoint& point, std::size_t index, std::uint64_t seed,
-                const std::string& out_file) {
+PointTiming write_point(const RunArgs& a, StudyFiles& f, const SweepPoint& point, std::size_t index, std::uint64_t seed,
+                        const std::string& out_file) {
   if (a.trace) {
     const auto [from, to] = trace_window(a);
     Trace::instance().enable(from, to, static_cast<std::size_t>(a.trace_max));
@@ -172,17 +190,10 @@ int write_point(const RunArgs& a, StudyFiles& f, const SweepPoint& point, std::s
     if (!Trace::instance().write(tf)) throw InputError("cannot write the trace " + tf);
   }
   r["point_index"] = index;
-  nlohmann::json timing = r["timing"];
+  const PointTiming timing = timing_from_json(r["timing"]);
   r.erase("timing");
-  {
-    // The wall-clock figures first, written in place: only the result file
-    // marks a finished point (and a rerun rewrites both).
-    std::ofstream t(out_file + ".timing", std::ios::binary | std::ios::trunc);
-    t << timing.dump(2) << "\n";
-    if (!t.flush()) throw InputError(out_file + ".timing: cannot write");
-  }
   write_atomic(out_file, r.dump(2) + "\n");
-  return 0;
+  return timing;
 }
 
 // The command line of an internal subcommand that runs points of this study:
@@ -293,12 +304,26 @@ std::string point_file(const std::string& dir, std::size_t k, const char* ext = 
 // separate sweeps do (design note 18). Nothing of SystemC is elaborated in
 // a server, so each point process elaborates exactly once. (The MPI pool
 // starts `hxsim _point` processes instead: an MPI process must not fork.)
+// What a server reports of each point: one write of fewer than PIPE_BUF
+// bytes, so that the reports of several servers on one pipe never mix.
+struct Report {
+  std::uint64_t index;
+  std::int64_t code;
+  PointTiming timing;
+};
+static_assert(sizeof(Report) <= 512, "a report must be one atomic pipe write");
+
 void serve(int cmd, int rep, const RunArgs& a, const StudyFiles& f, const std::vector<SweepPoint>& points,
            std::uint64_t seed, const std::string& dir) {
   ::signal(SIGPIPE, SIG_IGN);  // a driver that has gone makes report() throw, not kill this process
-  auto report = [&](std::size_t k, int code) {
-    const std::uint64_t reply[2] = {k, static_cast<std::uint64_t>(code)};
-    if (!write_all(rep, reply, sizeof reply)) throw SimError("lost the parent");
+  // A point process leaves its wall-clock figures in a page shared with
+  // this server (no file per point).
+  void* page = ::mmap(nullptr, sizeof(PointTiming), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (page == MAP_FAILED) throw SimError("cannot map the point server's page");
+  auto* shared = static_cast<PointTiming*>(page);
+  auto report = [&](std::size_t k, int code, const PointTiming& t) {
+    const Report r{k, code, t};
+    if (!write_all(rep, &r, sizeof r)) throw SimError("lost the parent");
   };
   for (;;) {
     std::uint64_t msg;
@@ -315,7 +340,10 @@ void serve(int cmd, int rep, const RunArgs& a, const StudyFiles& f, const std::v
       const int null = ::open("/dev/null", O_WRONLY);
       if (null >= 0 && ::dup2(err, 2) >= 0 && ::dup2(null, 1) >= 0) {
         StudyFiles own = f;  // this process's own copy of the checked study
-        code = exit_status_of([&] { return write_point(a, own, points[k], k, seed, point_file(dir, k)); });
+        code = exit_status_of([&] {
+          *shared = write_point(a, own, points[k], k, seed, point_file(dir, k));
+          return 0;
+        });
       }
       std::fflush(nullptr);
       ::_exit(code);
@@ -323,7 +351,7 @@ void serve(int cmd, int rep, const RunArgs& a, const StudyFiles& f, const std::v
     if (pid < 0) {
       if (err >= 0) ::close(err);
       std::ofstream(point_file(dir, k, ".stderr")) << "simulation error: cannot start a worker process\n";
-      report(k, 3);
+      report(k, 3, {});
       continue;
     }
     int status = 0;
@@ -339,7 +367,8 @@ void serve(int cmd, int rep, const RunArgs& a, const StudyFiles& f, const std::v
       std::ofstream(point_file(dir, k, ".stderr"), std::ios::binary) << text;
     }
     ::close(err);
-    report(k, code);
+    report(k, code, code == 0 ? *shared : PointTiming{});
+    *shared = PointTiming{};
   }
 }
 
@@ -410,10 +439,10 @@ class LocalPool final : public PointPool {
                                             : "exit " + std::to_string(WEXITSTATUS(status))) + ")");
       }
     }
-    std::uint64_t reply[2];
-    if (!read_all(m_rep, reply, sizeof reply)) throw SimError("lost track of the point processes");
+    Report r;
+    if (!read_all(m_rep, &r, sizeof r)) throw SimError("lost track of the point processes");
     --m_outstanding;
-    Finished f{static_cast<std::size_t>(reply[0]), static_cast<int>(reply[1]), {}};
+    Finished f{static_cast<std::size_t>(r.index), static_cast<int>(r.code), {}, r.timing};
     if (f.code != 0) f.err = read_file(point_file(m_dir, f.index, ".stderr"));
     return f;
   }
@@ -483,6 +512,22 @@ int run_study(const RunArgs& a, const std::string& self) {
     return fs::exists(pf) ? nlohmann::json::parse(read_file(pf.string())) : nlohmann::json();
   };
   std::vector<nlohmann::json> gathered(points.size());
+  // Wall-clock figures per point: this run's, and an earlier run's for the
+  // points reused from it.
+  std::vector<nlohmann::json> timing(points.size());
+  const fs::path timing_file = fs::path(dir) / "timing.json";
+  if (skipped && fs::exists(timing_file)) {
+    const auto old = nlohmann::json::parse(read_file(timing_file.string()), nullptr, false);
+    if (old.is_object() && old.contains("points") && old["points"].is_array())
+      for (const auto& e : old["points"])
+        if (e.is_object() && e.contains("point") && e["point"].is_number_unsigned()) {
+          const auto k = e["point"].get<std::size_t>();
+          if (k < points.size()) {
+            timing[k] = to_json(timing_from_json(e));
+            timing[k]["earlier_run"] = true;
+          }
+        }
+  }
   int worst = 0;
   const auto t0 = std::chrono::steady_clock::now();
   auto progress = [&] {
@@ -508,11 +553,13 @@ int run_study(const RunArgs& a, const std::string& self) {
     } else {
       // Gathered as it finishes, while the other points run.
       gathered[fin.index] = read_point(fin.index);
+      timing[fin.index] = to_json(fin.timing);
       if (!tty && !a.quiet) std::fprintf(stderr, "point %zu/%zu done\n", done, todo.size());
     }
     progress();
   }
   pool.reset();
+  const double sweep_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (tty) std::fprintf(stderr, "\n");
 
   // 3. Gather.
@@ -543,6 +590,16 @@ int run_study(const RunArgs& a, const std::string& self) {
     csv << "\n";
   }
   write_atomic((fs::path(dir) / "results.csv").string(), csv.str());
+  nlohmann::json tj = {{"study", name}, {"jobs", a.mpi ? nlohmann::json("mpi") : nlohmann::json(jobs)},
+                       {"points_run", todo.size()}, {"points_failed", failed}, {"wall_s", sweep_wall}};
+  nlohmann::json tp = nlohmann::json::array();
+  for (std::size_t k = 0; k < points.size(); ++k)
+    if (!timing[k].is_null()) {
+      timing[k]["point"] = k;
+      tp.push_back(std::move(timing[k]));
+    }
+  tj["points"] = std::move(tp);
+  write_atomic(timing_file.string(), tj.dump(2) + "\n");
   if (!a.quiet)
     std::fprintf(stderr, "%s: %zu points (%zu reused), %zu failed -> %s\n", name.c_str(), points.size(), skipped, failed,
                  dir.c_str());

@@ -2,6 +2,8 @@
 // written, then runs one process per point (-j at a time), skips points a
 // previous run finished, and gathers results.json and results.csv.
 #pragma once
+#include <nlohmann/json.hpp>
+
 #include <functional>
 #include <memory>
 #include <string>
@@ -28,13 +30,22 @@ struct RunArgs {
   bool mpi = false;  // run under mpirun: rank 0 hands points to the other ranks
 };
 
+// The wall-clock figures of one point (they vary run to run, so they stay
+// out of the point's results; the driver gathers them into timing.json).
+struct PointTiming {
+  double wall_s = 0, load_s = 0, elaboration_s = 0, tlp_hops_per_s = 0;
+};
+nlohmann::json to_json(const PointTiming& t);
+PointTiming timing_from_json(const nlohmann::json& j);
+
 // Where the points of a study run: child processes here, or MPI ranks.
 class PointPool {
  public:
   struct Finished {
     std::size_t index;
     int code;
-    std::string err;  // stderr of a failed point
+    std::string err;      // stderr of a failed point
+    PointTiming timing;   // of a point that finished
   };
   virtual ~PointPool() = default;
   virtual bool can_start() const = 0;
@@ -60,13 +71,15 @@ int exit_status_of(const std::function<int()>& body);
 
 // Returns the process exit code.
 int run_study(const RunArgs& a, const std::string& self_exe);
-// The hidden per-point entry: runs point `index` and writes its files.
+// The hidden per-point entry (`hxsim _point`, used by MPI ranks and the
+// bench): runs point `index` and writes out_file and its wall-clock figures
+// in out_file.timing.
 int run_one_point(const RunArgs& a, std::size_t index, const std::string& out_file);
-// Runs one point of loaded study files with the study seed and writes
-// out_file (and its .timing and, with --trace, its .trace.json). The point's
-// settings are applied to f itself (run_point_in_place).
-int write_point(const RunArgs& a, StudyFiles& f, const SweepPoint& point, std::size_t index, std::uint64_t seed,
-                const std::string& out_file);
+// Runs one point of loaded study files with the study seed, writes out_file
+// (and, with --trace, its .trace.json) and returns its wall-clock figures.
+// The point's settings are applied to f itself (run_point_in_place).
+PointTiming write_point(const RunArgs& a, StudyFiles& f, const SweepPoint& point, std::size_t index, std::uint64_t seed,
+                        const std::string& out_file);
 
 std::vector<std::pair<std::string, std::string>> split_sets(const std::vector<std::string>& sets);
 // Every sweep point parsed and its workloads bound to its topology, nothing

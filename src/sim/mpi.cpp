@@ -77,10 +77,10 @@ class MpiPool final : public PointPool {
     const int r = st.MPI_SOURCE;
     const std::string point = recv_string(r), timing = recv_string(r), err = recv_string(r);
     m_idle.push_back(r);
-    Finished f{static_cast<std::size_t>(head[0]), static_cast<int>(head[1]), {}};
+    Finished f{static_cast<std::size_t>(head[0]), static_cast<int>(head[1]), {}, {}};
     const fs::path pf = fs::path(m_dir) / "points" / (std::to_string(f.index) + ".json");
     if (f.code == 0) {
-      write_file(pf.string() + ".timing", timing);
+      f.timing = timing_from_json(nlohmann::json::parse(timing, nullptr, false));
       write_file(pf, point);
     } else {
       f.err = "[rank " + std::to_string(r) + "] " + err;
