@@ -121,19 +121,26 @@ std::uint64_t compute_pattern_checksum(std::uint64_t stream, std::uint64_t off, 
 
 // A pure function that is asked twice of most TLPs, by the producer that
 // fills in the checksum and by the root complex that checks it on arrival:
-// recent results are kept, keyed by all three arguments. A TLP whose
-// checksum or whose (stream, offset, length) changed on the way still
-// fails the check, since the kept value is the function's own for that key.
+// recent results are kept, each under a 64-bit tag of all three arguments
+// (off*A + stream*B + len with odd constants A and B: two keys share a tag
+// only if their offsets differ by (stream and length difference) times a
+// pseudo-random 64-bit factor, never within one run's address space and
+// streams in practice). A TLP whose checksum
+// or whose (stream, offset, length) changed on the way still fails the
+// check, since the kept value is the function's own for that key. Entries
+// of 16 bytes: the 64 KiB table is 16 pages, a cost paid in page faults by
+// every point process, however short.
 std::uint64_t pattern_checksum(std::uint64_t stream, std::uint64_t off, std::uint32_t len) {
   struct Kept {
-    std::uint64_t stream = 0, off = 0, sum = 0;
-    std::uint32_t len = 0;  // 0: empty (a zero-length sum is not kept)
+    std::uint64_t tag = 0, sum = 0;  // tag 0: empty (a key whose tag is 0 is not kept)
   };
   static thread_local std::array<Kept, 4096> kept;
-  Kept& k = kept[(off * 0x9e3779b97f4a7c15ull + stream * 0xc2b2ae3d27d4eb4full + len) >> 52];
-  if (k.len == len && k.off == off && k.stream == stream && len != 0) return k.sum;
+  const std::uint64_t tag = off * 0x9e3779b97f4a7c15ull + stream * 0xc2b2ae3d27d4eb4full + len;
+  Kept& k = kept[tag >> 52];
+  const bool keep = len != 0 && tag != 0;
+  if (keep && k.tag == tag) return k.sum;
   const std::uint64_t sum = compute_pattern_checksum(stream, off, len);
-  if (len != 0) k = Kept{stream, off, sum, len};
+  if (keep) k = Kept{tag, sum};
   return sum;
 }
 
