@@ -17,6 +17,7 @@
 #include "src/config/units.h"
 #include "src/config/yaml_util.h"
 #include "src/sim/analytic.h"
+#include "src/sim/driver.h"
 #include "src/sim/study.h"
 #include "src/topology/topology.h"
 
@@ -441,4 +442,25 @@ TEST(Overrides, CreateSectionsAndRejectBadIndices) {
   cfg::apply_override(n, "l.1", "7", "--set");
   EXPECT_EQ(n["l"][1].as<int>(), 7);
   EXPECT_THROW(cfg::apply_override(n, "l.5", "7", "--set"), InputError);
+}
+
+// results.json is put together from the points' own text; it must be what
+// printing the whole study would give, byte for byte.
+TEST(Results, StudyJsonFromPointTextsIsTheWholeDump) {
+  std::mt19937_64 rng(5);
+  for (const std::size_t n : {0, 1, 3}) {
+    nlohmann::json pts = nlohmann::json::array();
+    std::vector<std::string> texts;
+    for (std::size_t k = 0; k < n; ++k) {
+      nlohmann::json p = {{"point", {{"size", "64B"}, {"odd \"key\"\n", k}}},
+                          {"metrics", {{"bw.gbit_per_s", static_cast<double>(rng() % 100000) / 7.0}, {"neg", -1e-9}}},
+                          {"histograms", nlohmann::json::object()},
+                          {"links", nlohmann::json::array()},
+                          {"point_index", k}};
+      texts.push_back(p.dump(2) + "\n");
+      pts.push_back(p);
+    }
+    const nlohmann::json whole = {{"study", "name \"quoted\""}, {"points", pts}, {"failed", n}};
+    EXPECT_EQ(sim::results_json("name \"quoted\"", n, texts), whole.dump(2) + "\n") << n;
+  }
 }

@@ -19,6 +19,7 @@
 #include <iostream>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include <systemc>
@@ -466,6 +467,38 @@ int run_point_server(const RunArgs& a, const std::string& dir, int cmd, int rep,
   return 0;
 }
 
+std::string results_json(const std::string& study, std::size_t failed, const std::vector<std::string>& points) {
+  // What nlohmann's dump(2) makes of {"failed", "points", "study"} (keys in
+  // order), with each point's own dump(2) indented two levels deeper: the
+  // points are copied, not parsed and printed again.
+  std::size_t size = 64 + study.size();
+  for (const auto& p : points) size += p.size() + p.size() / 8;
+  std::string out;
+  out.reserve(size);
+  out += "{\n  \"failed\": " + nlohmann::json(failed).dump() + ",\n  \"points\": ";
+  if (points.empty()) {
+    out += "[]";
+  } else {
+    out += "[\n";
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      if (i) out += ",\n";
+      std::string_view p = points[i];
+      while (!p.empty() && p.back() == '\n') p.remove_suffix(1);  // the file's final newline
+      out += "    ";
+      for (std::size_t at = 0;;) {
+        const std::size_t nl = p.find('\n', at);
+        out.append(p.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl + 1 - at));
+        if (nl == std::string_view::npos) break;
+        out += "    ";
+        at = nl + 1;
+      }
+    }
+    out += "\n  ]";
+  }
+  out += ",\n  \"study\": " + nlohmann::json(study).dump() + "\n}\n";
+  return out;
+}
+
 int run_study(const RunArgs& a, const std::string& self) {
   // 1. Everything is checked before anything is written.
   if (a.trace) trace_window(a);
@@ -507,11 +540,25 @@ int run_study(const RunArgs& a, const std::string& self) {
       a.mpi ? make_mpi_pool(a, self, dir)
             : std::make_unique<LocalPool>(a, self, f, seed, dir, static_cast<int>(std::min<std::size_t>(jobs, todo.size())));
   std::size_t next = 0, done = 0, failed = 0;
-  auto read_point = [&](std::size_t k) {
-    const fs::path pf = fs::path(dir) / "points" / (std::to_string(k) + ".json");
-    return fs::exists(pf) ? nlohmann::json::parse(read_file(pf.string())) : nlohmann::json();
+  // A finished point as the gather needs it: its file's text, which goes
+  // into results.json as it is, and the two objects the CSV is made of.
+  struct Gathered {
+    bool present = false;
+    std::string text;
+    nlohmann::json point, metrics;
   };
-  std::vector<nlohmann::json> gathered(points.size());
+  auto read_point = [&](std::size_t k) {
+    Gathered g;
+    const fs::path pf = fs::path(dir) / "points" / (std::to_string(k) + ".json");
+    if (!fs::exists(pf)) return g;
+    g.text = read_file(pf.string());
+    nlohmann::json r = nlohmann::json::parse(g.text);
+    g.point = std::move(r["point"]);
+    g.metrics = std::move(r["metrics"]);
+    g.present = true;
+    return g;
+  };
+  std::vector<Gathered> gathered(points.size());
   // Wall-clock figures per point: this run's, and an earlier run's for the
   // points reused from it.
   std::vector<nlohmann::json> timing(points.size());
@@ -563,30 +610,31 @@ int run_study(const RunArgs& a, const std::string& self) {
   if (tty) std::fprintf(stderr, "\n");
 
   // 3. Gather.
-  nlohmann::json all = nlohmann::json::array();
-  std::vector<std::string> pcols, mcols;
+  std::vector<std::size_t> present;
+  std::vector<std::string> texts, pcols, mcols;
   std::set<std::string> seenp, seenm;
   for (std::size_t k = 0; k < points.size(); ++k) {
-    nlohmann::json r = gathered[k].is_null() ? read_point(k) : std::move(gathered[k]);  // reused points are read now
-    if (r.is_null()) continue;
-    for (auto& [key, v] : r["point"].items())
+    if (!gathered[k].present) gathered[k] = read_point(k);  // reused points are read now
+    Gathered& g = gathered[k];
+    if (!g.present) continue;
+    for (auto& [key, v] : g.point.items())
       if (seenp.insert(key).second) pcols.push_back(key);
-    for (auto& [key, v] : r["metrics"].items())
+    for (auto& [key, v] : g.metrics.items())
       if (seenm.insert(key).second) mcols.push_back(key);
-    all.push_back(std::move(r));
+    present.push_back(k);
+    texts.push_back(std::move(g.text));
   }
-  nlohmann::json study = {{"study", name}, {"points", nullptr}, {"failed", failed}};
-  study["points"] = std::move(all);  // (an initializer list would copy every point)
-  write_atomic((fs::path(dir) / "results.json").string(), study.dump(2) + "\n");
+  write_atomic((fs::path(dir) / "results.json").string(), results_json(name, failed, texts));
   std::ostringstream csv;
   csv << "point";
   for (const auto& c : pcols) csv << "," << csv_escape(c);
   for (const auto& c : mcols) csv << "," << csv_escape(c);
   csv << "\n";
-  for (const auto& r : study["points"]) {
-    csv << r["point_index"].get<std::size_t>();
-    for (const auto& c : pcols) csv << "," << (r["point"].contains(c) ? csv_value(r["point"][c]) : "");
-    for (const auto& c : mcols) csv << "," << (r["metrics"].contains(c) ? csv_value(r["metrics"][c]) : "");
+  for (const std::size_t k : present) {
+    const Gathered& g = gathered[k];
+    csv << k;
+    for (const auto& c : pcols) csv << "," << (g.point.contains(c) ? csv_value(g.point[c]) : "");
+    for (const auto& c : mcols) csv << "," << (g.metrics.contains(c) ? csv_value(g.metrics[c]) : "");
     csv << "\n";
   }
   write_atomic((fs::path(dir) / "results.csv").string(), csv.str());

@@ -71,6 +71,10 @@ int exit_status_of(const std::function<int()>& body);
 
 // Returns the process exit code.
 int run_study(const RunArgs& a, const std::string& self_exe);
+// results.json of a study from the text of its finished points (each as
+// written by write_point, in point order): byte for byte what dump(2) of
+// {"failed", "points", "study"} gives.
+std::string results_json(const std::string& study, std::size_t failed, const std::vector<std::string>& points);
 // The hidden per-point entry (`hxsim _point`, used by MPI ranks and the
 // bench): runs point `index` and writes out_file and its wall-clock figures
 // in out_file.timing.
