@@ -96,15 +96,19 @@ std::string csv_value(const nlohmann::json& v) {
 
 }  // namespace
 
-std::string check_study(const StudyFiles& f, const std::vector<SweepPoint>& points, int threads) {
-  // Point k is checked by thread k % n on a copy of its own (yaml-cpp trees
-  // are not shared between threads); the error reported is that of the
-  // first bad point, whatever thread found it.
+std::string check_study(const StudyFiles& f, const std::vector<SweepPoint>& points, int threads, std::size_t first,
+                        std::size_t last) {
+  // Point first + k is checked by thread k % n on a copy of its own
+  // (yaml-cpp trees are not shared between threads); the error reported is
+  // that of the first bad point, whatever thread found it.
+  last = std::min(last, points.size());
+  if (first >= last) return {};
+  const std::size_t count = last - first;
   const std::size_t n = std::max<std::size_t>(1, std::min<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)),
-                                                                       points.size() / 32));
+                                                                       count / 32));
   std::vector<StudyFiles> copies;
   for (std::size_t i = 0; i < n; ++i) copies.push_back(clone(f));
-  std::vector<std::pair<std::size_t, std::exception_ptr>> first_error(n, {points.size(), nullptr});
+  std::vector<std::pair<std::size_t, std::exception_ptr>> first_error(n, {last, nullptr});
   std::string name;
   auto check_one = [&](StudyFiles c, std::size_t k) {
     for (const auto& [path, value] : points[k].sets) apply_set(c, path, value, "sweep " + path);
@@ -113,10 +117,10 @@ std::string check_study(const StudyFiles& f, const std::vector<SweepPoint>& poin
     return s.name;
   };
   auto check = [&](std::size_t i) {
-    for (std::size_t k = i; k < points.size(); k += n) {
+    for (std::size_t k = first + i; k < last; k += n) {
       try {
         const std::string s = check_one(copy_without_positions(copies[i]), k);
-        if (i == 0 && k == 0) name = s;
+        if (k == first) name = s;
       } catch (...) {
         // The error again, from a copy read from the files, for its file:line:col.
         first_error[i] = {k, std::current_exception()};
@@ -505,15 +509,12 @@ int run_study(const RunArgs& a, const std::string& self) {
   StudyFiles f = prepared(a);
   const auto points = expand_sweep(f);
   const int jobs = a.jobs > 0 ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
-  const std::string name = check_study(f, points, jobs);
+  // The first point names the study, and so its output directory.
+  const std::string name = check_study(f, points, 1, 0, 1);
   const std::uint64_t seed = study_seed(a, f);
   const std::string dir = a.out_dir.empty() ? "results/" + name : a.out_dir;
-  fs::create_directories(fs::path(dir) / "points");
-  write_atomic((fs::path(dir) / "resolved_study.yaml").string(), emit(f.study) + "\n");
-  write_atomic((fs::path(dir) / "resolved_topology.yaml").string(), emit(f.topo) + "\n");
   // A point file is reused only if it was produced from the same resolved
-  // configuration and seed.
-  // ... and by the same simulator build.
+  // configuration and seed, and by the same simulator build.
   std::error_code ec;
   const auto exe_time = fs::last_write_time(self, ec).time_since_epoch().count();
   const auto exe_size = fs::file_size(self, ec);
@@ -521,9 +522,6 @@ int run_study(const RunArgs& a, const std::string& self) {
       emit(f.study) + emit(f.topo) + std::to_string(seed) + std::to_string(exe_time) + std::to_string(exe_size)));
   const fs::path fp_file = fs::path(dir) / "fingerprint";
   const bool same_config = fs::exists(fp_file) && read_file(fp_file.string()) == fingerprint;
-  write_atomic(fp_file.string(), fingerprint);
-
-  // 2. One process per point.
   std::vector<std::size_t> todo;
   std::size_t skipped = 0;
   for (std::size_t k = 0; k < points.size(); ++k) {
@@ -534,11 +532,22 @@ int run_study(const RunArgs& a, const std::string& self) {
     }
     todo.push_back(k);
   }
+  // The point servers start loading while the other points are checked;
+  // they run nothing until they are sent a point, and end (sent none) if a
+  // point is bad. No more servers than points to run. (MPI ranks are only
+  // handed the study once it has been checked.)
+  std::unique_ptr<PointPool> pool;
+  if (!a.mpi)
+    pool = std::make_unique<LocalPool>(a, self, f, seed, dir, static_cast<int>(std::min<std::size_t>(jobs, todo.size())));
+  check_study(f, points, jobs, 1);
+  fs::create_directories(fs::path(dir) / "points");
+  write_atomic((fs::path(dir) / "resolved_study.yaml").string(), emit(f.study) + "\n");
+  write_atomic((fs::path(dir) / "resolved_topology.yaml").string(), emit(f.topo) + "\n");
+  write_atomic(fp_file.string(), fingerprint);
+
+  // 2. One process per point.
   const bool tty = ::isatty(2) && !a.quiet;
-  // (No more point servers than points to run.)
-  std::unique_ptr<PointPool> pool =
-      a.mpi ? make_mpi_pool(a, self, dir)
-            : std::make_unique<LocalPool>(a, self, f, seed, dir, static_cast<int>(std::min<std::size_t>(jobs, todo.size())));
+  if (a.mpi) pool = make_mpi_pool(a, self, dir);
   std::size_t next = 0, done = 0, failed = 0;
   // A finished point as the gather needs it: its file's text, which goes
   // into results.json as it is, and the two objects the CSV is made of.

@@ -86,8 +86,10 @@ PointTiming write_point(const RunArgs& a, StudyFiles& f, const SweepPoint& point
                         const std::string& out_file);
 
 std::vector<std::pair<std::string, std::string>> split_sets(const std::vector<std::string>& sets);
-// Every sweep point parsed and its workloads bound to its topology, nothing
-// elaborated or written: bad input throws InputError. Returns the study name.
-std::string check_study(const StudyFiles& f, const std::vector<SweepPoint>& points, int threads = 1);
+// Sweep points [first, last) parsed and their workloads bound to their
+// topology, nothing elaborated or written: bad input throws InputError (that
+// of the first bad point). Returns the study name (empty if no point).
+std::string check_study(const StudyFiles& f, const std::vector<SweepPoint>& points, int threads = 1, std::size_t first = 0,
+                        std::size_t last = static_cast<std::size_t>(-1));
 
 }  // namespace hx::sim
