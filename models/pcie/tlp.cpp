@@ -53,15 +53,28 @@ inline std::uint64_t pattern_word(std::uint64_t stream, std::uint64_t q) {
 }
 constexpr std::uint64_t kBasis = 1469598103934665603ull;
 constexpr std::uint64_t kPrime = 1099511628211ull;
-// One 8-byte word of payload (little-endian, zero-padded at the tail) at
-// word position i: position-dependent, so shifted or swapped data changes
-// the sum.
-inline std::uint64_t fold(std::uint64_t h, std::uint64_t w, std::uint32_t i) {
-  h ^= w + 0x9e3779b97f4a7c15ull * (i + 1);
-  h *= kPrime;
-  return h ^ (h >> 29);
-}
-inline std::uint64_t finish(std::uint64_t h, std::uint32_t len) { return (h ^ len) * kPrime; }
+constexpr std::uint64_t kStep = 0x9e3779b97f4a7c15ull;
+// The sum of a payload: each 8-byte word (little-endian, zero-padded at the
+// tail) is mixed with a key of its position and multiplied, and the terms
+// are added. Position-dependent, so shifted or swapped data changes the
+// sum; the terms do not depend on each other, so a long payload's words
+// are summed in parallel, not one after the other.
+class Sum {
+ public:
+  void add(std::uint64_t w) {
+    m_h += (w ^ m_pos) * kPrime;
+    m_pos += kStep;
+  }
+  std::uint64_t finish(std::uint32_t len) const {
+    std::uint64_t h = m_h ^ len;
+    h ^= h >> 31;
+    h *= 0xbf58476d1ce4e5b9ull;
+    return h ^ (h >> 29);
+  }
+
+ private:
+  std::uint64_t m_h = kBasis, m_pos = kStep;
+};
 }  // namespace
 
 std::uint8_t pattern_byte(std::uint64_t stream, std::uint64_t off) {
@@ -92,30 +105,26 @@ void pattern_fill(std::uint64_t stream, std::uint64_t off, std::uint8_t* out, st
 
 namespace {
 std::uint64_t compute_pattern_checksum(std::uint64_t stream, std::uint64_t off, std::uint32_t len) {
-  std::uint64_t h = kBasis;
+  Sum h;
   const unsigned sh = static_cast<unsigned>(off & 7) * 8;
   std::uint64_t q = off >> 3;
+  const std::uint32_t whole = len & ~7u;
   if (sh == 0) {  // aligned: each payload word is one pattern word
-    std::uint32_t i = 0, k = 0;
-    for (; i + 8 <= len; i += 8, ++k) h = fold(h, pattern_word(stream, q + k), k);
-    if (i < len) h = fold(h, pattern_word(stream, q + k) & ((1ull << ((len - i) * 8)) - 1), k);
-    return finish(h, len);
+    for (std::uint32_t i = 0; i < whole; i += 8) h.add(pattern_word(stream, q++));
+    if (whole < len) h.add(pattern_word(stream, q) & ((1ull << ((len - whole) * 8)) - 1));
+    return h.finish(len);
   }
   std::uint64_t lo = pattern_word(stream, q);
-  std::uint32_t i = 0, k = 0;
-  for (; i + 8 <= len; i += 8, ++k) {
+  for (std::uint32_t i = 0; i < whole; i += 8) {
     const std::uint64_t hi = pattern_word(stream, ++q);
-    const std::uint64_t w = sh ? (lo >> sh) | (hi << (64 - sh)) : lo;
-    h = fold(h, w, k);
+    h.add((lo >> sh) | (hi << (64 - sh)));
     lo = hi;
   }
-  if (i < len) {
+  if (whole < len) {
     const std::uint64_t hi = pattern_word(stream, q + 1);
-    std::uint64_t w = sh ? (lo >> sh) | (hi << (64 - sh)) : lo;
-    w &= (1ull << ((len - i) * 8)) - 1;
-    h = fold(h, w, k);
+    h.add(((lo >> sh) | (hi << (64 - sh))) & ((1ull << ((len - whole) * 8)) - 1));
   }
-  return finish(h, len);
+  return h.finish(len);
 }
 }  // namespace
 
@@ -145,19 +154,20 @@ std::uint64_t pattern_checksum(std::uint64_t stream, std::uint64_t off, std::uin
 }
 
 std::uint64_t bytes_checksum(const std::uint8_t* p, std::uint32_t len) {
-  std::uint64_t h = kBasis;
-  std::uint32_t i = 0, k = 0;
-  for (; i + 8 <= len; i += 8, ++k) {
+  Sum h;
+  std::uint32_t i = 0;
+  for (; i + 8 <= len; i += 8) {
     std::uint64_t w;
     std::memcpy(&w, p + i, 8);
-    h = fold(h, w, k);
+    if constexpr (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__) w = __builtin_bswap64(w);
+    h.add(w);
   }
   if (i < len) {
     std::uint64_t w = 0;
-    std::memcpy(&w, p + i, len - i);
-    h = fold(h, w, k);
+    for (std::uint32_t k = 0; i + k < len; ++k) w |= static_cast<std::uint64_t>(p[i + k]) << (8 * k);
+    h.add(w);
   }
-  return finish(h, len);
+  return h.finish(len);
 }
 
 }  // namespace hx::pcie
