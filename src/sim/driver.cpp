@@ -293,12 +293,22 @@ std::string point_file(const std::string& dir, std::size_t k, const char* ext = 
   return (fs::path(dir) / "points" / (std::to_string(k) + ".json" + ext)).string();
 }
 
+// What a server reports of each point: one write of fewer than PIPE_BUF
+// bytes, so that the reports of several servers on one pipe never mix.
+struct Report {
+  std::uint64_t index;
+  std::int64_t code;
+  PointTiming timing;
+};
+static_assert(sizeof(Report) <= 512, "a report must be one atomic pipe write");
+
 // Local sweeps: `jobs` point servers, each an `hxsim _serve` process started
 // afresh, take point indices from one command pipe (the driver writes them
 // 8 bytes at a time, a few ahead of need; a pipe read of 8 bytes is whole)
 // and run each point in a process forked from the server, one at a time.
-// Each server sends back the point's index and exit code, having kept a
-// failed point's stderr in points/K.json.stderr.
+// Each server sends back a Report (the point's index, exit code and
+// wall-clock figures), having kept a failed point's stderr in
+// points/K.json.stderr.
 //
 // Forking rather than starting the executable for every point saves
 // loading and relocating the libraries, about half of a short point's cost
@@ -309,15 +319,6 @@ std::string point_file(const std::string& dir, std::size_t k, const char* ext = 
 // separate sweeps do (design note 18). Nothing of SystemC is elaborated in
 // a server, so each point process elaborates exactly once. (The MPI pool
 // starts `hxsim _point` processes instead: an MPI process must not fork.)
-// What a server reports of each point: one write of fewer than PIPE_BUF
-// bytes, so that the reports of several servers on one pipe never mix.
-struct Report {
-  std::uint64_t index;
-  std::int64_t code;
-  PointTiming timing;
-};
-static_assert(sizeof(Report) <= 512, "a report must be one atomic pipe write");
-
 void serve(int cmd, int rep, const RunArgs& a, const StudyFiles& f, const std::vector<SweepPoint>& points,
            std::uint64_t seed, const std::string& dir) {
   ::signal(SIGPIPE, SIG_IGN);  // a driver that has gone makes report() throw, not kill this process
