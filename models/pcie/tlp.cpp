@@ -130,15 +130,15 @@ std::uint64_t compute_pattern_checksum(std::uint64_t stream, std::uint64_t off, 
 
 // A pure function that is asked twice of most TLPs, by the producer that
 // fills in the checksum and by the root complex that checks it on arrival:
-// recent results are kept, each under a 64-bit tag of all three arguments
-// (off*A + stream*B + len with odd constants A and B: two keys share a tag
-// only if their offsets differ by (stream and length difference) times a
-// pseudo-random 64-bit factor, never within one run's address space and
-// streams in practice). A TLP whose checksum
-// or whose (stream, offset, length) changed on the way still fails the
-// check, since the kept value is the function's own for that key. Entries
-// of 16 bytes: the 64 KiB table is 16 pages, a cost paid in page faults by
-// every point process, however short.
+// recent results are kept, each under a 64-bit tag of all three arguments:
+// off*A + stream*B + len with odd constants A and B, so two keys share a
+// tag only if their offsets differ by A^-1 * ((stream' - stream) * B +
+// (len' - len)) mod 2^64: for any small difference in stream or length a
+// pseudo-random 64-bit number, which no run's addresses come near.
+// A TLP whose checksum or whose (stream, offset, length) changed on the way
+// still fails the check, since the kept value is the function's own for
+// that key. Entries of 16 bytes: the 64 KiB table is 16 pages, a cost paid
+// in page faults by every point process, however short.
 std::uint64_t pattern_checksum(std::uint64_t stream, std::uint64_t off, std::uint32_t len) {
   struct Kept {
     std::uint64_t tag = 0, sum = 0;  // tag 0: empty (a key whose tag is 0 is not kept)
