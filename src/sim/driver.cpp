@@ -659,8 +659,8 @@ int run_study(const RunArgs& a, const std::string& self) {
   tj["points"] = std::move(tp);
   write_atomic(timing_file.string(), tj.dump(2) + "\n");
   if (!a.quiet)
-    std::fprintf(stderr, "%s: %zu points (%zu reused), %zu failed -> %s\n", name.c_str(), points.size(), skipped, failed,
-                 dir.c_str());
+    std::fprintf(stderr, "%s: %zu points (%zu reused), %zu failed, %zu run in %.1f s -> %s (wall times per point: timing.json)\n",
+                 name.c_str(), points.size(), skipped, failed, todo.size(), sweep_wall, dir.c_str());
   return failed ? (worst == 2 ? 2 : 3) : 0;
 }
 
