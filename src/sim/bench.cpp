@@ -107,6 +107,32 @@ Run run_once(const std::string& self, const std::string& study, int point, const
   return r;
 }
 
+// While it lives, this process (and what it starts) runs on the first CPU
+// it may use; afterwards on all of them again.
+class OneCpu {
+ public:
+  explicit OneCpu(bool hold) {
+    if (!hold || ::sched_getaffinity(0, sizeof m_all, &m_all) != 0) return;
+    cpu_set_t first;
+    CPU_ZERO(&first);
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &m_all)) {
+        CPU_SET(c, &first);
+        break;
+      }
+    m_held = ::sched_setaffinity(0, sizeof first, &first) == 0;
+  }
+  ~OneCpu() {
+    if (m_held) ::sched_setaffinity(0, sizeof m_all, &m_all);
+  }
+  OneCpu(const OneCpu&) = delete;
+  OneCpu& operator=(const OneCpu&) = delete;
+
+ private:
+  cpu_set_t m_all;
+  bool m_held = false;
+};
+
 // The median run by wall time of `repeats`, carrying the largest peak RSS of all.
 Run median_of(int repeats, const std::function<Run()>& one) {
   std::vector<Run> runs;
@@ -194,35 +220,14 @@ int bench(const std::string& json_out, int repeats, const std::string& self) {
     // sweep took 15-20% more user time (docs/performance.md), which made
     // the -j2 run look better than twice as fast.
     int run_no = 0;
-    cpu_set_t all;
-    const bool have_mask = ::sched_getaffinity(0, sizeof all, &all) == 0;
     auto sweep_wall = [&](int jobs) {
       const fs::path out = dir / (name + "_j" + std::to_string(jobs) + "_" + std::to_string(run_no++));
       ::sync();
-      const bool one_cpu = jobs == 1 && have_mask;
-      if (one_cpu) {
-        cpu_set_t first;
-        CPU_ZERO(&first);
-        for (int c = 0; c < CPU_SETSIZE; ++c)
-          if (CPU_ISSET(c, &all)) {
-            CPU_SET(c, &first);
-            break;
-          }
-        ::sched_setaffinity(0, sizeof first, &first);  // inherited by the run started now
-      }
+      const OneCpu held(jobs == 1);  // inherited by the run started now
       const auto t0 = std::chrono::steady_clock::now();
-      double rss = 0;
-      try {
-        rss = run_child({self, "run", study, "-o", out.string(), "-q", "--fresh", "-j", std::to_string(jobs)},
-                        out.string() + ".stderr", "the bench sweep " + name);
-      } catch (...) {
-        if (one_cpu) ::sched_setaffinity(0, sizeof all, &all);
-        throw;
-      }
-      const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (one_cpu) ::sched_setaffinity(0, sizeof all, &all);
-      sweep_rss = std::max(sweep_rss, rss);
-      return t;
+      sweep_rss = std::max(sweep_rss, run_child({self, "run", study, "-o", out.string(), "-q", "--fresh", "-j", std::to_string(jobs)},
+                                                out.string() + ".stderr", "the bench sweep " + name));
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };
     // -j1 and -jN alternate, so that the machine's drift falls on both; the
     // efficiency is the median of the pairs'.
