@@ -603,6 +603,7 @@ int run_study(const RunArgs& a, const std::string& self) {
     if (fin.code != 0) {
       ++failed;
       worst = std::max(worst, fin.code);
+      timing[fin.index] = nullptr;  // no figures of an earlier run for a point without results
       std::string err = fin.err;
       if (err.size() > 2000) err = "..." + err.substr(err.size() - 2000);
       if (tty) std::fprintf(stderr, "\n");
