@@ -49,7 +49,7 @@ Iommu::Result Iommu::translate(std::uint64_t va, Tick now) {
   const Tick looked = now + m_cfg.iotlb.lookup;
   if (const Tlb::Entry* e = m_iotlb.lookup(va)) {
     if (e->ready > looked) ++merged;
-    return {std::max(looked, e->ready), e->pa_base + (va & ((1ull << e->shift) - 1)), e->pa_base, e->shift};
+    return {std::max(looked, e->ready), e->pa_base + (va & ((1ull << e->shift) - 1)), e->pa_base, e->shift, false};
   }
   const PageTable::Walk w = m_pt.walk(va);
   if (!w.present) {
@@ -81,8 +81,7 @@ Iommu::Result Iommu::translate(std::uint64_t va, Tick now) {
   ++walks;
   walk_latency.add(static_cast<double>(t - start) / static_cast<double>(kNs));
   m_iotlb.insert(va, w.shift, w.pa_base, t);
-  t += m_cfg.miss_latency;
-  return {t, w.pa_base + (va & ((1ull << w.shift) - 1)), w.pa_base, w.shift};
+  return {t, w.pa_base + (va & ((1ull << w.shift) - 1)), w.pa_base, w.shift, true};
 }
 
 std::size_t Iommu::invalidate(std::uint64_t va, std::uint64_t len) {

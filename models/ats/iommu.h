@@ -7,14 +7,19 @@
 //    flight for the same page;
 //  - a walk reads the page-table entries below the deepest hit in the
 //    page-walk caches (one per non-leaf level, fully associative, LRU) from
-//    the tables in host memory (page_table.h), one after the other, each a
-//    coherent read through the root complex's line pipeline; the read is
-//    served by the LLC (`pte_read`; I/O page tables are small and hot: the
-//    leaf entries of 64 MiB of 4 KiB pages fill 128 KiB) or, with
+//    the tables in host memory (page_table.h), one after the other, through
+//    the IOMMU's own port (not the root complex's inbound line pipeline:
+//    S011's 256 B writes at full miss leave no room for a walk's line in
+//    it); the read is served by the LLC (`pte_read`; I/O page tables are
+//    small and hot: the leaf entries of 64 MiB of 4 KiB pages fill 128 KiB) or, with
 //    tables_in_llc off, by the memory controller; then the walk pays a
 //    fixed `walk_overhead` (walker pipeline and fill) and the translation is
-//    usable when it ends; the request that missed re-enters the pipeline
-//    `miss_latency` later (this part does not hold the walker);
+//    usable when it ends; a posted write that missed goes on then, while a
+//    read that missed is replayed into the root complex's read pipeline and
+//    goes on `miss_latency` later (the root complex adds it; it does not
+//    hold the walker). S011's LAT_DMA_WRRD shows the difference: a write's
+//    miss costs the write-then-read ~70 ns less than a read's miss costs
+//    LAT_DMA_RD on both hosts;
 //  - ATS translation requests from a device use the same lookup and walk and
 //    answer with the page's translation and size (PCIe spec sec. 10.2);
 //  - invalidation removes IOTLB and walk-cache entries of a range.
@@ -44,7 +49,7 @@ struct IommuConfig {
   int pwc_entries = 16;  // per non-leaf level
   int walkers = 1;
   Tick walk_overhead = 0;
-  Tick miss_latency = 0;      // a missed request's extra latency after its walk (not holding a walker)
+  Tick miss_latency = 0;      // a missed read's replay after its walk (not holding a walker; writes skip it)
   bool tables_in_llc = true;  // page-table reads hit the LLC (pte_read) instead of going to DRAM
   Tick pte_read = 20 * kNs;
   std::uint64_t table_region = 64ull << 20;  // bytes of DRAM reserved for page tables
@@ -68,6 +73,7 @@ class Iommu {
     std::uint64_t pa;        // translated address of the request
     std::uint64_t pa_base;   // of its page
     unsigned shift;          // page size
+    bool missed;             // this request started a walk
   };
   // Translate `va` for a request that reached the IOMMU at `now`.
   Result translate(std::uint64_t va, Tick now);

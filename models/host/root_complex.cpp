@@ -16,7 +16,7 @@ mem::MemoryConfig memory_of(const RootComplexConfig& c) {
   m.far_base = m.numa_nodes > 1 ? c.dram_base + c.dram_size / 2 : 0;
   return m;
 }
-enum : std::uint32_t { kArrive, kInbound, kWriteDone, kToHost };
+enum : std::uint32_t { kAdmit, kArrive, kInbound, kWriteDone, kToHost, kTrackerFree };
 }
 
 RootComplex::RootComplex(sc_core::sc_module_name name, const RootComplexConfig& cfg)
@@ -35,8 +35,7 @@ RootComplex::RootComplex(sc_core::sc_module_name name, const RootComplexConfig& 
     const std::uint64_t tables = (cfg.dram_base + cfg.dram_size - cfg.iommu.table_region) / 4096 * 4096;
     m_iommu = std::make_unique<ats::Iommu>(std::string(name) + ".iommu", cfg.iommu, m_mem.store(), tables,
                                            [this](std::uint64_t line, Tick t, bool llc) {
-                                             const Tick slot = line_slot(t);
-                                             return llc ? slot + m_cfg.iommu.pte_read : m_mem.read_line(line, slot);
+                                             return llc ? t + m_cfg.iommu.pte_read : m_mem.read_line(line, t);
                                            });
   }
   m_txq.resize(cfg.ports.size());
@@ -51,6 +50,8 @@ RootComplex::RootComplex(sc_core::sc_module_name name, const RootComplexConfig& 
   reg.add_counter(n + ".completions", &completions, "TLP", "completions sent");
   reg.add_counter(n + ".msis", &msis, "1", "MSI writes received");
   reg.add_counter(n + ".p2p_forwarded", &p2p_forwarded, "TLP", "peer-to-peer requests forwarded");
+  if (cfg.read_trackers > 0)
+    reg.add_counter(n + ".tracker_waits", &tracker_waits, "TLP", "inbound reads that waited for a free read tracker");
 }
 
 int RootComplex::port_for_addr(std::uint64_t a) const {
@@ -70,7 +71,7 @@ void RootComplex::retire_writes() {
 bool RootComplex::idle() const {
   // Writes still committing are accepted and complete by themselves (their
   // entries retire lazily); only writes refused entry are outstanding.
-  if (!m_posted_wait.empty()) return false;
+  if (!m_posted_wait.empty() || !m_tracker_wait.empty()) return false;
   for (const auto& q : m_txq)
     for (const auto& c : q)
       if (!c.empty()) return false;
@@ -80,7 +81,35 @@ bool RootComplex::idle() const {
 }
 
 void RootComplex::rx_tlp(pcie::PciePort& p, Tlp* t, Tick, Tick tail) {
-  m_sched.at(tail + m_cfg.inbound_latency, this, m_iommu ? kArrive : kInbound, static_cast<std::uint64_t>(p.index), t);
+  const std::uint32_t next = m_cfg.read_trackers > 0 ? kAdmit : m_iommu ? kArrive : kInbound;
+  m_sched.at(tail + m_cfg.inbound_latency, this, next, static_cast<std::uint64_t>(p.index), t);
+}
+
+// A memory read takes a read tracker (or waits for one, in order); anything
+// else goes on.
+void RootComplex::admit(Tlp* t, int port) {
+  if (t->kind == TlpKind::MemRd && is_dram(*t)) {
+    if (m_trackers_busy >= m_cfg.read_trackers || !m_tracker_wait.empty()) {
+      ++tracker_waits;
+      m_tracker_wait.emplace_back(t, port);
+      return;
+    }
+    ++m_trackers_busy;
+  }
+  enter(t, port);
+}
+
+void RootComplex::enter(Tlp* t, int port) {
+  if (m_iommu) arrive(t, port);
+  else inbound(t, port);
+}
+
+// A read's last completion has left: its tracker goes to the oldest waiting
+// read, if any.
+void RootComplex::free_tracker() {
+  if (m_trackers_busy <= 0) sim_fail(basename(), "read tracker freed twice");
+  --m_trackers_busy;
+  if (!m_tracker_wait.empty()) m_sched.at(now_tick(), this, kTrackerFree);
 }
 
 // The translation stage (IOMMU on): remap, then release in order.
@@ -96,6 +125,8 @@ void RootComplex::arrive(Tlp* t, int port) {
     const auto r = m_iommu->translate(t->addr, now);
     if (r.pa != t->addr) sim_fail(basename(), "IOVA and physical address differ under the identity mapping");
     ready = r.ready;
+    // A read that missed is replayed into the read pipeline; a write goes on.
+    if (r.missed && t->kind == TlpKind::MemRd) ready += m_cfg.iommu.miss_latency;
   }
   // Nothing passes an older posted request from the same port still being
   // translated; posted requests leave in order. Ports are independent.
@@ -143,6 +174,17 @@ void RootComplex::serve_ats(Tlp* t, int port, const ats::Iommu::Result& r) {
 
 void RootComplex::on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) {
   switch (kind) {
+    case kAdmit:
+      admit(static_cast<Tlp*>(ptr), static_cast<int>(arg));
+      break;
+    case kTrackerFree:
+      while (!m_tracker_wait.empty() && m_trackers_busy < m_cfg.read_trackers) {
+        auto [t, port] = m_tracker_wait.front();
+        m_tracker_wait.pop_front();
+        ++m_trackers_busy;
+        enter(t, port);
+      }
+      break;
     case kArrive:
       arrive(static_cast<Tlp*>(ptr), static_cast<int>(arg));
       break;
@@ -414,6 +456,7 @@ Tlp* RootComplex::tx_select(pcie::PciePort& p) {
     if (it->next == it->end) {
       pcie::TlpPool::instance().put(it->req);
       jobs.erase(it);
+      if (m_cfg.read_trackers > 0) free_tracker();
     }
     return c;
   }

@@ -24,8 +24,15 @@
 //    (writes stay in order, and nothing passes a write), so a miss stalls
 //    only what the ordering rules say it must. ATS translation requests are
 //    answered from the same IOMMU; translated requests (AT=10b) bypass it.
-// Simplifications: unlimited read trackers; the LLC/DDIO is not modelled
-// separately from memory latency.
+//  - with read_trackers > 0, an inbound read of memory takes one of that
+//    many read trackers when it reaches the root complex (after the inbound
+//    pipeline) and holds it through its translation and its memory reads
+//    until its last completion leaves; reads that find none free wait in
+//    arrival order, still holding their link credits (back-pressure). A
+//    translation miss then costs the read rate its walk in full: while the
+//    missed read holds its tracker, the hits behind it cannot use it.
+// Simplifications: the LLC/DDIO is not modelled separately from memory
+// latency.
 #pragma once
 #include <systemc>
 #include <array>
@@ -57,6 +64,7 @@ struct RootComplexConfig {
   int rcb_B = 64;
   int cpl_combine_min_B = 0;  // requests shorter than this get one completion per RCB
   int posted_buffer = 64;
+  int read_trackers = 0;  // inbound memory reads in flight at once (0 = unlimited)
   bool p2p = true;
   std::uint64_t dram_base = 0, dram_size = 1ull << 36;
   std::uint64_t msi_base = 0xfee00000ull;
@@ -98,9 +106,12 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   Scheduler& scheduler() override { return m_sched; }
   void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
 
-  Counter writes, reads, completions, msis, p2p_forwarded, write_bytes, read_bytes;
+  Counter writes, reads, completions, msis, p2p_forwarded, write_bytes, read_bytes, tracker_waits;
 
  private:
+  void admit(Tlp* t, int port);
+  void enter(Tlp* t, int port);
+  void free_tracker();
   void arrive(Tlp* t, int port);
   void inbound(Tlp* t, int port);
   void serve_ats(Tlp* t, int port, const ats::Iommu::Result& r);
@@ -130,6 +141,8 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   SlotCalendar m_lines;
   void retire_writes();
   std::deque<std::pair<Tlp*, int>> m_posted_wait;  // requests behind a write waiting for an entry
+  std::deque<std::pair<Tlp*, int>> m_tracker_wait;  // reads waiting for a read tracker, oldest first
+  int m_trackers_busy = 0;
   int m_posted_inflight = 0;
   std::priority_queue<Tick, std::vector<Tick>, std::greater<Tick>> m_commits;  // posted-buffer entries in flight
   Tick m_last_write_commit = 0;

@@ -150,6 +150,9 @@ const ParamTable<host::RootComplexConfig>& rc_params() {
            }),
       P<C>("posted_buffer", "int", "64", "inbound posted writes the root complex holds before memory commits them",
            [](C& c, const Cursor& v) { c.posted_buffer = static_cast<int>(v.integer(1, 1 << 20)); }),
+      P<C>("read_trackers", "int", "0", "inbound memory reads the root complex tracks at once, each from its arrival "
+           "through translation and memory to its last completion (0 = unlimited)",
+           [](C& c, const Cursor& v) { c.read_trackers = static_cast<int>(v.integer(0, 1 << 20)); }),
       P<C>("p2p", "bool", "true", "forward peer-to-peer requests between root ports (and reflect ACS-redirected ones)",
            [](C& c, const Cursor& v) { c.p2p = v.boolean(); }),
       P<C>("dram_base", "size", "4GiB", "first address of host DRAM",
@@ -211,7 +214,8 @@ const ParamTable<ats::IommuConfig>& iommu_params() {
       P<C>("walkers", "int", "1", "page-table walks in flight at once", [](C& c, const Cursor& v) { c.walkers = static_cast<int>(v.integer(1, 1024)); }),
       P<C>("walk_overhead", "time", "0ns", "walker time per walk besides its memory reads (request, pipeline, fill)",
            [](C& c, const Cursor& v) { c.walk_overhead = v.time(); }),
-      P<C>("miss_latency", "time", "0ns", "extra latency of a request that missed, after its walk, not holding a walker (re-entry into the pipeline)",
+      P<C>("miss_latency", "time", "0ns", "extra latency of a read that missed, after its walk, not holding a walker (its replay into the read pipeline; a "
+           "posted write goes on when its walk ends)",
            [](C& c, const Cursor& v) { c.miss_latency = v.time(); }),
       P<C>("tables_in_llc", "bool", "true", "page-table reads are served by the LLC (false: by DRAM through the memory controller)",
            [](C& c, const Cursor& v) { c.tables_in_llc = v.boolean(); }),
