@@ -25,6 +25,9 @@ BenchDma::BenchDma(const std::string& name, const BenchDmaConfig& cfg) : m_name(
     reg.add_histogram(name + ".ats_rtt", &ats_rtt, "ns", "ATS request handed to the hard block to its completion back");
     reg.add_histogram(name + ".xlate_wait", &xlate_wait, "ns", "time a command waited for its translations");
   }
+  if (cfg.retire_in_order)
+    StatsRegistry::instance().add_counter(name + ".retire_waits", &retire_waits, "1",
+                                          "commands done before an older one and held back to retire in order");
 }
 
 namespace {
@@ -255,7 +258,21 @@ void BenchDma::on_completion(const Tlp& t) {
   on_tx_space(m_s_cmd);
 }
 
-void BenchDma::complete(std::size_t s, Tick when) { m_ep->scheduler().at(when, this, kDone, s); }
+void BenchDma::complete(std::size_t s, Tick when) {
+  if (!m_cfg.retire_in_order) {
+    m_ep->scheduler().at(when, this, kDone, s);
+    return;
+  }
+  const std::uint64_t seq = m_slots[s].seq;
+  if (seq != m_next_retire) ++retire_waits;
+  m_retire.emplace(seq, std::make_pair(s, when));
+  // Retire from the oldest while it is done, each no earlier than the one before.
+  for (auto it = m_retire.begin(); it != m_retire.end() && it->first == m_next_retire; it = m_retire.erase(it)) {
+    m_last_retire = std::max(m_last_retire, it->second.second);
+    m_ep->scheduler().at(m_last_retire, this, kDone, it->second.first);
+    ++m_next_retire;
+  }
+}
 
 void BenchDma::on_action(std::uint32_t kind, std::uint64_t arg, void*) {
   if (kind == kPump) {

@@ -16,6 +16,10 @@
 // waits for the completion plus the ATC's own miss handling (`atc_miss`:
 // request formation, fill, replay). Requests then carry translated
 // addresses (AT=10b) and bypass the IOMMU.
+// With `retire_in_order`, a command's completion is signalled only once
+// every older command's has been (the NFP engine retires its DMA queue in
+// issue order): one slow read, e.g. an IOMMU miss, then holds back every
+// younger command and the firmware contexts waiting on them.
 #pragma once
 #include <deque>
 #include <memory>
@@ -41,6 +45,7 @@ struct BenchDmaConfig {
   Tick write_interval = 0;  // minimum time between write commands, however small
   std::uint32_t write_payload = 0;  // largest write TLP payload the engine forms (0: MPS)
   int max_outstanding = 64;
+  bool retire_in_order = false;  // completions signalled in issue order
   bool ats = false;
   ats::TlbConfig atc{32, 0, 0};
   Tick atc_miss = 0;      // ATS-switch time on a miss besides the translation round trip
@@ -62,6 +67,7 @@ class BenchDma final : public pcie::Device, public Actor {
   void on_write(const pcie::Tlp& t) override;
   ats::Tlb* atc() { return m_atc.get(); }
   Histogram ats_rtt, xlate_wait;  // per ATS request; per command that waited for translation
+  Counter retire_waits;           // commands done before an older one, held back (retire_in_order)
   void on_completion(const pcie::Tlp& t) override;
   void on_tx_space(int stream) override;
   void on_sent(const pcie::Tlp& t, Tick start, Tick end) override;
@@ -111,6 +117,9 @@ class BenchDma final : public pcie::Device, public Actor {
   Tick m_next_issue = 0;
   Tick m_pump_at = kNever;  // a pump already scheduled for then
   std::uint64_t m_cmd_seq = 0;
+  std::map<std::uint64_t, std::pair<std::size_t, Tick>> m_retire;  // seq -> slot, data done (retire_in_order)
+  std::uint64_t m_next_retire = 0;  // seq of the oldest command not yet retired
+  Tick m_last_retire = 0;
   struct Tag {
     bool used = false;
     std::size_t slot = 0;

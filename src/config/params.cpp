@@ -333,6 +333,8 @@ const ParamTable<dma::BenchDmaConfig>& bench_params() {
       P<C>("write_payload", "size", "0B", "largest payload of a write TLP the engine forms, 0 = MPS (writes are also cut at MPS)",
            [](C& c, const Cursor& v) { c.write_payload = v.size() == 0 ? 0 : static_cast<std::uint32_t>(pow2(v, 4, 4096)); }),
       P<C>("max_outstanding", "int", "64", "DMA commands in flight", [](C& c, const Cursor& v) { c.max_outstanding = static_cast<int>(v.integer(1, 4096)); }),
+      P<C>("retire_in_order", "bool", "false", "signal each command's completion only after every older command's (an in-order DMA queue)",
+           [](C& c, const Cursor& v) { c.retire_in_order = v.boolean(); }),
       P<C>("ats", "bool", "false", "translate addresses with ATS through an on-device ATC (needs the host's IOMMU on)",
            [](C& c, const Cursor& v) { c.ats = v.boolean(); }),
       P<C>("atc_entries", "int", "32", "ATC entries", [](C& c, const Cursor& v) { c.atc.entries = static_cast<int>(v.integer(1, 1 << 16)); }),
