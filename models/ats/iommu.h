@@ -11,15 +11,15 @@
 //    the IOMMU's own port (not the root complex's inbound line pipeline:
 //    S011's 256 B writes at full miss leave no room for a walk's line in
 //    it); the read is served by the LLC (`pte_read`; I/O page tables are
-//    small and hot: the leaf entries of 64 MiB of 4 KiB pages fill 128 KiB) or, with
-//    tables_in_llc off, by the memory controller; then the walk pays a
-//    fixed `walk_overhead` (walker pipeline and fill) and the translation is
-//    usable when it ends; a posted write that missed goes on then, while a
-//    read that missed is replayed into the root complex's read pipeline and
-//    goes on `miss_latency` later (the root complex adds it; it does not
-//    hold the walker). S011's LAT_DMA_WRRD shows the difference: a write's
-//    miss costs the write-then-read ~70 ns less than a read's miss costs
-//    LAT_DMA_RD on both hosts;
+//    small and hot: the leaf entries of 64 MiB of 4 KiB pages fill
+//    128 KiB) or, with tables_in_llc off, by the memory controller; then
+//    the walk pays a fixed `walk_overhead` (walker pipeline and fill) and
+//    the translation is usable when it ends; a posted write that missed
+//    goes on then, while a read that missed is replayed into the root
+//    complex's read pipeline and goes on `miss_latency` later (the root
+//    complex adds it; it does not hold the walker). S011's LAT_DMA_WRRD
+//    shows the difference: a write's miss costs the write-then-read ~70 ns
+//    less than a read's miss costs LAT_DMA_RD on both hosts;
 //  - ATS translation requests from a device use the same lookup and walk and
 //    answer with the page's translation and size (PCIe spec sec. 10.2);
 //  - invalidation removes IOTLB and walk-cache entries of a range.
