@@ -96,6 +96,25 @@ TEST(SlotCalendar, KeepsGapsForLaterRequests) {
   EXPECT_EQ(c.reserve(0, 0, 3), 10u);   // 1-3 free
 }
 
+// A store from a core on the far socket crosses the interconnect behind the
+// far lines already booked on it, even where an earlier slot is free; near
+// lines book nothing there.
+TEST(Memory, AFarStoreCrossesBehindTheQueuedLines) {
+  mem::MemoryConfig c;
+  c.numa_nodes = 2;
+  c.far_base = 1ull << 30;
+  c.far_GBps = 6.4;  // 10 ns per 64 B line
+  c.far_latency = 100 * kNs;
+  mem::MemoryController m("test_far_memory", c);
+  EXPECT_EQ(m.cross_in_order(10 * kNs), 10 * kNs);  // nothing queued: at once
+  m.read_line(0, 0);  // near: no interconnect slot
+  for (int i = 0; i < 8; ++i) m.read_line(c.far_base + 64 * static_cast<std::uint64_t>(i), 100 * kNs);
+  // The lines took 100-170 ns; the store goes at 180 ns, not in the free 20-90 ns.
+  EXPECT_EQ(m.cross_in_order(20 * kNs), 180 * kNs);
+  EXPECT_EQ(m.cross_in_order(20 * kNs), 190 * kNs);
+  EXPECT_EQ(m.far_lines.value, 8u);
+}
+
 // The dispatcher's queue pops in (time, posting order), whatever the mix of
 // pushes and pops, with payload slots reused.
 TEST(ActionQueue, PopsInTimeThenPostingOrder) {

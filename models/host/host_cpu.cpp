@@ -75,7 +75,11 @@ void HostCpu::send_write(std::uint64_t addr, std::uint32_t len, std::uint64_t st
 
 void HostCpu::mmio_write_uc(int core, std::uint64_t addr, std::uint32_t len, std::uint64_t stream,
                             std::uint64_t off) {
-  if (m_far.at(static_cast<std::size_t>(core))) compute(core, m_cfg.far_mmio);
+  if (m_far.at(static_cast<std::size_t>(core))) {
+    // The store crosses the socket interconnect behind the lines queued on it.
+    wait_until(m_rc.memory().cross_in_order(now_tick()));
+    compute(core, m_cfg.far_mmio);
+  }
   send_write(addr, len, stream, off, pcie::pattern_checksum(stream, off, len));
   ++uc_writes;
   compute(core, m_cfg.uc_write_cost);

@@ -11,7 +11,9 @@
 //  - interrupts: MSI arrival to thread wake-up (irq_latency);
 //  - a core on the other socket than the root complex (a thread placed with
 //    its memory on the far NUMA node) pays `far_mmio` more per UC MMIO store:
-//    the store crosses the socket interconnect before it leaves;
+//    the store crosses the socket interconnect before it leaves, in order
+//    behind the DMA lines already queued on it (S003's far run: back-to-back
+//    transfers of 2-16 KiB cost almost the invocations plus the data);
 //  - OS noise: a periodic timer tick on each core stalls whatever the
 //    thread is doing by os_tick_cost (the rare multi-microsecond maxima of
 //    S004's distributions).

@@ -180,8 +180,17 @@ Tick MemoryController::occupy(std::uint64_t line_addr, Tick t, unsigned slots) {
 
 Tick MemoryController::cross(Tick t) {
   ++far_lines;
-  const Tick s = m_link.interval() > 0 ? m_link.reserve(t, now_tick()) : t;
+  if (m_link.interval() == 0) return t + m_cfg.far_latency;
+  const Tick s = m_link.reserve(t, now_tick());
+  m_link_booked = std::max(m_link_booked, s + m_link.interval());
   return s + m_cfg.far_latency;
+}
+
+Tick MemoryController::cross_in_order(Tick t) {
+  if (m_link.interval() == 0) return t;
+  const Tick s = m_link.reserve(std::max(t, m_link_booked), now_tick());
+  m_link_booked = s + m_link.interval();
+  return s;
 }
 
 Tick MemoryController::write(std::uint64_t addr, std::uint32_t len, Tick t0) {

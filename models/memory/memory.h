@@ -10,7 +10,9 @@
 // NUMA: with `far_base` set, lines at or above it belong to the other
 // socket's memory: each such line also crosses the socket interconnect
 // (QPI/UPI: one line per 64 B / far_bw, shared by both directions) and
-// pays far_latency on top of the memory's own latency.
+// pays far_latency on top of the memory's own latency. A core's store to a
+// device from the far socket crosses the same interconnect in order, behind
+// every line already queued on it (`cross_in_order`).
 // Simplifications: no banks/rows/refresh; no caches (DDIO/LLC) in between;
 // the far socket's channels are modelled by the same channel servers.
 #pragma once
@@ -131,6 +133,10 @@ class MemoryController {
   // The host touches [addr, addr+len) in address order (a buffer it has just
   // written): its lines are in the LLC, the last ones most recently used.
   void warm(std::uint64_t addr, std::uint64_t len);
+  // A core on the far socket sends a store at `t` toward the root complex:
+  // it takes the interconnect after every line already booked on it and
+  // returns when it has its slot.
+  Tick cross_in_order(Tick t);
   const MemoryConfig& config() const { return m_cfg; }
   SparseMemory& store() { return m_store; }
 
@@ -147,6 +153,7 @@ class MemoryController {
   bool m_channels_pow2 = true;        // a power of two: interleave by mask, not by a division
   std::uint64_t m_channel_mask = 0;   // channels - 1 then
   SlotCalendar m_link;
+  Tick m_link_booked = 0;  // end of the latest slot booked on the interconnect
   LineCache m_llc;
   SparseMemory m_store;
 };
