@@ -426,6 +426,28 @@ TEST(CoyoteMmu, MappedBuffersDoNotMiss) {
   EXPECT_LT(r["metrics"]["p.latency_us"].get<double>(), 32 * 3.0);
 }
 
+// The shell's user logic stream takes one transfer at a time: back to back,
+// a 16 KiB transfer holds it for its 256 beats (64 B a cycle) plus the gap
+// before the next transfer, whatever the link and memory could carry
+// meanwhile (they take 2.6 us a transfer on this host): 32 transfers take
+// 31 such intervals after the first transfer's own latency (under 7 us).
+// (One simulation per process: each case is its own test.)
+double coyote_back_to_back_us(int gap_cycles) {
+  std::string topo = kCoyoteHost;
+  topo.replace(topo.find("driver_miss: 1us"), 16, "driver_miss: 1us, xfer_gap_cycles: " + std::to_string(gap_cycles));
+  const auto r = simulate(topo, "[{type: coyote_perf, name: p, device: fpga, mode: thr, size: 16KiB, reps: 32}]");
+  return 32 * 16384 / (r["metrics"]["p.throughput_MiBps"].get<double>() * 1.048576);  // all 32
+}
+constexpr double kStreamHeldUs = (1500 + 256) * 0.004;  // gap and beats at 250 MHz
+
+TEST(CoyoteStream, BackToBackTransfersPassOneAtATime) {
+  const double us = coyote_back_to_back_us(1500);
+  EXPECT_GE(us, 31 * kStreamHeldUs);
+  EXPECT_LT(us, 32 * kStreamHeldUs);
+}
+
+TEST(CoyoteStream, WithoutAGapTransfersOverlap) { EXPECT_LT(coyote_back_to_back_us(0), 0.6 * 31 * kStreamHeldUs); }
+
 // An ATS invalidation goes down as a message routed by ID, empties the
 // device's ATC and comes back as a completion: the next access to the page
 // misses again, in the ATC and the IOTLB both.

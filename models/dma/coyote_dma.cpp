@@ -118,7 +118,9 @@ void CoyoteDma::advance() {
       Tick ready = now;
       if (!translate(x.src + x.cut, ready) || !translate(x.dst + x.cut, ready)) return;
       m_packets.push_back(Packet{m_next_packet++, x.seq, x.src + x.cut, x.dst + x.cut, len});
+      m_packets.back().first = x.cut == 0;
       x.cut += len;
+      m_packets.back().last = x.cut == x.len;
       ++packets;
       m_ep->scheduler().at(ready, this, kReads);
     }
@@ -152,11 +154,31 @@ void CoyoteDma::on_completion(const Tlp& t) {
     sim_fail(m_name, "read data check failed at 0x" + std::to_string(t.addr));
   Packet* p = packet(static_cast<std::uint64_t>(m_tags[t.tag]));
   if (t.addr < p->src || t.addr + t.len > p->src + p->len) sim_fail(m_name, "completion outside its packet");
+  if (p->got == 0) p->first_data = now_tick();
   p->got += t.len;
   if (t.req_len == t.len) m_tags[t.tag] = -1;  // the request's last completion
-  if (p->got == p->len)
-    m_ep->scheduler().at(now_tick() + static_cast<Tick>(m_cfg.loop_cycles) * m_cycle, this, kWrite, p->id);
+  if (p->got == p->len) enter_user_logic();
   request_reads();
+}
+
+// Packets pass the user logic stream in order, cut through: a packet's beats
+// follow its data in, one a cycle, from its first completion or when the
+// stream is free, whichever is later; a transfer's first packet waits for
+// the gap after the previous transfer's last beat. Called when a packet's
+// data is all in: the complete packets at the head of the queue pass.
+void CoyoteDma::enter_user_logic() {
+  const Tick now = now_tick();
+  for (auto& p : m_packets) {
+    if (p.streamed) continue;
+    if (p.got < p.len) return;
+    Tick start = std::max(p.first_data, m_stream_free);
+    if (p.first) start = std::max(start, m_xfer_gate);
+    const Tick beats = static_cast<Tick>((p.len + m_cfg.bus_B - 1) / m_cfg.bus_B);
+    m_stream_free = std::max(start + beats * m_cycle, now);
+    if (p.last) m_xfer_gate = m_stream_free + static_cast<Tick>(m_cfg.xfer_gap_cycles) * m_cycle;
+    p.streamed = true;
+    m_ep->scheduler().at(m_stream_free + static_cast<Tick>(m_cfg.loop_cycles) * m_cycle, this, kWrite, p.id);
+  }
 }
 
 // The packet's data, back from the user logic, written to its destination.

@@ -14,9 +14,13 @@
 //    register (interrupt, driver work and an MMIO write: host side, see the
 //    `coyote_perf` workload); a buffer of mapped memory has its
 //    translations installed when it is mapped;
-//  - a packet's data is read with MRRS-sized requests; once all of it is in,
-//    it passes the user logic loopback (`loop_cycles`) and is written to the
-//    destination in MPS-sized writes;
+//  - a packet's data is read with MRRS-sized requests and streams into the
+//    user logic as it arrives, one `bus`-wide beat a cycle; packets pass the
+//    stream in order, and a transfer's first packet enters it only
+//    `xfer_gap_cycles` after the previous transfer's last beat (the stream
+//    takes one transfer at a time); once all of a packet is through, it
+//    passes the loopback (`loop_cycles`) and is written to the destination
+//    in MPS-sized writes;
 //  - when the last write of a transfer has left, after `done_cycles`, the
 //    shell writes the transfer's completion count (8 B) into its slot of a
 //    4 KiB writeback ring in host memory, which the host polls.
@@ -44,6 +48,8 @@ struct CoyoteConfig {
   int cmd_cycles = 20;    // invocation register write to the first packet
   int loop_cycles = 8;    // user logic loopback per packet
   int done_cycles = 8;    // last write out to the writeback
+  int bus_B = 64;         // user logic stream width: one beat per cycle
+  int xfer_gap_cycles = 0;  // a transfer enters the stream this long after the previous one's last beat
   ats::TlbConfig stlb{1024, 4, 0};
   ats::TlbConfig ltlb{512, 2, 0};
   int tlb_cycles = 2;     // one translation, hit
@@ -96,12 +102,16 @@ class CoyoteDma final : public pcie::Device, public Actor {
     std::uint64_t seq;            // its transfer
     std::uint64_t src, dst;
     std::uint32_t len, requested = 0, got = 0;
+    Tick first_data = 0;          // its first completion arrived
+    bool first = false, last = false;  // its transfer's first and last packet
+    bool streamed = false;        // its data has passed into the user logic
   };
   void advance();
   bool translate(std::uint64_t va, Tick& ready);
   bool large_page(std::uint64_t va) const;
   void fill(std::uint64_t va, bool large, Tick ready);  // install the translation of va's page
   void request_reads();
+  void enter_user_logic();
   void write_back(Packet& p);
   Xfer* xfer(std::uint64_t seq);
 
@@ -121,6 +131,8 @@ class CoyoteDma final : public pcie::Device, public Actor {
   std::uint64_t m_miss_va = 0;
   bool m_missing = false;         // the MMU waits for the driver
   Tick m_mmu_free = 0;            // the MMU translates one page at a time
+  Tick m_stream_free = 0;         // the user logic stream takes its next beat
+  Tick m_xfer_gate = 0;           // the next transfer's first beat, at the earliest
   int m_s_rd = -1, m_s_wr = -1;
   std::vector<std::int64_t> m_tags;  // tag -> packet id, -1 free
   std::uint64_t m_next_packet = 0;
