@@ -374,6 +374,22 @@ TEST(RootComplex, LongReadsGetCombinedCompletions) {
   EXPECT_LT(n, 400);
 }
 
+// pcie-bench's address layout: the window is cut into units of the size
+// rounded up to 64 B, and no transfer crosses a 4 KiB boundary. 768 B
+// transfers (MRRS 512 B) are then always two requests, which a 768 B-aligned
+// layout would not give (the unit at 3840 B crosses); 63 B transfers each
+// touch one line.
+namespace {
+nlohmann::json bench_reads(const std::string& size, int n) {
+  std::string topo = iommu_host();
+  topo.replace(topo.find("enabled: true"), 13, "enabled: false");
+  return simulate(topo, "[{type: bench_bw, name: rd, device: warm, op: rd, size: " + size +
+                            ", window: 8KiB, pattern: rand, transactions: " + std::to_string(n) + "}]")["stats"];
+}
+}  // namespace
+TEST(BenchLayout, NoTransferCrossesA4KiBBoundary) { EXPECT_EQ(bench_reads("768B", 500)["host.reads"]["value"].get<int>(), 1000); }
+TEST(BenchLayout, UnitsAreWholeLines) { EXPECT_EQ(bench_reads("63B", 500)["host.memory.lines_read"]["value"].get<int>(), 500); }
+
 // The host's LLC: a window the host has just written (host_cache: warm) is
 // read at read_latency; a cold one pays llc_miss more on every read, the
 // second pass over it too (DMA reads that miss do not allocate).

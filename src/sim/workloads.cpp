@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <sstream>
+#include <vector>
 
 #include "models/core/error.h"
 #include "models/core/rng.h"
@@ -541,11 +542,19 @@ class BenchDmaLoad final : public Workload {
       const std::uint64_t buf = m_p->alloc(m_op == "rw" ? 2 * m_window : m_window, 4096, m_backing);
       if (m_warm) m_p->rc().memory().warm(buf, m_window);
       Rng rng(global_seed(), m_name);
-      const std::uint64_t slots = std::max<std::uint64_t>(1, m_window / m_size);
+      // pcie-bench's layout (pciebench-nfp, me/utils.c, dma_addr_init): the
+      // window is cut into units of the size rounded up to 64 B, and a unit
+      // whose transfer would cross a 4 KiB boundary is skipped (transfers of
+      // more than 4 KiB, which pcie-bench refuses, take every unit).
+      const std::uint64_t unit = (m_size + 63) / 64 * 64;
+      std::vector<std::uint64_t> offs;
+      for (std::uint64_t u = 0; u < std::max<std::uint64_t>(1, m_window / unit); ++u)
+        if (m_size > 4096 || (u * unit) % 4096 + m_size <= 4096) offs.push_back(u * unit);
+      if (offs.empty()) offs.push_back(0);
       auto addr_of = [&](int i) {
         if (m_fresh) return buf + static_cast<std::uint64_t>(i) * m_stride;
-        const std::uint64_t slot = m_seq ? static_cast<std::uint64_t>(i) % slots : rng.below(slots);
-        return buf + slot * m_size;
+        const std::size_t k = m_seq ? static_cast<std::size_t>(i) % offs.size() : static_cast<std::size_t>(rng.below(offs.size()));
+        return buf + offs[k];
       };
       const std::uint64_t stream = 0x500;
       m_t0 = now_tick();
