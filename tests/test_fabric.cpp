@@ -373,6 +373,12 @@ TEST(RootComplex, LongReadsGetCombinedCompletions) {
   EXPECT_GE(n, 200);
   EXPECT_LT(n, 400);
 }
+// The rule counts lines: a 511 B read of eight whole lines is combined too.
+TEST(RootComplex, CombiningCountsTheLinesARequestTouches) {
+  const int n = completions_of_reads("511B", 100);
+  EXPECT_GE(n, 200);
+  EXPECT_LT(n, 400);
+}
 
 // pcie-bench's address layout: the window is cut into units of the size
 // rounded up to 64 B, and no transfer crosses a 4 KiB boundary. 768 B

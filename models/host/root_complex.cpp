@@ -343,7 +343,9 @@ std::uint64_t RootComplex::completion_end(pcie::PciePort& p, const ReadJob& j, T
   const std::uint64_t L = static_cast<std::uint64_t>(m_cfg.memory.line_B);
   const std::uint64_t rcb = static_cast<std::uint64_t>(m_cfg.rcb_B);
   const std::uint64_t mps = static_cast<std::uint64_t>(p.config().mps);
-  const bool combine = j.req->req_len >= static_cast<std::uint32_t>(m_cfg.cpl_combine_min_B);
+  // The rule counts the lines a request touches (a 511 B read of a whole
+  // line run is combined like a 512 B one).
+  const bool combine = j.line_ready.size() * L >= static_cast<std::uint64_t>(m_cfg.cpl_combine_min_B);
   const std::uint64_t cpl =
       combine ? std::max(rcb, std::min<std::uint64_t>(static_cast<std::uint64_t>(m_cfg.cpl_max_B), mps) / rcb * rcb) : rcb;
   std::size_t li = static_cast<std::size_t>((j.next / L * L - j.first_line) / L);

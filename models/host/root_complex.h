@@ -62,7 +62,7 @@ struct RootComplexConfig {
   Tick line_interval = 5 * kNs;
   int cpl_max_B = 256;
   int rcb_B = 64;
-  int cpl_combine_min_B = 0;  // requests shorter than this get one completion per RCB
+  int cpl_combine_min_B = 0;  // requests touching fewer lines than this get one completion per RCB
   int posted_buffer = 64;
   int read_trackers = 0;  // inbound memory reads in flight at once (0 = unlimited)
   bool p2p = true;

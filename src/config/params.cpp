@@ -142,8 +142,8 @@ const ParamTable<host::RootComplexConfig>& rc_params() {
              c.rcb_B = static_cast<int>(v.size());
              if (c.rcb_B != 64 && c.rcb_B != 128) v.fail("RCB is 64B or 128B");
            }),
-      P<C>("cpl_combine_min", "size", "0B", "read requests shorter than this are answered one RCB per completion, even when "
-           "more data is ready (0: always combine up to cpl_max)",
+      P<C>("cpl_combine_min", "size", "0B", "read requests touching fewer lines than this many bytes' worth are answered one RCB "
+           "per completion, even when more data is ready (0: always combine up to cpl_max)",
            [](C& c, const Cursor& v) {
              if (v.size() > 4096) v.fail("cpl_combine_min is at most 4096B (the largest read request)");
              c.cpl_combine_min_B = static_cast<int>(v.size());
