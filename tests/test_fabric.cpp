@@ -454,6 +454,7 @@ TEST(CoyoteMmu, MappedBuffersDoNotMiss) {
 // meanwhile (they take 2.6 us a transfer on this host): 32 transfers take
 // 31 such intervals after the first transfer's own latency (under 7 us).
 // (One simulation per process: each case is its own test.)
+namespace {
 double coyote_back_to_back_us(int gap_cycles) {
   std::string topo = kCoyoteHost;
   topo.replace(topo.find("driver_miss: 1us"), 16, "driver_miss: 1us, xfer_gap_cycles: " + std::to_string(gap_cycles));
@@ -461,6 +462,7 @@ double coyote_back_to_back_us(int gap_cycles) {
   return 32 * 16384 / (r["metrics"]["p.throughput_MiBps"].get<double>() * 1.048576);  // all 32
 }
 constexpr double kStreamHeldUs = (1500 + 256) * 0.004;  // gap and beats at 250 MHz
+}  // namespace
 
 TEST(CoyoteStream, BackToBackTransfersPassOneAtATime) {
   const double us = coyote_back_to_back_us(1500);
