@@ -28,6 +28,9 @@ struct RunArgs {
   std::string trace_from = "0ns", trace_to;
   long long trace_max = 200000;
   bool mpi = false;  // run under mpirun: rank 0 hands points to the other ranks
+  // A local sweep that uses every CPU it may run on holds each point server
+  // (and the points it forks) to a CPU of its own; false: never.
+  bool pin = true;
 };
 
 // The wall-clock figures of one point (they vary run to run, so they stay
