@@ -228,10 +228,10 @@ std::string iommu_host(const std::string& bench = "") {
          "  warm: " + nic + "  cold: " + nic +
          "links: [{up: host, down: warm, gen: 3, width: 8}, {up: host, down: cold, gen: 3, width: 8}]\n";
 }
-std::string pair(const std::string& op, int reps) {
+std::string pair(const std::string& op, int reps, const std::string& size = "64B") {
   const std::string r = std::to_string(reps);
-  return "[{type: bench_lat, name: hit, device: warm, op: " + op + ", size: 64B, window: 4KiB, reps: " + r + "},"
-         " {type: bench_lat, name: miss, device: cold, op: " + op + ", size: 64B, pattern: fresh, reps: " + r + "}]";
+  return "[{type: bench_lat, name: hit, device: warm, op: " + op + ", size: " + size + ", window: 4KiB, reps: " + r + "},"
+         " {type: bench_lat, name: miss, device: cold, op: " + op + ", size: " + size + ", pattern: fresh, reps: " + r + "}]";
 }
 double median(const nlohmann::json& r, const std::string& w) { return r["metrics"][w + ".median_ns"].get<double>(); }
 }  // namespace
@@ -262,6 +262,16 @@ TEST(Iommu, AMissedReadIsReplayed) {
   topo.replace(topo.find("miss_latency: 0ns"), 17, "miss_latency: 50ns");
   const auto r = simulate(topo, pair("rd", 40));
   EXPECT_NEAR(median(r, "miss") - median(r, "hit"), 120.0 + 50.0, 2.0);
+}
+
+// The replay takes the request's lines one per line interval: a missed
+// 256 B read pays three intervals more than a missed 64 B one.
+TEST(Iommu, AMissedReadIsReplayedLineByLine) {
+  std::string topo = iommu_host();
+  topo.replace(topo.find("miss_latency: 0ns"), 17, "miss_latency: 50ns");
+  topo.replace(topo.find("line_interval: 1ns"), 18, "line_interval: 10ns");
+  const auto r = simulate(topo, pair("rd", 40, "256B"));
+  EXPECT_NEAR(median(r, "miss") - median(r, "hit"), 120.0 + 50.0 + 3 * 10.0, 2.0);
 }
 
 TEST(Iommu, AMissedWriteIsNotReplayed) {

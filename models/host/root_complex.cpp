@@ -125,8 +125,13 @@ void RootComplex::arrive(Tlp* t, int port) {
     const auto r = m_iommu->translate(t->addr, now);
     if (r.pa != t->addr) sim_fail(basename(), "IOVA and physical address differ under the identity mapping");
     ready = r.ready;
-    // A read that missed is replayed into the read pipeline; a write goes on.
-    if (r.missed && t->kind == TlpKind::MemRd) ready += m_cfg.iommu.miss_latency;
+    // A read that missed is replayed into the read pipeline, one line per
+    // line interval; a write goes on.
+    if (r.missed && t->kind == TlpKind::MemRd) {
+      const std::uint64_t L = static_cast<std::uint64_t>(m_cfg.memory.line_B);
+      const std::uint64_t lines = (t->addr + t->req_len + L - 1) / L - t->addr / L;
+      ready += m_cfg.iommu.miss_latency + static_cast<Tick>(lines - 1) * m_cfg.line_interval;
+    }
   }
   // Nothing passes an older posted request from the same port still being
   // translated; posted requests leave in order. Ports are independent.
