@@ -214,8 +214,8 @@ const ParamTable<ats::IommuConfig>& iommu_params() {
       P<C>("walkers", "int", "1", "page-table walks in flight at once", [](C& c, const Cursor& v) { c.walkers = static_cast<int>(v.integer(1, 1024)); }),
       P<C>("walk_overhead", "time", "0ns", "walker time per walk besides its memory reads (request, pipeline, fill)",
            [](C& c, const Cursor& v) { c.walk_overhead = v.time(); }),
-      P<C>("miss_latency", "time", "0ns", "extra latency of a read that missed, after its walk, not holding a walker (its replay into the read pipeline; a "
-           "posted write goes on when its walk ends)",
+      P<C>("miss_latency", "time", "0ns", "extra latency of a read that missed, after its walk, not holding a walker (its replay into the read pipeline, "
+           "plus one rc.line_interval per line after the first; a posted write goes on when its walk ends)",
            [](C& c, const Cursor& v) { c.miss_latency = v.time(); }),
       P<C>("tables_in_llc", "bool", "true", "page-table reads are served by the LLC (false: by DRAM through the memory controller)",
            [](C& c, const Cursor& v) { c.tables_in_llc = v.boolean(); }),
