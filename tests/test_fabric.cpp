@@ -228,6 +228,12 @@ std::string iommu_host(const std::string& bench = "") {
          "  warm: " + nic + "  cold: " + nic +
          "links: [{up: host, down: warm, gen: 3, width: 8}, {up: host, down: cold, gen: 3, width: 8}]\n";
 }
+// The same host with the IOMMU off.
+std::string plain_host(const std::string& bench = "") {
+  std::string topo = iommu_host(bench);
+  topo.replace(topo.find("enabled: true"), 13, "enabled: false");
+  return topo;
+}
 std::string pair(const std::string& op, int reps, const std::string& size = "64B") {
   const std::string r = std::to_string(reps);
   return "[{type: bench_lat, name: hit, device: warm, op: " + op + ", size: " + size + ", window: 4KiB, reps: " + r + "},"
@@ -286,8 +292,7 @@ TEST(Iommu, AMissedWriteIsNotReplayed) {
 // however many the engine keeps in flight; those that find no tracker wait
 // (holding their credits) and none is lost.
 TEST(RootComplex, ReadTrackersBoundTheReadRate) {
-  std::string topo = iommu_host();
-  topo.replace(topo.find("enabled: true"), 13, "enabled: false");
+  std::string topo = plain_host();
   topo.replace(topo.find("read_line_interval: 0ns"), 23, "read_line_interval: 0ns, read_trackers: 2");
   const auto r = simulate(topo, "[{type: bench_bw, name: rd, device: warm, op: rd, size: 64B, transactions: 4000}]");
   const double rate = r["metrics"]["rd.transactions_per_s"].get<double>();
@@ -314,8 +319,7 @@ TEST(Ats, TranslatedRequestsBypassTheIommu) {
 }
 
 TEST(Ats, WithoutTheIommuIsBadInput) {
-  std::string topo = iommu_host(", ats: true");
-  topo.replace(topo.find("enabled: true"), 13, "enabled: false");
+  std::string topo = plain_host(", ats: true");
   EXPECT_THROW(simulate(topo, pair("rd", 2)), hx::InputError);
 }
 
@@ -326,8 +330,7 @@ TEST(Ats, WithoutTheIommuIsBadInput) {
 // TLPs of 128 B).
 TEST(BenchDma, WriteCommandPeriodAndPayload) {
   const std::string engine = ", issue_interval: 5ns, write_byte_time: 10ps, write_interval: 50ns, write_payload: 128B";
-  std::string topo = iommu_host(engine);
-  topo.replace(topo.find("enabled: true"), 13, "enabled: false");
+  std::string topo = plain_host(engine);
   const auto r = simulate(topo, "[{type: bench_bw, name: small, device: warm, op: wr, size: 16B, transactions: 2000},"
                                 " {type: bench_bw, name: big, device: cold, op: wr, size: 1KiB, transactions: 200}]");
   EXPECT_NEAR(r["metrics"]["small.transactions_per_s"].get<double>(), 20e6, 20e6 * 0.01);
@@ -341,8 +344,7 @@ TEST(BenchDma, WriteCommandPeriodAndPayload) {
 // other engine measures that turnaround alone), where out of order the
 // write slot would keep cycling.
 TEST(BenchDma, InOrderRetirementHoldsYoungerCommands) {
-  std::string topo = iommu_host(", max_outstanding: 2, retire_in_order: true");
-  topo.replace(topo.find("enabled: true"), 13, "enabled: false");
+  std::string topo = plain_host(", max_outstanding: 2, retire_in_order: true");
   const auto r = simulate(topo, "[{type: bench_lat, name: lat, device: warm, op: rd, size: 64B, window: 4KiB, reps: 50},"
                                 " {type: bench_bw, name: rw, device: cold, op: rw, size: 64B, transactions: 2000}]");
   const double pair_rate = 2 / (median(r, "lat") * 1e-9);
@@ -355,8 +357,7 @@ TEST(BenchDma, InOrderRetirementHoldsYoungerCommands) {
 // Below 4 GiB a memory request must use the 3-DW header (PCIe sec. 2.2.4.1):
 // a 128 B write to DRAM at 1 GiB is 12 + 128 + 8 = 148 B on a Gen3 link.
 TEST(BenchDma, RequestsBelow4GiBUseThe3DwHeader) {
-  std::string topo = iommu_host();
-  topo.replace(topo.find("enabled: true"), 13, "enabled: false");
+  std::string topo = plain_host();
   topo.replace(topo.find("read_line_interval: 0ns"), 23, "read_line_interval: 0ns, dram_base: 1GiB, dram_size: 1GiB");
   const auto r = simulate(topo, "[{type: bench_bw, name: w, device: warm, op: wr, size: 128B, transactions: 100}]");
   const auto& s = r["stats"];
@@ -369,8 +370,7 @@ TEST(BenchDma, RequestsBelow4GiBUseThe3DwHeader) {
 // ones are combined up to cpl_max (256 B here).
 namespace {
 int completions_of_reads(const std::string& size, int n) {
-  std::string topo = iommu_host();
-  topo.replace(topo.find("enabled: true"), 13, "enabled: false");
+  std::string topo = plain_host();
   topo.replace(topo.find("read_line_interval: 0ns"), 23, "read_line_interval: 0ns, cpl_combine_min: 512B");
   const auto r = simulate(topo, "[{type: bench_bw, name: rd, device: warm, op: rd, size: " + size +
                                     ", window: 64KiB, transactions: " + std::to_string(n) + "}]");
@@ -397,8 +397,7 @@ TEST(RootComplex, CombiningCountsTheLinesARequestTouches) {
 // touch one line.
 namespace {
 nlohmann::json bench_reads(const std::string& size, int n) {
-  std::string topo = iommu_host();
-  topo.replace(topo.find("enabled: true"), 13, "enabled: false");
+  std::string topo = plain_host();
   return simulate(topo, "[{type: bench_bw, name: rd, device: warm, op: rd, size: " + size +
                             ", window: 8KiB, pattern: rand, transactions: " + std::to_string(n) + "}]")["stats"];
 }
@@ -410,8 +409,7 @@ TEST(BenchLayout, UnitsAreWholeLines) { EXPECT_EQ(bench_reads("63B", 500)["host.
 // read at read_latency; a cold one pays llc_miss more on every read, the
 // second pass over it too (DMA reads that miss do not allocate).
 TEST(HostCache, AColdLineCostsTheMissLatency) {
-  std::string topo = iommu_host();
-  topo.replace(topo.find("enabled: true"), 13, "enabled: false");
+  std::string topo = plain_host();
   topo.replace(topo.find("memory: {read_latency: 80ns}"), 28,
                "memory: {read_latency: 80ns, llc_size: 64KiB, llc_ways: 16, llc_miss: 100ns}");
   const auto r = simulate(topo, "[{type: bench_lat, name: hit, device: warm, op: rd, size: 64B, window: 16KiB, reps: 50},"

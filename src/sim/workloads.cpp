@@ -549,8 +549,7 @@ class BenchDmaLoad final : public Workload {
       const std::uint64_t unit = (m_size + 63) / 64 * 64;
       std::vector<std::uint64_t> offs;
       for (std::uint64_t u = 0; u < std::max<std::uint64_t>(1, m_window / unit); ++u)
-        if (m_size > 4096 || (u * unit) % 4096 + m_size <= 4096) offs.push_back(u * unit);
-      if (offs.empty()) offs.push_back(0);
+        if (m_size > 4096 || (u * unit) % 4096 + m_size <= 4096) offs.push_back(u * unit);  // unit 0 always fits
       auto addr_of = [&](int i) {
         if (m_fresh) return buf + static_cast<std::uint64_t>(i) * m_stride;
         const std::size_t k = m_seq ? static_cast<std::size_t>(i) % offs.size() : static_cast<std::size_t>(rng.below(offs.size()));
