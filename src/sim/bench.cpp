@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 #include <sched.h>
+#include <systemc>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
@@ -143,27 +144,87 @@ Run median_of(int repeats, const std::function<Run()>& one) {
   return med;
 }
 
+// The SystemC kernel alone on this machine: one SC_METHOD re-notifying its
+// own event 1 ns ahead, the first line of TOOLCHAIN.md's table of the raw
+// machinery (39 M/s on the machine that table was measured on). The models
+// do not run on the kernel's event queue (design note 2), so this is no
+// bound on TLP-hops/s; it is the machine's yardstick: the same binary runs
+// 2-3x faster on some hosts of this kind than on others, and TLP-hops per
+// kernel notification compares between them where TLP-hops/s does not
+// (docs/performance.md).
+class KernelProbe : public sc_core::sc_module {
+ public:
+  KernelProbe(sc_core::sc_module_name n, std::uint64_t per_segment, int segments)
+      : sc_module(n), m_per(per_segment), m_left(per_segment * static_cast<std::uint64_t>(segments)) {
+    SC_HAS_PROCESS(KernelProbe);
+    SC_METHOD(fire);
+    sensitive << m_ev;
+    dont_initialize();
+  }
+  void start() {
+    m_ev.notify(1, sc_core::SC_NS);
+    m_t0 = std::chrono::steady_clock::now();
+  }
+  // Activations per wall second of each segment.
+  const std::vector<double>& rates() const { return m_rates; }
+
+ private:
+  void fire() {
+    if (++m_count == m_per) {
+      const auto now = std::chrono::steady_clock::now();
+      m_rates.push_back(static_cast<double>(m_per) / std::chrono::duration<double>(now - m_t0).count());
+      m_t0 = now;
+      m_count = 0;
+    }
+    if (--m_left) m_ev.notify(1, sc_core::SC_NS);
+  }
+  sc_core::sc_event m_ev;
+  std::uint64_t m_per, m_left, m_count = 0;
+  std::chrono::steady_clock::time_point m_t0;
+  std::vector<double> m_rates;
+};
+
+// The median rate over `segments` segments of 2 M activations. This process
+// elaborates nothing else (every scenario runs in a child), so the probe is
+// its one elaboration.
+double kernel_rate(int segments) {
+  KernelProbe probe("kernel_probe", 2'000'000, segments);
+  probe.start();
+  sc_core::sc_start();
+  std::vector<double> r = probe.rates();
+  if (r.empty()) throw SimError("the kernel probe ran no segment");
+  std::sort(r.begin(), r.end());
+  return r[r.size() / 2];
+}
+
 }  // namespace
 
 int bench(const std::string& json_out, int repeats, const std::string& self) {
   const fs::path dir = fs::temp_directory_path() / ("hxsim-bench-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   nlohmann::json scen = nlohmann::json::array();
-  std::printf("%-18s %10s %12s %14s %12s %10s  %s\n", "scenario", "wall_s", "TLP-hops", "TLP-hops/s", "events/hop", "peak_MB",
-              "what");
+  const double kernel = kernel_rate(std::max(3, repeats));
+  std::printf("%-18s %.1f M timed notifications/s: the SystemC kernel alone, this machine's yardstick "
+              "(TOOLCHAIN.md: 39 M/s)\n", "sc_kernel", kernel / 1e6);
+  scen.push_back({{"name", "sc_kernel"},
+                  {"description", "SystemC kernel alone: timed event notification to an SC_METHOD, median of segments"},
+                  {"notifications_per_s", kernel}});
+  std::printf("%-18s %10s %12s %14s %12s %10s %9s  %s\n", "scenario", "wall_s", "TLP-hops", "TLP-hops/s", "events/hop", "peak_MB",
+              "/kernel", "what");
   for (const auto& s : kScenarios) {
     const std::string study = std::string(HXSIM_SOURCE_DIR) + "/" + s.study;
     const Run med = median_of(repeats, [&] { return run_once(self, study, s.point, dir / (std::string(s.name) + ".json")); });
     const double hops = med.meta["tlp_hops"].get<double>();
     const double events = med.meta["events"].get<double>();
     const double rss = med.rss_mb;
-    std::printf("%-18s %10.3f %12.0f %14.0f %12.2f %10.1f  %s\n", s.name, med.wall, hops, hops / med.wall, events / hops, rss,
-                s.what);
+    std::printf("%-18s %10.3f %12.0f %14.0f %12.2f %10.1f %9.3f  %s\n", s.name, med.wall, hops, hops / med.wall, events / hops,
+                rss, hops / med.wall / kernel, s.what);
     scen.push_back({{"name", s.name},
                     {"description", s.what},
                     {"wall_s", med.wall},
                     {"tlp_hops", hops},
                     {"tlp_hops_per_s", hops / med.wall},
+                    {"tlp_hops_per_kernel_notification", hops / med.wall / kernel},
                     {"events", events},
                     {"events_per_hop", events / hops},
                     {"peak_rss_mb", rss},
@@ -186,9 +247,9 @@ int bench(const std::string& json_out, int repeats, const std::string& self) {
       const Run med = median_of(repeats, [&] { return run_once(self, study.string(), 0, dir / ("scaling_" + std::to_string(n) + ".json")); });
       const double us = med.meta["simulated_time_ns"].get<double>() / 1000.0;
       const double hops = med.meta["tlp_hops"].get<double>();
-      std::printf("%-18s %10.3f %12.0f %14.0f %12s %10.1f  %d endpoints: topology checks %.1f ms + elaboration %.1f ms, "
+      std::printf("%-18s %10.3f %12.0f %14.0f %12s %10.1f %9s  %d endpoints: topology checks %.1f ms + elaboration %.1f ms, "
                   "%.3f ms wall per simulated us\n",
-                  ("scaling_" + std::to_string(n)).c_str(), med.wall, hops, hops / med.wall, "", med.rss_mb, n, med.load * 1e3,
+                  ("scaling_" + std::to_string(n)).c_str(), med.wall, hops, hops / med.wall, "", med.rss_mb, "", n, med.load * 1e3,
                   med.elab * 1e3, (med.wall - med.elab) / us * 1e3);
       scen.push_back({{"name", "endpoint_scaling_" + std::to_string(n)}, {"endpoints", n}, {"wall_s", med.wall},
                       {"topology_load_s", med.load}, {"elaboration_s", med.elab}, {"simulated_us", us}, {"wall_ms_per_simulated_us", (med.wall - med.elab) / us * 1e3},
