@@ -115,6 +115,25 @@ TEST(Memory, AFarStoreCrossesBehindTheQueuedLines) {
   EXPECT_EQ(m.far_lines.value, 8u);
 }
 
+// A core fetching a line crosses the interconnect only when the line is
+// homed on the other socket: a far core polling a near line pays the
+// crossing (and books a slot), as does a near core reading a far line.
+TEST(Memory, ALineFetchCrossesOnlyBetweenSockets) {
+  mem::MemoryConfig c;
+  c.numa_nodes = 2;
+  c.far_base = 1ull << 30;
+  c.far_GBps = 6.4;  // 10 ns per 64 B line
+  c.far_latency = 100 * kNs;
+  mem::MemoryController m("test_socket_fetch", c);
+  const std::uint64_t near_line = 4096, far_line = c.far_base + 4096;
+  EXPECT_EQ(m.fetch_from_socket(near_line, false, 50 * kNs), 50 * kNs);
+  EXPECT_EQ(m.fetch_from_socket(far_line, true, 50 * kNs), 50 * kNs);
+  EXPECT_EQ(m.far_lines.value, 0u);
+  EXPECT_EQ(m.fetch_from_socket(near_line, true, 50 * kNs), 150 * kNs);
+  EXPECT_EQ(m.fetch_from_socket(far_line, false, 50 * kNs), 160 * kNs);  // the next slot: 60 ns, then across
+  EXPECT_EQ(m.far_lines.value, 2u);
+}
+
 // The dispatcher's queue pops in (time, posting order), whatever the mix of
 // pushes and pops, with payload slots reused.
 TEST(ActionQueue, PopsInTimeThenPostingOrder) {

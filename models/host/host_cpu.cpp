@@ -173,9 +173,13 @@ void HostCpu::on_memory_write(std::uint64_t addr, std::uint32_t len, Tick commit
     if (w.done || addr >= w.addr + w.len || w.addr >= addr + len) continue;
     w.done = true;
     ++polls_detected;
-    // Seen on the next poll iteration after the commit, plus the line fetch.
+    // Seen on the next poll iteration after the commit, plus the line fetch,
+    // which crosses the socket interconnect when the line is homed on the
+    // other socket than the polling core (S003's far run: the application
+    // polls the driver's writeback buffer, near the card, from the far node).
     const Tick phase = m_cfg.poll_period ? m_rng.below(m_cfg.poll_period) : 0;
-    const Tick seen = commit + phase + m_cfg.poll_miss;
+    const Tick fetch = m_rc.memory().fetch_from_socket(addr, m_far[static_cast<std::size_t>(w.core)], commit + phase);
+    const Tick seen = fetch + m_cfg.poll_miss;
     w.detected = noisy_end(w.core, commit, seen);
     notify_at(*w.ev, w.detected);
   }

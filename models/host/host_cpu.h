@@ -7,7 +7,8 @@
 //  - MMIO read: a full PCIe round trip, the core waits for the completion;
 //  - polling a memory location: after the device's write commits, the core
 //    sees it on its next poll iteration (uniform phase within poll_period)
-//    plus the cache-line transfer (poll_miss);
+//    plus the cache-line transfer (poll_miss), and the socket interconnect's
+//    crossing when the line is homed on the other socket than the core;
 //  - interrupts: MSI arrival to thread wake-up (irq_latency);
 //  - a core on the other socket than the root complex (a thread placed with
 //    its memory on the far NUMA node) pays `far_mmio` more per UC MMIO store:

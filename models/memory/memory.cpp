@@ -167,7 +167,7 @@ MemoryController::MemoryController(const std::string& name, const MemoryConfig& 
   auto& reg = StatsRegistry::instance();
   reg.add_counter(name + ".lines_read", &lines_read, "line", "DRAM line reads");
   reg.add_counter(name + ".lines_written", &lines_written, "line", "DRAM line writes");
-  reg.add_counter(name + ".far_lines", &far_lines, "line", "lines read or written on the far NUMA node");
+  reg.add_counter(name + ".far_lines", &far_lines, "line", "lines across the socket interconnect (DMA to the far node, cores fetching a line homed on the other socket)");
   reg.add_counter(name + ".partial_writes", &partial_writes, "line", "partial-line writes (read-modify-write)");
   if (m_llc.enabled()) reg.add_counter(name + ".llc_misses", &llc_misses, "line", "line reads that missed the LLC");
 }

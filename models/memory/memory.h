@@ -137,6 +137,10 @@ class MemoryController {
   // it takes the interconnect after every line already booked on it and
   // returns when it has its slot.
   Tick cross_in_order(Tick t);
+  // A core fetches the line at `addr` at `t`, from the far socket or the
+  // near one: a line homed on the other socket crosses the interconnect.
+  // Returns when the fetch has crossed (`t` when it stays on its socket).
+  Tick fetch_from_socket(std::uint64_t addr, bool far_core, Tick t) { return far(addr) == far_core ? t : cross(t); }
   const MemoryConfig& config() const { return m_cfg; }
   SparseMemory& store() { return m_store; }
 
