@@ -446,21 +446,16 @@ class LocalPool final : public PointPool {
     ++m_outstanding;
   }
   Finished wait() override {
-    // A server that ends before the driver is done would leave its point
-    // unreported while the others wait for more: look for one while waiting.
+    // A server that ends before the driver is done may take a point with
+    // it, and leaves a job slot empty in any case: the sweep ends with an
+    // error (a rerun resumes it). Looked for at every wait, not only when
+    // no report comes: the other servers' reports would otherwise hide the
+    // loss until the sweep's last point (two system calls per point).
     for (;;) {
+      check_servers();
       pollfd p{m_rep, POLLIN, 0};
       const int r = ::poll(&p, 1, 250);
       if (r > 0 || (r < 0 && errno != EINTR)) break;
-      for (const pid_t s : m_servers) {
-        int status;
-        if (::waitpid(s, &status, WNOHANG) != s) continue;
-        // Exit 2: it found the study files changed (its own message says so).
-        if (WIFEXITED(status) && WEXITSTATUS(status) == 2) throw InputError("a point server refused the study");
-        throw SimError("a point server ended during the sweep (" +
-                       (WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
-                                            : "exit " + std::to_string(WEXITSTATUS(status))) + ")");
-      }
     }
     Report r;
     if (!read_all(m_rep, &r, sizeof r)) throw SimError("lost track of the point processes");
@@ -471,6 +466,17 @@ class LocalPool final : public PointPool {
   }
 
  private:
+  void check_servers() const {
+    for (const pid_t s : m_servers) {
+      int status;
+      if (::waitpid(s, &status, WNOHANG) != s) continue;
+      // Exit 2: it found the study files changed (its own message says so).
+      if (WIFEXITED(status) && WEXITSTATUS(status) == 2) throw InputError("a point server refused the study");
+      throw SimError("a point server ended during the sweep (" +
+                     (WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
+                                          : "exit " + std::to_string(WEXITSTATUS(status))) + ")");
+    }
+  }
   std::string m_dir;
   int m_ahead;
   int m_outstanding = 0;
