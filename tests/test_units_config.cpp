@@ -99,12 +99,18 @@ TEST(SlotCalendar, KeepsGapsForLaterRequests) {
 // A store from a core on the far socket crosses the interconnect behind the
 // far lines already booked on it, even where an earlier slot is free; near
 // lines book nothing there.
-TEST(Memory, AFarStoreCrossesBehindTheQueuedLines) {
+// Two sockets: the far node from 1 GiB, 10 ns per line on the interconnect.
+static mem::MemoryConfig two_sockets() {
   mem::MemoryConfig c;
   c.numa_nodes = 2;
   c.far_base = 1ull << 30;
   c.far_GBps = 6.4;  // 10 ns per 64 B line
   c.far_latency = 100 * kNs;
+  return c;
+}
+
+TEST(Memory, AFarStoreCrossesBehindTheQueuedLines) {
+  const mem::MemoryConfig c = two_sockets();
   mem::MemoryController m("test_far_memory", c);
   EXPECT_EQ(m.cross_in_order(10 * kNs), 10 * kNs);  // nothing queued: at once
   m.read_line(0, 0);  // near: no interconnect slot
@@ -119,11 +125,7 @@ TEST(Memory, AFarStoreCrossesBehindTheQueuedLines) {
 // homed on the other socket: a far core polling a near line pays the
 // crossing (and books a slot), as does a near core reading a far line.
 TEST(Memory, ALineFetchCrossesOnlyBetweenSockets) {
-  mem::MemoryConfig c;
-  c.numa_nodes = 2;
-  c.far_base = 1ull << 30;
-  c.far_GBps = 6.4;  // 10 ns per 64 B line
-  c.far_latency = 100 * kNs;
+  const mem::MemoryConfig c = two_sockets();
   mem::MemoryController m("test_socket_fetch", c);
   const std::uint64_t near_line = 4096, far_line = c.far_base + 4096;
   EXPECT_EQ(m.fetch_from_socket(near_line, false, 50 * kNs), 50 * kNs);
