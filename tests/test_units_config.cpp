@@ -96,9 +96,6 @@ TEST(SlotCalendar, KeepsGapsForLaterRequests) {
   EXPECT_EQ(c.reserve(0, 0, 3), 10u);   // 1-3 free
 }
 
-// A store from a core on the far socket crosses the interconnect behind the
-// far lines already booked on it, even where an earlier slot is free; near
-// lines book nothing there.
 // Two sockets: the far node from 1 GiB, 10 ns per line on the interconnect.
 static mem::MemoryConfig two_sockets() {
   mem::MemoryConfig c;
@@ -109,6 +106,9 @@ static mem::MemoryConfig two_sockets() {
   return c;
 }
 
+// A store from a core on the far socket crosses the interconnect behind the
+// far lines already booked on it, even where an earlier slot is free; near
+// lines book nothing there.
 TEST(Memory, AFarStoreCrossesBehindTheQueuedLines) {
   const mem::MemoryConfig c = two_sockets();
   mem::MemoryController m("test_far_memory", c);
