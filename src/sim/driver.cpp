@@ -322,15 +322,18 @@ static_assert(sizeof(Report) <= 512, "a report must be one atomic pipe write");
 // starts `hxsim _point` processes instead: an MPI process must not fork.)
 void serve(int cmd, int rep, const RunArgs& a, const StudyFiles& f, const std::vector<SweepPoint>& points,
            std::uint64_t seed, const std::string& dir) {
-  ::signal(SIGPIPE, SIG_IGN);  // a driver that has gone makes report() throw, not kill this process
+  ::signal(SIGPIPE, SIG_IGN);  // a driver that has gone makes report() fail, not kill this process
   // A point process leaves its wall-clock figures in a page shared with
   // this server (no file per point).
   void* page = ::mmap(nullptr, sizeof(PointTiming), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (page == MAP_FAILED) throw SimError("cannot map the point server's page");
   auto* shared = static_cast<PointTiming*>(page);
+  // False when the driver has gone (killed, or ended by another server's
+  // death, which it reports itself): this server then ends quietly, its
+  // point's file already written for a rerun.
   auto report = [&](std::size_t k, int code, const PointTiming& t) {
     const Report r{k, code, t};
-    if (!write_all(rep, &r, sizeof r)) throw SimError("lost the parent");
+    return write_all(rep, &r, sizeof r);
   };
   for (;;) {
     std::uint64_t msg;
@@ -358,7 +361,7 @@ void serve(int cmd, int rep, const RunArgs& a, const StudyFiles& f, const std::v
     if (pid < 0) {
       if (err >= 0) ::close(err);
       std::ofstream(point_file(dir, k, ".stderr")) << "simulation error: cannot start a worker process\n";
-      report(k, 3, {});
+      if (!report(k, 3, {})) return;
       continue;
     }
     int status = 0;
@@ -374,7 +377,7 @@ void serve(int cmd, int rep, const RunArgs& a, const StudyFiles& f, const std::v
       std::ofstream(point_file(dir, k, ".stderr"), std::ios::binary) << text;
     }
     ::close(err);
-    report(k, code, code == 0 ? *shared : PointTiming{});
+    if (!report(k, code, code == 0 ? *shared : PointTiming{})) return;
     *shared = PointTiming{};
   }
 }
