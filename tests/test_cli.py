@@ -126,6 +126,11 @@ class Runs(unittest.TestCase):
             with open(os.path.join(a, 'points', k + '.json'), 'rb') as fa, open(os.path.join(b, 'points', k + '.json'), 'rb') as fb:
                 self.assertEqual(fa.read(), fb.read(), 'same inputs and seed must give bit-identical results')
         self.assertTrue(os.path.exists(os.path.join(a, 'results.csv')))
+        # Each result names the build it came from, as --version does.
+        with open(os.path.join(a, 'points', '0.json')) as f:
+            meta = json.load(f)['meta']
+        rc, version, _ = run('--version')
+        self.assertEqual(version.strip(), 'hxsim %s (%s)' % (meta['hxsim_version'], meta['git_revision']))
         # Wall-clock figures: one study-level file, not a file per point.
         with open(os.path.join(a, 'timing.json')) as f:
             t = json.load(f)
@@ -244,6 +249,16 @@ class Runs(unittest.TestCase):
         self.assertEqual(t['jobs'], 'mpi')
         self.assertEqual([e['point'] for e in t['points']], [0, 1, 2])
         self.assertTrue(all(e['wall_s'] > 0 for e in t['points']))
+
+    def test_version_is_the_commit_built(self):
+        # Read at build time: a build directory configured at an older
+        # commit and rebuilt must not report that older commit.
+        head = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], cwd=ROOT, capture_output=True, text=True)
+        if head.returncode != 0:
+            self.skipTest('not a git checkout')
+        rc, version, err = run('--version')
+        self.assertEqual(rc, 0, err)
+        self.assertRegex(version.strip(), r'^hxsim \S+ \(%s(-dirty)?\)$' % head.stdout.strip())
 
     def test_trace_is_a_bounded_chrome_trace(self):
         study = os.path.join(ROOT, 'configs', 's001_latency.yaml')

@@ -16,6 +16,7 @@
 #include "src/sim/driver.h"
 #include "src/sim/mpi.h"
 #include "src/sim/validate.h"
+#include "src/sim/version.h"
 #include "src/sim/workloads.h"
 #include "src/topology/topology.h"
 
@@ -31,7 +32,7 @@ std::string self_exe() {
 
 int run_cli(int argc, char** argv) {
   CLI::App app{"hxsim: cycle-approximate simulator of host-accelerator interconnects"};
-  app.set_version_flag("--version", std::string("hxsim ") + HXSIM_VERSION + " (" + HXSIM_GIT_REV + ")");
+  app.set_version_flag("--version", std::string("hxsim ") + HXSIM_VERSION + " (" + hx::git_revision() + ")");
   app.require_subcommand(1);
 
   hx::sim::RunArgs ra;

@@ -13,6 +13,7 @@
 #include "models/core/scheduler.h"
 #include "models/pcie/tlp.h"
 #include "src/sim/platform.h"
+#include "src/sim/version.h"
 #include "src/sim/workloads.h"
 
 namespace hx::sim {
@@ -116,7 +117,7 @@ nlohmann::json run_point_in_place(StudyFiles& f, const SweepPoint& point, std::u
   out["links"] = links;
   out["stats"] = stats;
   out["meta"] = {{"hxsim_version", HXSIM_VERSION},
-                 {"git_revision", HXSIM_GIT_REV},
+                 {"git_revision", git_revision()},
                  {"seed", seed},
                  {"platform", s.topo.platform},
                  {"simulated_time_ns", to_ns(end)},
