@@ -95,6 +95,21 @@ class BadInput(unittest.TestCase):
     def test_impossible_mps(self):
         self.expect_error(self.GOOD + 'set: {topology.nodes.fpga0.mps: 1KiB}\n', 'above what the device supports')
 
+    # A value given apart from the file it lands in is located where it
+    # was given: the sweep's line, the study's set: line, or the --set.
+    def test_bad_sweep_value_names_its_line(self):
+        err = self.expect_error(self.GOOD + 'sweep:\n  - {path: workloads.0.bytes, values: [64KiB, 64 parsecs]}\n',
+                                'is not a size')
+        self.assertRegex(err, r'study\.yaml:5:\d+: sweep\.0\.values\.1: workloads\.0\.bytes: ')
+
+    def test_bad_study_set_value_names_its_line(self):
+        err = self.expect_error(self.GOOD + 'set: {topology.links.0.width: 3}\n', 'is not a PCIe link width')
+        self.assertRegex(err, r'study\.yaml:4:\d+: set\.topology\.links\.0\.width: links\.0\.width: 3 ')
+
+    def test_bad_set_value_names_the_set(self):
+        err = self.expect_error(self.GOOD, 'is not a PCIe link width', extra=('--set', 'topology.links.0.width=3'))
+        self.assertIn('error: --set topology.links.0.width: links.0.width: 3 ', err)
+
     def test_bad_set_path(self):
         self.expect_error(self.GOOD, "unknown key 'latncy'", extra=('--set', 'topology.nodes.swA.latncy=1ns'))
 
@@ -148,6 +163,27 @@ class Runs(unittest.TestCase):
                          [(e['point'], e['wall_s'], True) for e in t['points']], 'reused points keep their timing')
         rc, _, err = run('run', study, '-o', a, '--seed', '7', *sets)
         self.assertIn('(0 reused)', err)
+
+    def test_topology_overrides_apply_to_every_topology_of_a_sweep(self):
+        # A point that changes the topology file still gets the study's and
+        # the command line's topology.* overrides.
+        study = os.path.join(self.d, 'fhf.yaml')
+        with open(study, 'w') as f:
+            f.write('study: fhf\ntopology: %s/topologies/s004_amd_gen3x8.yaml\n'
+                    'set: {topology.nodes.host.rc.outbound_latency: 1145ns}\n'
+                    'workloads: [{type: calypte_loopback, name: rt, mode: fhf, device: card, size: 64B, reps: 200}]\n'
+                    'sweep: [{path: topology, values: [%s/topologies/s004_amd_gen3x8.yaml]}]\n' % (ROOT, ROOT))
+        p50 = {}
+        for v in ('120ns', '920ns'):
+            out = os.path.join(self.d, v)
+            rc, _, err = run('run', study, '-o', out, '-q', '--set', 'topology.nodes.host.rc.inbound_latency=' + v)
+            self.assertEqual(rc, 0, err)
+            with open(os.path.join(out, 'results.json')) as f:
+                p50[v] = json.load(f)['points'][0]['metrics']['rt.fhf_p50_us']
+        # The file's 120 ns inbound and 145 ns outbound latencies give 0.83 us;
+        # the study's +1 us outbound, then the command line's +0.8 us inbound.
+        self.assertGreater(p50['120ns'], 1.7)
+        self.assertGreater(p50['920ns'] - p50['120ns'], 0.7)
 
     def test_sweep_resumes_after_sigkill(self):
         import signal, time

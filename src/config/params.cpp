@@ -53,7 +53,7 @@ std::uint64_t page_size_set(const Cursor& v) {
   std::uint64_t mask = 0;
   for (std::size_t i = 0; i < list.node.size(); ++i) {
     Cursor it = list.item(i);
-    if (!v.node.IsSequence()) it.file = v.file, it.fallback = v.node.Mark();
+    if (!v.node.IsSequence()) it.src = v.src, it.fallback = v.node.Mark();
     mask |= 1ull << page_shift(it);
   }
   if (!(mask & (1ull << 12))) v.fail("the page sizes must include 4KiB");

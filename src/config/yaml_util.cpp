@@ -9,7 +9,17 @@
 
 namespace hx::cfg {
 
+const std::string* Cursor::origin_of(const YAML::Node& n) const {
+  if (!src || src->origins.empty() || !n.IsDefined()) return nullptr;
+  // The latest override of a node is the one it holds.
+  for (auto it = src->origins.rbegin(); it != src->origins.rend(); ++it)
+    if (it->node.IsDefined() && n.is(it->node)) return &it->where;
+  return nullptr;
+}
+
 std::string Cursor::where() const {
+  if (const std::string* o = origin_of(node)) return *o + ": " + path;
+  const std::string* file = src ? &src->file : nullptr;
   std::ostringstream os;
   YAML::Mark m = node.IsDefined() ? node.Mark() : YAML::Mark::null_mark();
   if (m.is_null() || m.line < 0) m = fallback;
@@ -36,7 +46,7 @@ Cursor Cursor::child(const std::string& key) const {
   const YAML::Mark pm = node.IsDefined() ? node.Mark() : YAML::Mark::null_mark();
   c.fallback = (pm.is_null() || pm.line < 0) ? fallback : pm;
   c.path = path.empty() ? key : path + "." + key;
-  c.file = file;
+  c.src = src;
   return c;
 }
 
@@ -46,7 +56,7 @@ Cursor Cursor::item(std::size_t i) const {
   c.node = cn[i];
   c.fallback = node.Mark();
   c.path = path + "." + std::to_string(i);
-  c.file = file;
+  c.src = src;
   return c;
 }
 
@@ -140,13 +150,16 @@ std::vector<std::string> Cursor::keys(const std::set<std::string>& allowed) cons
       Cursor c;
       c.node = it->first;
       c.path = path.empty() ? k : path + "." + k;
-      c.file = file;
+      c.src = src;
       // A key of a merged map (topology defaults) has no position: use the map's.
       const YAML::Mark here = node.Mark();
       c.fallback = (here.is_null() || here.line < 0) ? fallback : here;
       std::string all;
       for (const auto& a : allowed) all += (all.empty() ? "" : ", ") + a;
-      c.fail("unknown key '" + k + "'; allowed: " + all);
+      const std::string msg = "unknown key '" + k + "'; allowed: " + all;
+      // A key added by an override: its value knows where it was given.
+      if (const std::string* o = origin_of(it->second)) throw InputError(*o + ": " + c.path + ": " + msg);
+      c.fail(msg);
     }
     out.push_back(k);
   }
@@ -188,14 +201,26 @@ YAML::Node load_file(const std::string& path) {
   }
 }
 
-Cursor root_cursor(const YAML::Node& n, const std::string& file) {
+Cursor root_cursor(const YAML::Node& n, const std::string& file, const Origins* origins) {
   Cursor c;
   c.node = n;
-  c.file = std::make_shared<const std::string>(file);
+  c.src = std::make_shared<const Source>(Source{file, origins ? *origins : Origins{}});
   return c;
 }
 
-void apply_override(YAML::Node& root, const std::string& path, const std::string& value, const std::string& origin) {
+namespace {
+void record_all(Origins& record, const YAML::Node& n, const std::string& origin) {
+  record.push_back(Origin{n, origin});
+  if (n.IsMap()) {
+    for (auto it = n.begin(); it != n.end(); ++it) record_all(record, it->second, origin);
+  } else if (n.IsSequence()) {
+    for (const auto& x : n) record_all(record, x, origin);
+  }
+}
+}  // namespace
+
+void apply_override(YAML::Node& root, const std::string& path, const std::string& value, const std::string& origin,
+                    Origins* record) {
   if (path.empty()) throw InputError(origin + ": empty parameter path");
   std::vector<std::string> parts;
   std::stringstream ss(path);
@@ -247,6 +272,7 @@ void apply_override(YAML::Node& root, const std::string& path, const std::string
   } else {
     last[parts.back()] = val;
   }
+  if (record) record_all(*record, val, origin);
 }
 
 }  // namespace hx::cfg

@@ -13,13 +13,30 @@
 
 namespace hx::cfg {
 
+// A value given apart from the file it lands in (--set, a study's `set:`,
+// a sweep value): errors in it, or in anything below it, name where it was
+// given rather than a position in that file, where it has none.
+struct Origin {
+  YAML::Node node;
+  std::string where;                  // e.g. "--set topology.links.0.width" or "study.yaml:9:40: sweep ..."
+};
+using Origins = std::vector<Origin>;
+
+// What a tree of cursors was read from.
+struct Source {
+  std::string file;
+  Origins origins;
+};
+
 struct Cursor {
   YAML::Node node;
   std::string path;                   // e.g. nodes.fpga0.endpoint.tx_latency
-  std::shared_ptr<const std::string> file;
+  std::shared_ptr<const Source> src;
   YAML::Mark fallback = YAML::Mark::null_mark();  // where the parent was, for missing keys
 
-  std::string where() const;          // "file:line:col: path"
+  std::string where() const;          // "file:line:col: path", or "origin: path" for an override
+  // Where `n` was given, if it came from an override; nullptr otherwise.
+  const std::string* origin_of(const YAML::Node& n) const;
   [[noreturn]] void fail(const std::string& msg) const;
   Cursor child(const std::string& key) const;
   Cursor item(std::size_t i) const;
@@ -43,10 +60,11 @@ struct Cursor {
 
 // Load a YAML file; parse errors become InputError with file:line:col.
 YAML::Node load_file(const std::string& path);
-Cursor root_cursor(const YAML::Node& n, const std::string& file);
+Cursor root_cursor(const YAML::Node& n, const std::string& file, const Origins* origins = nullptr);
 
 // --set path=value: apply to a tree. Paths use dots; list items by index.
+// The value and everything in it are added to `record` with `origin`.
 void apply_override(YAML::Node& root, const std::string& path, const std::string& value,
-                    const std::string& origin);
+                    const std::string& origin, Origins* record = nullptr);
 
 }  // namespace hx::cfg

@@ -60,7 +60,7 @@ StudyFiles prepared(const RunArgs& a) {
 
 std::uint64_t study_seed(const RunArgs& a, const StudyFiles& f) {
   if (a.seed >= 0) return static_cast<std::uint64_t>(a.seed);
-  const cfg::Cursor root = cfg::root_cursor(f.study, f.study_file);
+  const cfg::Cursor root = f.study_root();
   return root.has("seed") ? static_cast<std::uint64_t>(root.child("seed").integer(0, 1ll << 62)) : 1;
 }
 
@@ -112,7 +112,7 @@ std::string check_study(const StudyFiles& f, const std::vector<SweepPoint>& poin
   std::vector<std::pair<std::size_t, std::exception_ptr>> first_error(n, {last, nullptr});
   std::string name;
   auto check_one = [&](StudyFiles c, std::size_t k) {
-    for (const auto& [path, value] : points[k].sets) apply_set(c, path, value, "sweep " + path);
+    apply_point(c, points[k]);
     Study s = parse_study(c);
     make_workloads(s.workloads, s.topo);  // validated against the topology, not elaborated
     return s.name;

@@ -42,7 +42,7 @@ nlohmann::json run_point(const StudyFiles& base, const SweepPoint& point, std::u
 
 nlohmann::json run_point_in_place(StudyFiles& f, const SweepPoint& point, std::uint64_t seed) {
   const auto wall_load = std::chrono::steady_clock::now();
-  for (const auto& [path, value] : point.sets) apply_set(f, path, value, "sweep " + path);
+  apply_point(f, point);
   Study s = parse_study(f);
   set_global_seed(seed);
   pcie::TlpPool::instance().reset();

@@ -56,6 +56,8 @@ StudyFiles copy_without_positions(const StudyFiles& f) {
   StudyFiles c = f;
   c.study = YAML::Clone(f.study);
   c.topo = YAML::Clone(f.topo);
+  c.study_origins.clear();  // they name nodes of the originals
+  c.topo_origins.clear();
   return c;
 }
 
@@ -81,12 +83,17 @@ void apply_set(StudyFiles& f, const std::string& path, const std::string& value,
     f.topo_file = p.string();
     f.topo = cfg::load_file(f.topo_file);
     f.study["topology"] = v.Scalar();
+    // The topology's own overrides (set:, --set, this point's) apply to
+    // whichever topology the point runs: replayed onto the new tree.
+    f.topo_origins.clear();
+    for (const auto& o : f.topo_sets) cfg::apply_override(f.topo, o.path, o.value, o.origin, &f.topo_origins);
     return;
   }
   if (path.rfind(prefix, 0) == 0) {
-    cfg::apply_override(f.topo, path.substr(prefix.size()), value, origin);
+    cfg::apply_override(f.topo, path.substr(prefix.size()), value, origin, &f.topo_origins);
+    f.topo_sets.push_back({path.substr(prefix.size()), value, origin});
   } else {
-    cfg::apply_override(f.study, path, value, origin);
+    cfg::apply_override(f.study, path, value, origin, &f.study_origins);
   }
 }
 
@@ -122,7 +129,7 @@ nlohmann::json yaml_to_json(const YAML::Node& n) {
 }
 
 std::vector<SweepPoint> expand_sweep(const StudyFiles& f) {
-  const cfg::Cursor root = cfg::root_cursor(f.study, f.study_file);
+  const cfg::Cursor root = f.study_root();
   std::vector<SweepPoint> points(1);
   if (!root.has("sweep")) return points;
   const cfg::Cursor sw = root.child("sweep");
@@ -171,6 +178,10 @@ std::vector<SweepPoint> expand_sweep(const StudyFiles& f) {
         SweepPoint p = base;
         for (const auto& [path, vals] : parts) {
           p.sets.emplace_back(path, vals.node[v]);
+          // The value's own position; a range's values have none but the range's.
+          const cfg::Cursor at = vals.item(v);
+          const YAML::Mark m = at.node.Mark();
+          p.origins.push_back(m.is_null() || m.line < 0 ? vals.where() : at.where());
           p.point[path] = yaml_to_json(vals.node[v]);
         }
         next.push_back(std::move(p));
@@ -181,16 +192,22 @@ std::vector<SweepPoint> expand_sweep(const StudyFiles& f) {
   return points;
 }
 
+void apply_point(StudyFiles& f, const SweepPoint& point) {
+  for (std::size_t i = 0; i < point.sets.size(); ++i)
+    apply_set(f, point.sets[i].first, point.sets[i].second,
+              i < point.origins.size() ? point.origins[i] : "sweep " + point.sets[i].first);
+}
+
 Study parse_study(const StudyFiles& f) {
   Study s;
   s.study_root = f.study;
-  const cfg::Cursor root = cfg::root_cursor(f.study, f.study_file);
+  const cfg::Cursor root = f.study_root();
   root.keys({"study", "description", "topology", "seed", "deadline", "set", "workloads", "sweep", "metrics", "outputs"});
   s.name = root.child("study").str();
   if (root.has("description")) s.description = root.child("description").str();
   if (root.has("seed")) s.seed = static_cast<std::uint64_t>(root.child("seed").integer(0, (1ll << 62)));
   if (root.has("deadline")) s.deadline = root.child("deadline").time();
-  s.topo = topo::load_topology(cfg::root_cursor(f.topo, f.topo_file), f.topo_file);
+  s.topo = topo::load_topology(f.topo_root(), f.topo_file);
   s.workloads = root.child("workloads");
   if (!s.workloads.node.IsSequence() || s.workloads.node.size() == 0) s.workloads.fail("a study needs a list of workloads");
   return s;

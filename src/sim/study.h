@@ -20,6 +20,13 @@ struct StudyFiles {
   std::string topo_file;
   bool from_files = false;                                  // reloadable from study_file
   std::vector<std::pair<std::string, std::string>> sets;    // command-line overrides, replayed on reload
+  cfg::Origins study_origins, topo_origins;                 // where the overriding values of each tree came from
+  struct TopoSet {
+    std::string path, value, origin;
+  };
+  std::vector<TopoSet> topo_sets;  // every topology.* override so far, replayed when the topology file changes
+  cfg::Cursor study_root() const { return cfg::root_cursor(study, study_file, &study_origins); }
+  cfg::Cursor topo_root() const { return cfg::root_cursor(topo, topo_file, &topo_origins); }
 };
 
 StudyFiles load_study_files(const std::string& path);
@@ -36,10 +43,13 @@ void apply_set(StudyFiles& f, const std::string& path, const std::string& value,
 
 struct SweepPoint {
   std::vector<std::pair<std::string, YAML::Node>> sets;
+  std::vector<std::string> origins;  // where each of `sets` is in the study, for errors
   nlohmann::json point = nlohmann::json::object();  // path -> value, for results
 };
 // The points of the study's sweep (one point with no sets if none).
 std::vector<SweepPoint> expand_sweep(const StudyFiles& f);
+// Apply a sweep point's values to f.
+void apply_point(StudyFiles& f, const SweepPoint& point);
 
 struct Study {
   std::string name, description;
