@@ -185,6 +185,38 @@ class Runs(unittest.TestCase):
         self.assertGreater(p50['120ns'], 1.7)
         self.assertGreater(p50['920ns'] - p50['120ns'], 0.7)
 
+    def test_editing_a_swept_topology_reruns_the_study(self):
+        # The topology files a sweep switches to are configuration: a point
+        # computed before one of them changed is not reused.
+        for name, src in (('a.yaml', 's004_amd_gen3x8.yaml'), ('b.yaml', 's004_intel_gen3x8.yaml')):
+            shutil.copy(os.path.join(ROOT, 'topologies', src), os.path.join(self.d, name))
+        study = os.path.join(self.d, 'st.yaml')
+        with open(study, 'w') as f:
+            f.write('study: st\ntopology: a.yaml\n'
+                    'workloads: [{type: calypte_loopback, name: rt, mode: fhf, device: card, size: 64B, reps: 100}]\n'
+                    'sweep: [{path: topology, values: [a.yaml, b.yaml]}]\n')
+        out = os.path.join(self.d, 'out')
+        def p50s():
+            with open(os.path.join(out, 'results.json')) as f:
+                return [p['metrics']['rt.fhf_p50_us'] for p in json.load(f)['points']]
+        rc, _, err = run('run', study, '-o', out)
+        self.assertEqual(rc, 0, err)
+        before = p50s()
+        rc, _, err = run('run', study, '-o', out)
+        self.assertIn('(2 reused)', err)
+        b = os.path.join(self.d, 'b.yaml')
+        with open(b) as f:
+            text = f.read()
+        self.assertIn('inbound_latency: 120ns', text)
+        with open(b, 'w') as f:
+            f.write(text.replace('inbound_latency: 120ns', 'inbound_latency: 920ns'))
+        rc, _, err = run('run', study, '-o', out)
+        self.assertEqual(rc, 0, err)
+        self.assertIn('(0 reused)', err)
+        after = p50s()
+        self.assertEqual(after[0], before[0])
+        self.assertGreater(after[1] - before[1], 0.7)
+
     def test_sweep_resumes_after_sigkill(self):
         import signal, time
         study = os.path.join(ROOT, 'configs', 'bench', 'sweep_1000.yaml')

@@ -541,12 +541,15 @@ int run_study(const RunArgs& a, const std::string& self) {
   const std::uint64_t seed = study_seed(a, f);
   const std::string dir = a.out_dir.empty() ? "results/" + name : a.out_dir;
   // A point file is reused only if it was produced from the same resolved
-  // configuration and seed, and by the same simulator build.
+  // configuration and seed, and by the same simulator build. The topology
+  // files a sweep switches to count as configuration too.
   std::error_code ec;
   const auto exe_time = fs::last_write_time(self, ec).time_since_epoch().count();
   const auto exe_size = fs::file_size(self, ec);
+  std::string config = emit(f.study) + emit(f.topo);
+  for (const std::string& t : swept_topologies(f, points)) config += "\n--- " + t + "\n" + read_file(t);
   const std::string fingerprint = std::to_string(std::hash<std::string>{}(
-      emit(f.study) + emit(f.topo) + std::to_string(seed) + std::to_string(exe_time) + std::to_string(exe_size)));
+      config + std::to_string(seed) + std::to_string(exe_time) + std::to_string(exe_size)));
   const fs::path fp_file = fs::path(dir) / "fingerprint";
   const bool same_config = fs::exists(fp_file) && read_file(fp_file.string()) == fingerprint;
   std::vector<std::size_t> todo;

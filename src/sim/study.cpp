@@ -1,5 +1,6 @@
 #include "src/sim/study.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 
@@ -65,24 +66,45 @@ void apply_set(StudyFiles& f, const std::string& path, const YAML::Node& value, 
   apply_set(f, path, emit(value), origin);
 }
 
+namespace {
+// The topology file a `topology` value names, relative to the study.
+fs::path topology_path(const StudyFiles& f, const std::string& value, const std::string& origin, std::string* name) {
+  YAML::Node v;
+  try {
+    v = YAML::Load(value);
+  } catch (const YAML::ParserException&) {
+    throw InputError(origin + ": '" + value + "' is not a topology file name");
+  }
+  if (!v.IsScalar()) throw InputError(origin + ": topology takes a file name");
+  const fs::path p = (fs::path(f.study_file).parent_path() / v.Scalar()).lexically_normal();
+  std::error_code ec;
+  if (!fs::exists(p, ec) || !fs::is_regular_file(p, ec))
+    throw InputError(origin + ": topology file '" + p.string() + "' does not exist");
+  if (name) *name = v.Scalar();
+  return p;
+}
+}  // namespace
+
+std::vector<std::string> swept_topologies(const StudyFiles& f, const std::vector<SweepPoint>& points) {
+  std::vector<std::string> out;
+  for (const SweepPoint& pt : points)
+    for (std::size_t i = 0; i < pt.sets.size(); ++i) {
+      if (pt.sets[i].first != "topology") continue;
+      const std::string p = topology_path(f, emit(pt.sets[i].second), "sweep topology", nullptr).string();
+      if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+    }
+  return out;
+}
+
 void apply_set(StudyFiles& f, const std::string& path, const std::string& value, const std::string& origin) {
   const std::string prefix = "topology.";
   if (path == "topology") {
     // A sweep across platforms: the value names another topology file.
-    YAML::Node v;
-    try {
-      v = YAML::Load(value);
-    } catch (const YAML::ParserException&) {
-      throw InputError(origin + ": '" + value + "' is not a topology file name");
-    }
-    if (!v.IsScalar()) throw InputError(origin + ": topology takes a file name");
-    const fs::path p = (fs::path(f.study_file).parent_path() / v.Scalar()).lexically_normal();
-    std::error_code ec;
-    if (!fs::exists(p, ec) || !fs::is_regular_file(p, ec))
-      throw InputError(origin + ": topology file '" + p.string() + "' does not exist");
+    std::string name;
+    const fs::path p = topology_path(f, value, origin, &name);
     f.topo_file = p.string();
     f.topo = cfg::load_file(f.topo_file);
-    f.study["topology"] = v.Scalar();
+    f.study["topology"] = name;
     // The topology's own overrides (set:, --set, this point's) apply to
     // whichever topology the point runs: replayed onto the new tree.
     f.topo_origins.clear();

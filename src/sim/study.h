@@ -50,6 +50,8 @@ struct SweepPoint {
 std::vector<SweepPoint> expand_sweep(const StudyFiles& f);
 // Apply a sweep point's values to f.
 void apply_point(StudyFiles& f, const SweepPoint& point);
+// The topology files the points switch to (`path: topology`), each once.
+std::vector<std::string> swept_topologies(const StudyFiles& f, const std::vector<SweepPoint>& points);
 
 struct Study {
   std::string name, description;
