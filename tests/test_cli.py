@@ -110,6 +110,22 @@ class BadInput(unittest.TestCase):
         err = self.expect_error(self.GOOD, 'is not a PCIe link width', extra=('--set', 'topology.links.0.width=3'))
         self.assertIn('error: --set topology.links.0.width: links.0.width: 3 ', err)
 
+    def test_unusable_output_directory(self):
+        # A file where the output directory should be: bad input, found
+        # before anything runs, for run, validate and bench alike.
+        p = self.study(self.GOOD)
+        blocker = os.path.join(self.d, 'blocker')
+        with open(blocker, 'w') as f:
+            f.write('x')
+        for args, label in ((('run', p, '-o', blocker + '/out', '-q'), '-o '),
+                            (('validate', os.path.join(ROOT, 'validation', 'cases', 's001_latency.yaml'),
+                              '--work', os.path.join(self.d, 'work'), '--report', blocker + '/rep'), '--report '),
+                            (('bench', '--json', blocker + '/b.json'), '--json ')):
+            rc, _, err = run(*args)
+            self.assertEqual(rc, 2, err)
+            self.assertRegex(err, '^error: ' + label + r'\S+: \S*blocker exists and is not a directory\n$')
+        self.assertEqual(sorted(os.listdir(self.d)), ['blocker', 's001_rosta.yaml', 'study.yaml'], 'nothing written')
+
     def test_bad_set_path(self):
         self.expect_error(self.GOOD, "unknown key 'latncy'", extra=('--set', 'topology.nodes.swA.latncy=1ns'))
 

@@ -530,6 +530,28 @@ std::string results_json(const std::string& study, std::size_t failed, const std
   return out;
 }
 
+// Fails unless results can go to `dir`: an existing directory, or one that
+// can be made under its nearest existing ancestor. Checked before anything
+// starts; creating it may still fail (a read-only file system), which is
+// then the same kind of error. `label` starts the message ("-o DIR").
+void check_output_dir(const std::string& dir, const std::string& label) {
+  std::error_code ec;
+  fs::path probe = fs::absolute(dir.empty() ? "." : dir, ec);
+  if (ec) throw InputError(label + ": " + ec.message());
+  while (!fs::exists(probe, ec) && probe.has_parent_path() && probe != probe.parent_path()) probe = probe.parent_path();
+  if (!fs::is_directory(probe, ec)) throw InputError(label + ": " + probe.string() + " exists and is not a directory");
+  if (::access(probe.c_str(), W_OK | X_OK) != 0)
+    throw InputError(label + ": cannot write in " + probe.string() + ": " + std::strerror(errno));
+}
+
+namespace {
+void make_output_dir(const fs::path& dir, const std::string& label) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw InputError(label + ": cannot create " + dir.string() + ": " + ec.message());
+}
+}  // namespace
+
 int run_study(const RunArgs& a, const std::string& self) {
   // 1. Everything is checked before anything is written.
   if (a.trace) trace_window(a);
@@ -540,6 +562,7 @@ int run_study(const RunArgs& a, const std::string& self) {
   const std::string name = check_study(f, points, 1, 0, 1);
   const std::uint64_t seed = study_seed(a, f);
   const std::string dir = a.out_dir.empty() ? "results/" + name : a.out_dir;
+  check_output_dir(dir, "-o " + dir);
   // A point file is reused only if it was produced from the same resolved
   // configuration and seed, and by the same simulator build. The topology
   // files a sweep switches to count as configuration too.
@@ -570,7 +593,7 @@ int run_study(const RunArgs& a, const std::string& self) {
   if (!a.mpi)
     pool = std::make_unique<LocalPool>(a, self, f, seed, dir, static_cast<int>(std::min<std::size_t>(jobs, todo.size())));
   check_study(f, points, jobs, 1);
-  fs::create_directories(fs::path(dir) / "points");
+  make_output_dir(fs::path(dir) / "points", "-o " + dir);
   write_atomic((fs::path(dir) / "resolved_study.yaml").string(), emit(f.study) + "\n");
   write_atomic((fs::path(dir) / "resolved_topology.yaml").string(), emit(f.topo) + "\n");
   write_atomic(fp_file.string(), fingerprint);

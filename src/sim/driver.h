@@ -67,6 +67,9 @@ StudyFiles prepared(const RunArgs& a);
 // `hxsim _serve`: one point server of a local sweep (see driver.cpp).
 int run_point_server(const RunArgs& a, const std::string& dir, int cmd_fd, int rep_fd, std::uint64_t study_hash);
 std::string read_file(const std::string& p);
+// Fails (bad input) unless results can go to `dir`, an existing directory or
+// one that can be made; `label` starts the message (e.g. "-o DIR").
+void check_output_dir(const std::string& dir, const std::string& label);
 
 // Runs `body` and maps what it throws to the exit codes of DESIGN.md section
 // 6, printing the one error line (2 bad input, 3 simulation error).

@@ -120,6 +120,9 @@ int validate(const ValidateArgs& a, const std::string& self) {
   const fs::path refdir = fs::path(case_files.front()).parent_path() / ".." / "reference";
   const auto refs = load_references(refdir.lexically_normal());
   const fs::path work = a.work_dir.empty() ? fs::path("results/validate") : fs::path(a.work_dir);
+  // Where the results and the report go, checked before hours of running.
+  check_output_dir(work.string(), "--work " + work.string());
+  if (!a.report.empty()) check_output_dir(fs::path(a.report).parent_path().string(), "--report " + a.report);
 
   // Parse every case before running anything.
   struct Case {
