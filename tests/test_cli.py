@@ -125,6 +125,14 @@ class BadInput(unittest.TestCase):
             self.assertEqual(rc, 2, err)
             self.assertRegex(err, '^error: ' + label + r'\S+: \S*blocker exists and is not a directory\n$')
         self.assertEqual(sorted(os.listdir(self.d)), ['blocker', 's001_rosta.yaml', 'study.yaml'], 'nothing written')
+        # A directory where a file should be written.
+        for args, label in ((('bench', '--json', self.d), '--json '),
+                            (('topo', os.path.join(self.d, 's001_rosta.yaml'), '--dot', self.d), '--dot ')):
+            rc, out, err = run(*args)
+            self.assertEqual(rc, 2, err)
+            self.assertEqual(err, 'error: %s%s: %s is a directory\n' % (label, self.d, self.d))
+            self.assertEqual(out, '', 'nothing printed before the error')
+        self.assertEqual(sorted(os.listdir(self.d)), ['blocker', 's001_rosta.yaml', 'study.yaml'], 'nothing left behind')
 
     def test_bad_set_path(self):
         self.expect_error(self.GOOD, "unknown key 'latncy'", extra=('--set', 'topology.nodes.swA.latncy=1ns'))

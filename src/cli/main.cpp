@@ -15,6 +15,7 @@
 #include "src/sim/bench.h"
 #include "src/sim/driver.h"
 #include "src/sim/mpi.h"
+#include "src/sim/runner.h"
 #include "src/sim/validate.h"
 #include "src/sim/version.h"
 #include "src/sim/workloads.h"
@@ -116,12 +117,12 @@ int run_cli(int argc, char** argv) {
   if (*topo) {
     const auto root = hx::cfg::load_file(topo_file);
     const auto t = hx::topo::load_topology(hx::cfg::root_cursor(root, topo_file), topo_file);
-    std::cout << hx::topo::describe(t);
     if (!dot_file.empty()) {
-      std::ofstream out(dot_file);
-      if (!out) throw hx::InputError(dot_file + ": cannot write");
-      out << hx::topo::to_dot(t);
+      // Written whole or not at all, before the report is printed.
+      hx::sim::check_output_file(dot_file, "--dot " + dot_file);
+      hx::sim::write_atomic(dot_file, hx::topo::to_dot(t));
     }
+    std::cout << hx::topo::describe(t);
     return 0;
   }
   if (*val) return hx::sim::validate(va, self_exe());

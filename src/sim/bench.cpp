@@ -201,7 +201,7 @@ double kernel_rate(int segments) {
 
 int bench(const std::string& json_out, int repeats, const std::string& self) {
   if (!json_out.empty())
-    check_output_dir(fs::path(json_out).parent_path().string(), "--json " + json_out);
+    check_output_file(json_out, "--json " + json_out);
   const fs::path dir = fs::temp_directory_path() / ("hxsim-bench-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   nlohmann::json scen = nlohmann::json::array();

@@ -544,6 +544,12 @@ void check_output_dir(const std::string& dir, const std::string& label) {
     throw InputError(label + ": cannot write in " + probe.string() + ": " + std::strerror(errno));
 }
 
+void check_output_file(const std::string& file, const std::string& label) {
+  check_output_dir(fs::path(file).parent_path().string(), label);
+  std::error_code ec;
+  if (fs::is_directory(file, ec)) throw InputError(label + ": " + file + " is a directory");
+}
+
 namespace {
 void make_output_dir(const fs::path& dir, const std::string& label) {
   std::error_code ec;

@@ -70,6 +70,8 @@ std::string read_file(const std::string& p);
 // Fails (bad input) unless results can go to `dir`, an existing directory or
 // one that can be made; `label` starts the message (e.g. "-o DIR").
 void check_output_dir(const std::string& dir, const std::string& label);
+// The same for a file to be written: its directory, and not a directory itself.
+void check_output_file(const std::string& file, const std::string& label);
 
 // Runs `body` and maps what it throws to the exit codes of DESIGN.md section
 // 6, printing the one error line (2 bad input, 3 simulation error).

@@ -30,9 +30,19 @@ void write_atomic(const std::string& path, const std::string& text) {
     if (!out) throw InputError(path + ": cannot write");
     out << text;
     out.flush();
-    if (!out) throw InputError(path + ": write failed");
+    if (!out) {
+      std::error_code ignored;
+      std::filesystem::remove(tmp, ignored);
+      throw InputError(path + ": write failed");
+    }
   }
-  std::filesystem::rename(tmp, path);
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);  // nothing half-written is left behind
+    throw InputError(path + ": cannot write: " + ec.message());
+  }
 }
 
 nlohmann::json run_point(const StudyFiles& base, const SweepPoint& point, std::uint64_t seed) {

@@ -117,12 +117,16 @@ int validate(const ValidateArgs& a, const std::string& self) {
     std::sort(case_files.begin(), case_files.end());
   }
   if (case_files.empty()) throw InputError("no validation cases found");
-  const fs::path refdir = fs::path(case_files.front()).parent_path() / ".." / "reference";
-  const auto refs = load_references(refdir.lexically_normal());
+  const fs::path refdir = (fs::path(case_files.front()).parent_path() / ".." / "reference").lexically_normal();
+  if (!fs::is_directory(refdir))
+    throw InputError(case_files.front() + ": not a validation case: cases find their measurements in " +
+                     refdir.string() + ", which does not exist (the cases are validation/cases/*.yaml)");
+  const auto refs = load_references(refdir);
   const fs::path work = a.work_dir.empty() ? fs::path("results/validate") : fs::path(a.work_dir);
   // Where the results and the report go, checked before hours of running.
   check_output_dir(work.string(), "--work " + work.string());
-  if (!a.report.empty()) check_output_dir(fs::path(a.report).parent_path().string(), "--report " + a.report);
+  if (!a.report.empty())
+    for (const char* ext : {".md", ".json"}) check_output_file(a.report + ext, "--report " + a.report);
 
   // Parse every case before running anything.
   struct Case {
