@@ -18,7 +18,7 @@ namespace hx::cfg {
 // given rather than a position in that file, where it has none.
 struct Origin {
   YAML::Node node;
-  std::string where;                  // e.g. "--set topology.links.0.width" or "study.yaml:9:40: sweep ..."
+  std::string where;                  // e.g. "--set topology.links.0.width", "study.yaml:9:40: sweep.0.values.2"
 };
 using Origins = std::vector<Origin>;
 

@@ -90,7 +90,8 @@ std::vector<std::string> swept_topologies(const StudyFiles& f, const std::vector
   for (const SweepPoint& pt : points)
     for (std::size_t i = 0; i < pt.sets.size(); ++i) {
       if (pt.sets[i].first != "topology") continue;
-      const std::string p = topology_path(f, emit(pt.sets[i].second), "sweep topology", nullptr).string();
+      const std::string origin = i < pt.origins.size() ? pt.origins[i] : "sweep topology";
+      const std::string p = topology_path(f, emit(pt.sets[i].second), origin, nullptr).string();
       if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
     }
   return out;
