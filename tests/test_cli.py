@@ -241,6 +241,23 @@ class Runs(unittest.TestCase):
         self.assertEqual(after[0], before[0])
         self.assertGreater(after[1] - before[1], 0.7)
 
+    def test_a_sweep_over_seeds_gives_replicas(self):
+        # A point that sets the seed runs with that seed wherever it stands:
+        # equal values give equal results, another value other results.
+        study = os.path.join(self.d, 'seeds.yaml')
+        with open(study, 'w') as f:
+            f.write('study: seeds\ntopology: %s/topologies/s004_amd_gen3x8.yaml\n'
+                    'workloads: [{type: calypte_loopback, name: rt, mode: fhf, device: card, size: 64B, reps: 200}]\n'
+                    'sweep: [{path: seed, values: [1, 2, 1]}]\n' % ROOT)
+        out = os.path.join(self.d, 'out')
+        rc, _, err = run('run', study, '-o', out, '-q')
+        self.assertEqual(rc, 0, err)
+        with open(os.path.join(out, 'results.json')) as f:
+            pts = json.load(f)['points']
+        self.assertEqual((pts[0]['meta']['seed'], pts[0]['metrics']), (pts[2]['meta']['seed'], pts[2]['metrics']))
+        self.assertNotEqual(pts[0]['meta']['seed'], pts[1]['meta']['seed'])
+        self.assertNotEqual(pts[0]['metrics'], pts[1]['metrics'])
+
     def test_sweep_resumes_after_sigkill(self):
         import signal, time
         study = os.path.join(ROOT, 'configs', 'bench', 'sweep_1000.yaml')

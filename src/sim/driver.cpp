@@ -184,13 +184,33 @@ int run_one_point(const RunArgs& a, std::size_t index, const std::string& out_fi
   return 0;
 }
 
+namespace {
+// A point's seed: derived from the study's seed and the point's index, or,
+// for a point that sets `seed` itself (a sweep over seeds, for replicas),
+// from that value alone, so that equal values give equal results wherever
+// they stand in the sweep.
+std::uint64_t seed_of(const SweepPoint& point, std::uint64_t study_seed, std::size_t index) {
+  for (std::size_t i = 0; i < point.sets.size(); ++i) {
+    if (point.sets[i].first != "seed") continue;
+    const std::string where = i < point.origins.size() ? point.origins[i] : "sweep seed";
+    cfg::Cursor c = cfg::root_cursor(point.sets[i].second, "");
+    try {
+      return point_seed(static_cast<std::uint64_t>(c.integer(0, 1ll << 62)), 0);
+    } catch (const InputError& e) {
+      throw InputError(where + ": seed: " + "a whole number from 0 to 2^62 is needed, not '" + emit(point.sets[i].second) + "'");
+    }
+  }
+  return point_seed(study_seed, index);
+}
+}  // namespace
+
 PointTiming write_point(const RunArgs& a, StudyFiles& f, const SweepPoint& point, std::size_t index, std::uint64_t seed,
                         const std::string& out_file) {
   if (a.trace) {
     const auto [from, to] = trace_window(a);
     Trace::instance().enable(from, to, static_cast<std::size_t>(a.trace_max));
   }
-  nlohmann::json r = run_point_in_place(f, point, point_seed(seed, index));
+  nlohmann::json r = run_point_in_place(f, point, seed_of(point, seed, index));
   if (a.trace) {
     const std::string tf = out_file.substr(0, out_file.size() - 5) + ".trace.json";
     if (!Trace::instance().write(tf)) throw InputError("cannot write the trace " + tf);
