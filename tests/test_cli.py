@@ -142,6 +142,12 @@ class BadInput(unittest.TestCase):
         self.assertEqual(rc, 2)
         rc, _, err = run('topo', '/nonexistent.yaml')
         self.assertEqual(rc, 2)
+        # A trace window without --trace would be silently ignored.
+        out = os.path.join(self.d, 'out')
+        rc, _, err = run('run', self.study(self.GOOD), '-o', out, '--trace-from', '5us')
+        self.assertEqual(rc, 2, err)
+        self.assertIn('--trace-from requires --trace', err)
+        self.assertFalse(os.path.exists(out))
 
 
 class Runs(unittest.TestCase):

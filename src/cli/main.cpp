@@ -47,10 +47,13 @@ int run_cli(int argc, char** argv) {
   run->add_flag("-q,--quiet", ra.quiet, "no progress output");
   run->add_flag("!--no-pin", ra.pin, "with -j equal to the CPUs: do not hold each point server to a CPU of its own");
   run->add_flag("--mpi", ra.mpi, "under mpirun: rank 0 hands points to the other ranks and gathers their results");
-  run->add_flag("--trace", ra.trace, "write points/K.trace.json: TLPs per link and port (Perfetto / Chrome trace); reruns every point");
-  run->add_option("--trace-from", ra.trace_from, "trace from this simulated time (default 0ns)");
-  run->add_option("--trace-to", ra.trace_to, "trace until this simulated time (default: the end)");
-  run->add_option("--trace-max", ra.trace_max, "at most this many trace events (default 200000)")->check(CLI::Range(1LL, 100000000LL));
+  auto* trace = run->add_flag("--trace", ra.trace, "write points/K.trace.json: TLPs per link and port (Perfetto / Chrome trace); reruns every point");
+  // The window options mean nothing without --trace: an error, not ignored.
+  run->add_option("--trace-from", ra.trace_from, "trace from this simulated time (default 0ns)")->needs(trace);
+  run->add_option("--trace-to", ra.trace_to, "trace until this simulated time (default: the end)")->needs(trace);
+  run->add_option("--trace-max", ra.trace_max, "at most this many trace events (default 200000)")
+      ->check(CLI::Range(1LL, 100000000LL))
+      ->needs(trace);
 
   // The internal subcommands that run points of a study: the study, its
   // seed, the overrides and the trace options as `hxsim run` passes them on.
