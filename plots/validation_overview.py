@@ -8,6 +8,8 @@ from common import plt, save
 
 if len(sys.argv) != 3:
     sys.exit('usage: validation_overview.py REPORT.json OUT_DIR')
+if not os.path.isfile(sys.argv[1]):
+    sys.exit('no validation report %s: run it first (hxsim validate --report REPORT)' % sys.argv[1])
 with open(sys.argv[1]) as f:
     rep = json.load(f)
 os.makedirs(sys.argv[2], exist_ok=True)
