@@ -190,15 +190,13 @@ namespace {
 // from that value alone, so that equal values give equal results wherever
 // they stand in the sweep.
 std::uint64_t seed_of(const SweepPoint& point, std::uint64_t study_seed, std::size_t index) {
-  for (std::size_t i = 0; i < point.sets.size(); ++i) {
-    if (point.sets[i].first != "seed") continue;
-    const std::string where = i < point.origins.size() ? point.origins[i] : "sweep seed";
-    cfg::Cursor c = cfg::root_cursor(point.sets[i].second, "");
-    try {
-      return point_seed(static_cast<std::uint64_t>(c.integer(0, 1ll << 62)), 0);
-    } catch (const InputError& e) {
-      throw InputError(where + ": seed: " + "a whole number from 0 to 2^62 is needed, not '" + emit(point.sets[i].second) + "'");
-    }
+  for (const auto& set : point.sets) {
+    if (set.path != "seed") continue;
+    // Read as the study reads its seed; an error names the sweep value.
+    const cfg::Origins given{{set.value, set.where}};
+    cfg::Cursor c = cfg::root_cursor(set.value, "", &given);
+    c.path = "seed";
+    return point_seed(static_cast<std::uint64_t>(c.integer(0, 1ll << 62)), 0);
   }
   return point_seed(study_seed, index);
 }

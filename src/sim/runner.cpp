@@ -25,24 +25,22 @@ std::uint64_t point_seed(std::uint64_t study_seed, std::size_t index) {
 
 void write_atomic(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  // Nothing half-written is left behind: the temporary file goes with the error.
+  auto fail = [&](const std::string& why) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    throw InputError(path + ": " + why);
+  };
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw InputError(path + ": cannot write");
     out << text;
     out.flush();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(tmp, ignored);
-      throw InputError(path + ": write failed");
-    }
+    if (!out) fail("write failed");
   }
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);  // nothing half-written is left behind
-    throw InputError(path + ": cannot write: " + ec.message());
-  }
+  if (ec) fail("cannot write: " + ec.message());
 }
 
 nlohmann::json run_point(const StudyFiles& base, const SweepPoint& point, std::uint64_t seed) {

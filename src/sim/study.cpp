@@ -88,10 +88,9 @@ fs::path topology_path(const StudyFiles& f, const std::string& value, const std:
 std::vector<std::string> swept_topologies(const StudyFiles& f, const std::vector<SweepPoint>& points) {
   std::vector<std::string> out;
   for (const SweepPoint& pt : points)
-    for (std::size_t i = 0; i < pt.sets.size(); ++i) {
-      if (pt.sets[i].first != "topology") continue;
-      const std::string origin = i < pt.origins.size() ? pt.origins[i] : "sweep topology";
-      const std::string p = topology_path(f, emit(pt.sets[i].second), origin, nullptr).string();
+    for (const auto& set : pt.sets) {
+      if (set.path != "topology") continue;
+      const std::string p = topology_path(f, emit(set.value), set.where, nullptr).string();
       if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
     }
   return out;
@@ -200,11 +199,10 @@ std::vector<SweepPoint> expand_sweep(const StudyFiles& f) {
       for (std::size_t v = 0; v < n; ++v) {
         SweepPoint p = base;
         for (const auto& [path, vals] : parts) {
-          p.sets.emplace_back(path, vals.node[v]);
           // The value's own position; a range's values have none but the range's.
           const cfg::Cursor at = vals.item(v);
           const YAML::Mark m = at.node.Mark();
-          p.origins.push_back(m.is_null() || m.line < 0 ? vals.where() : at.where());
+          p.sets.push_back({path, vals.node[v], m.is_null() || m.line < 0 ? vals.where() : at.where()});
           p.point[path] = yaml_to_json(vals.node[v]);
         }
         next.push_back(std::move(p));
@@ -216,9 +214,7 @@ std::vector<SweepPoint> expand_sweep(const StudyFiles& f) {
 }
 
 void apply_point(StudyFiles& f, const SweepPoint& point) {
-  for (std::size_t i = 0; i < point.sets.size(); ++i)
-    apply_set(f, point.sets[i].first, point.sets[i].second,
-              i < point.origins.size() ? point.origins[i] : "sweep " + point.sets[i].first);
+  for (const auto& set : point.sets) apply_set(f, set.path, set.value, set.where);
 }
 
 Study parse_study(const StudyFiles& f) {

@@ -42,8 +42,12 @@ void apply_set(StudyFiles& f, const std::string& path, const YAML::Node& value, 
 void apply_set(StudyFiles& f, const std::string& path, const std::string& value, const std::string& origin);
 
 struct SweepPoint {
-  std::vector<std::pair<std::string, YAML::Node>> sets;
-  std::vector<std::string> origins;  // where each of `sets` is in the study, for errors
+  struct Set {
+    std::string path;
+    YAML::Node value;
+    std::string where;  // the value's place in the study, for errors
+  };
+  std::vector<Set> sets;
   nlohmann::json point = nlohmann::json::object();  // path -> value, for results
 };
 // The points of the study's sweep (one point with no sets if none).
