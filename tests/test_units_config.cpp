@@ -475,6 +475,25 @@ sweep:
   EXPECT_THROW(sim::expand_sweep(f), InputError);
 }
 
+// A copy made to check or run one point is the point's alone: overriding
+// it leaves the study it came from as it was (yaml-cpp assignment into a
+// shared root node would make the original an alias of the copy).
+TEST(Sweep, APointsCopyLeavesTheStudyAlone) {
+  sim::StudyFiles f;
+  f.study_file = "s.yaml";
+  f.study = YAML::Load("study: s\nworkloads: [{type: bench_bw, size: 64B}]\n");
+  f.topo = YAML::Load("nodes: {host: {type: root_complex, rc: {posted_buffer: 64}}}\n");
+  for (int k = 0; k < 3; ++k) {
+    sim::StudyFiles c = sim::copy_without_positions(f);
+    sim::apply_set(c, "workloads.0.size", std::to_string(128 << k) + "B", "--set");
+    sim::apply_set(c, "topology.nodes.host.rc.posted_buffer", std::to_string(k + 1), "--set");
+    EXPECT_EQ(c.study["workloads"][0]["size"].as<std::string>(), std::to_string(128 << k) + "B");
+    EXPECT_EQ(c.topo["nodes"]["host"]["rc"]["posted_buffer"].as<int>(), k + 1);
+    EXPECT_EQ(f.study["workloads"][0]["size"].as<std::string>(), "64B");
+    EXPECT_EQ(f.topo["nodes"]["host"]["rc"]["posted_buffer"].as<int>(), 64);
+  }
+}
+
 TEST(Overrides, CreateSectionsAndRejectBadIndices) {
   YAML::Node n = YAML::Load("a: {b: 1}\nl: [1, 2]\n");
   cfg::apply_override(n, "a.c.d", "5ns", "--set");

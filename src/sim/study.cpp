@@ -55,8 +55,12 @@ StudyFiles clone(const StudyFiles& f) {
 
 StudyFiles copy_without_positions(const StudyFiles& f) {
   StudyFiles c = f;
-  c.study = YAML::Clone(f.study);
-  c.topo = YAML::Clone(f.topo);
+  // reset(), not `=`: c's handles still name f's root nodes, and yaml-cpp's
+  // assignment would turn those very nodes into aliases of the clones
+  // (changing f, and joining the clones' node pools to f's for as long as
+  // f lives: a sweep's check kept every point's copy).
+  c.study.reset(YAML::Clone(f.study));
+  c.topo.reset(YAML::Clone(f.topo));
   c.study_origins.clear();  // they name nodes of the originals
   c.topo_origins.clear();
   return c;
@@ -103,7 +107,7 @@ void apply_set(StudyFiles& f, const std::string& path, const std::string& value,
     std::string name;
     const fs::path p = topology_path(f, value, origin, &name);
     f.topo_file = p.string();
-    f.topo = cfg::load_file(f.topo_file);
+    f.topo.reset(cfg::load_file(f.topo_file));  // not `=`: another copy of f may share the old root
     f.study["topology"] = name;
     // The topology's own overrides (set:, --set, this point's) apply to
     // whichever topology the point runs: replayed onto the new tree.
