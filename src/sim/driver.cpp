@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -100,9 +101,12 @@ std::string csv_value(const nlohmann::json& v) {
 
 std::string check_study(const StudyFiles& f, const std::vector<SweepPoint>& points, int threads, std::size_t first,
                         std::size_t last) {
-  // Point first + k is checked by thread k % n on a copy of its own
-  // (yaml-cpp trees are not shared between threads); the error reported is
-  // that of the first bad point, whatever thread found it.
+  // Each thread takes the next unchecked point in turn and checks it on a
+  // copy of its own (yaml-cpp trees are not shared between threads); the
+  // error reported is that of the first bad point, whatever thread found
+  // it: points are taken in order, so every point before it was checked.
+  // Taken in turn rather than dealt out in advance, so that a thread slowed
+  // by the point servers starting beside it does not finish last alone.
   last = std::min(last, points.size());
   if (first >= last) return {};
   const std::size_t count = last - first;
@@ -118,8 +122,9 @@ std::string check_study(const StudyFiles& f, const std::vector<SweepPoint>& poin
     make_workloads(s.workloads, s.topo);  // validated against the topology, not elaborated
     return s.name;
   };
+  std::atomic<std::size_t> next{first};
   auto check = [&](std::size_t i) {
-    for (std::size_t k = first + i; k < last; k += n) {
+    for (std::size_t k; (k = next.fetch_add(1)) < last;) {
       try {
         const std::string s = check_one(copy_without_positions(copies[i]), k);
         if (k == first) name = s;
@@ -131,6 +136,7 @@ std::string check_study(const StudyFiles& f, const std::vector<SweepPoint>& poin
         } catch (...) {
           first_error[i].second = std::current_exception();
         }
+        next = last;  // the points after it need no check
         return;
       }
     }
