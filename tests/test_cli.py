@@ -102,6 +102,11 @@ class BadInput(unittest.TestCase):
                                 'is not a size')
         self.assertRegex(err, r'study\.yaml:5:\d+: sweep\.0\.values\.1: workloads\.0\.bytes: ')
 
+    def test_a_sweep_axis_cannot_change_the_sweep(self):
+        err = self.expect_error(self.GOOD + 'sweep:\n  - {path: sweep.0.values.0, values: [1KiB, 2KiB]}\n',
+                                'a sweep axis cannot change the sweep')
+        self.assertRegex(err, r'study\.yaml:5:\d+: sweep\.0\.path: ')
+
     def test_bad_study_set_value_names_its_line(self):
         err = self.expect_error(self.GOOD + 'set: {topology.links.0.width: 3}\n', 'is not a PCIe link width')
         self.assertRegex(err, r'study\.yaml:4:\d+: set\.topology\.links\.0\.width: links\.0\.width: 3 ')

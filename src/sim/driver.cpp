@@ -113,7 +113,14 @@ std::string check_study(const StudyFiles& f, const std::vector<SweepPoint>& poin
   const std::size_t n = std::max<std::size_t>(1, std::min<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)),
                                                                        count / 32));
   std::vector<StudyFiles> copies;
-  for (std::size_t i = 0; i < n; ++i) copies.push_back(clone(f));
+  for (std::size_t i = 0; i < n; ++i) {
+    copies.push_back(clone(f));
+    // Each point is checked on a copy of this one. The sweep is expanded
+    // already and no point changes it (expand_sweep), so it is left out:
+    // with a list of thousands of values, copying it for every point made
+    // the check grow with the square of the points.
+    copies.back().study.remove("sweep");
+  }
   std::vector<std::pair<std::size_t, std::exception_ptr>> first_error(n, {last, nullptr});
   std::string name;
   auto check_one = [&](StudyFiles c, std::size_t k) {

@@ -168,6 +168,7 @@ std::vector<SweepPoint> expand_sweep(const StudyFiles& f) {
     auto read_one = [&](const cfg::Cursor& a) {
       a.keys({"path", "values", "range"});
       const std::string path = a.child("path").str();
+      if (path == "sweep" || path.rfind("sweep.", 0) == 0) a.child("path").fail("a sweep axis cannot change the sweep");
       if (a.has("values") == a.has("range")) a.fail("an axis has either values or range");
       cfg::Cursor vals = a.child(a.has("values") ? "values" : "range");
       if (a.has("range")) {
