@@ -475,6 +475,38 @@ sweep:
   EXPECT_THROW(sim::expand_sweep(f), InputError);
 }
 
+// A point process builds its own point alone; it must be the point the
+// driver's whole list has at that index, to the last bit of a range value.
+TEST(Sweep, OnePointIsThatPointOfTheWholeList) {
+  sim::StudyFiles f;
+  f.study_file = "s.yaml";
+  f.study = YAML::Load(R"(study: s
+sweep:
+  - {path: a, values: [1, 2, 3]}
+  - {path: r, range: {from: 0.1, to: 1.0, step: 0.1}}
+  - zip: [{path: b, values: [x, y]}, {path: c, range: {from: 10, to: 20, step: 10}}]
+)");
+  const auto all = sim::expand_sweep(f);
+  ASSERT_EQ(all.size(), 3u * 10u * 2u);
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    const auto [one, count] = sim::sweep_point(f, k);
+    EXPECT_EQ(count, all.size());
+    EXPECT_EQ(one.point.dump(), all[k].point.dump()) << k;
+    ASSERT_EQ(one.sets.size(), all[k].sets.size());
+    for (std::size_t i = 0; i < one.sets.size(); ++i) {
+      EXPECT_EQ(one.sets[i].path, all[k].sets[i].path);
+      EXPECT_EQ(sim::emit(one.sets[i].value), sim::emit(all[k].sets[i].value));
+      EXPECT_EQ(one.sets[i].where, all[k].sets[i].where);
+    }
+  }
+  // The last axis varies fastest: point 7 is a=1, the fourth value of r, b=y, c=20.
+  EXPECT_EQ(all[7].point["a"], 1.0);
+  EXPECT_EQ(all[7].point["r"], 0.1 + 0.1 + 0.1 + 0.1);
+  EXPECT_EQ(all[7].point["b"], "y");
+  EXPECT_EQ(all[7].point["c"], 20.0);
+  EXPECT_EQ(sim::sweep_point(f, all.size()).second, all.size());
+}
+
 // A copy made to check or run one point is the point's alone: overriding
 // it leaves the study it came from as it was (yaml-cpp assignment into a
 // shared root node would make the original an alias of the copy).

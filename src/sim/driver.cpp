@@ -189,9 +189,11 @@ PointTiming timing_from_json(const nlohmann::json& j) {
 
 int run_one_point(const RunArgs& a, std::size_t index, const std::string& out_file) {
   StudyFiles f = prepared(a);
-  const auto points = expand_sweep(f);
-  if (index >= points.size()) throw InputError("point " + std::to_string(index) + " does not exist");
-  const PointTiming t = write_point(a, f, points[index], index, study_seed(a, f), out_file);
+  // This point alone: building the whole sweep in every point process made
+  // each point of an N-point sweep under MPI cost O(N).
+  const auto [point, count] = sweep_point(f, index);
+  if (index >= count) throw InputError("point " + std::to_string(index) + " does not exist");
+  const PointTiming t = write_point(a, f, point, index, study_seed(a, f), out_file);
   std::ofstream out(out_file + ".timing", std::ios::binary | std::ios::trunc);
   out << to_json(t).dump(2) << "\n";
   if (!out.flush()) throw InputError(out_file + ".timing: cannot write");

@@ -154,68 +154,144 @@ nlohmann::json yaml_to_json(const YAML::Node& n) {
   return nullptr;
 }
 
-std::vector<SweepPoint> expand_sweep(const StudyFiles& f) {
+namespace {
+// One (path, values) part of a sweep axis. A range's values are not
+// listed: value v is worked out when asked for, so that a point process
+// of a long range does not build the whole list.
+struct Part {
+  std::string path;
+  cfg::Cursor vals;  // the values' list, or the range
+  std::size_t n = 0;
+  bool range = false;
+  double from = 0, step = 0;
+  std::vector<double> walked;  // a range's values, once all are needed (walk())
+  // from + step + step ..., summed as the range is walked (not from + v * step).
+  void walk() {
+    double x = from;
+    for (std::size_t i = 0; i < n; ++i, x += step) walked.push_back(x);
+  }
+  YAML::Node value(std::size_t v) const {
+    if (!range) return vals.node[v];
+    if (!walked.empty()) return YAML::Node(walked[v]);
+    double x = from;
+    for (std::size_t i = 0; i < v; ++i) x += step;
+    return YAML::Node(x);
+  }
+  // The value's own position; a range's values have none but the range's.
+  std::string where(std::size_t v) const {
+    if (range) return vals.where();
+    const cfg::Cursor at = vals.item(v);
+    const YAML::Mark m = at.node.Mark();
+    return m.is_null() || m.line < 0 ? vals.where() : at.where();
+  }
+};
+
+// One axis of a sweep: its parts, zipped, each with as many values as the axis.
+struct Axis {
+  std::vector<Part> parts;
+  std::size_t size() const { return parts[0].n; }
+};
+
+// The study's sweep axes, each checked (its path names a parameter; zipped
+// parts agree in length).
+std::vector<Axis> sweep_axes(const StudyFiles& f) {
   const cfg::Cursor root = f.study_root();
-  std::vector<SweepPoint> points(1);
-  if (!root.has("sweep")) return points;
+  std::vector<Axis> axes;
+  if (!root.has("sweep")) return axes;
   const cfg::Cursor sw = root.child("sweep");
   if (!sw.node.IsSequence()) sw.fail("sweep is a list of axes: {path, values} or {zip: [{path, values}, ...]}");
   for (std::size_t i = 0; i < sw.node.size(); ++i) {
     const cfg::Cursor axis = sw.item(i);
     // An axis is one (path, values) or a zipped group of them.
-    std::vector<std::pair<std::string, cfg::Cursor>> parts;
+    Axis ax;
+    auto& parts = ax.parts;
     const auto keys = axis.keys({"path", "values", "range", "zip"});
     auto read_one = [&](const cfg::Cursor& a) {
       a.keys({"path", "values", "range"});
-      const std::string path = a.child("path").str();
-      if (path == "sweep" || path.rfind("sweep.", 0) == 0) a.child("path").fail("a sweep axis cannot change the sweep");
+      Part part;
+      part.path = a.child("path").str();
+      if (part.path == "sweep" || part.path.rfind("sweep.", 0) == 0) a.child("path").fail("a sweep axis cannot change the sweep");
       if (a.has("values") == a.has("range")) a.fail("an axis has either values or range");
-      cfg::Cursor vals = a.child(a.has("values") ? "values" : "range");
-      if (a.has("range")) {
+      part.range = a.has("range");
+      part.vals = a.child(part.range ? "range" : "values");
+      if (part.range) {
         // range: {from, to, step} of plain numbers
-        vals.keys({"from", "to", "step"});
-        const double from = vals.child("from").number(-1e18, 1e18), to = vals.child("to").number(-1e18, 1e18);
-        const double step = vals.child("step").number(1e-12, 1e18);
-        YAML::Node seq(YAML::NodeType::Sequence);
-        for (double x = from; x <= to + step * 1e-9; x += step) seq.push_back(x);
-        cfg::Cursor c = vals;
-        c.node = seq;
-        vals = c;
+        const cfg::Cursor& r = part.vals;
+        r.keys({"from", "to", "step"});
+        part.from = r.child("from").number(-1e18, 1e18);
+        const double to = r.child("to").number(-1e18, 1e18);
+        part.step = r.child("step").number(1e-12, 1e18);
+        for (double x = part.from; x <= to + part.step * 1e-9; x += part.step) ++part.n;
+        if (part.n == 0) r.fail("values must be a non-empty list");
+      } else {
+        if (!part.vals.node.IsSequence() || part.vals.node.size() == 0) part.vals.fail("values must be a non-empty list");
+        part.n = part.vals.node.size();
       }
-      if (!vals.node.IsSequence() || vals.node.size() == 0) vals.fail("values must be a non-empty list");
       // A path that names no parameter is an error at the axis, not at a point.
       StudyFiles probe = clone(f);
-      apply_set(probe, path, vals.node[0], a.child("path").where());
-      parts.emplace_back(path, vals);
+      apply_set(probe, part.path, part.value(0), a.child("path").where());
+      parts.push_back(std::move(part));
     };
     if (std::find(keys.begin(), keys.end(), "zip") != keys.end()) {
       const cfg::Cursor z = axis.child("zip");
       if (!z.node.IsSequence() || z.node.size() == 0) z.fail("zip is a list of {path, values}");
       for (std::size_t k = 0; k < z.node.size(); ++k) read_one(z.item(k));
-      const std::size_t n = parts[0].second.node.size();
+      const std::size_t n = parts[0].n;
       for (const auto& p : parts)
-        if (p.second.node.size() != n) p.second.fail("zipped axes need equally many values (" + std::to_string(n) + ")");
+        if (p.n != n) p.vals.fail("zipped axes need equally many values (" + std::to_string(n) + ")");
     } else {
       read_one(axis);
     }
-    const std::size_t n = parts[0].second.node.size();
-    std::vector<SweepPoint> next;
-    for (const auto& base : points) {
-      for (std::size_t v = 0; v < n; ++v) {
-        SweepPoint p = base;
-        for (const auto& [path, vals] : parts) {
-          // The value's own position; a range's values have none but the range's.
-          const cfg::Cursor at = vals.item(v);
-          const YAML::Mark m = at.node.Mark();
-          p.sets.push_back({path, vals.node[v], m.is_null() || m.line < 0 ? vals.where() : at.where()});
-          p.point[path] = yaml_to_json(vals.node[v]);
-        }
-        next.push_back(std::move(p));
-      }
+    axes.push_back(std::move(ax));
+  }
+  return axes;
+}
+
+// The point with value v[i] on axis i.
+SweepPoint point_of(const std::vector<Axis>& axes, const std::vector<std::size_t>& v) {
+  SweepPoint p;
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    for (const Part& part : axes[i].parts) {
+      const YAML::Node value = part.value(v[i]);
+      p.sets.push_back({part.path, value, part.where(v[i])});
+      p.point[part.path] = yaml_to_json(value);
     }
-    points.swap(next);
+  return p;
+}
+}  // namespace
+
+// Points in order of the cartesian product, the last axis varying fastest.
+std::vector<SweepPoint> expand_sweep(const StudyFiles& f) {
+  std::vector<Axis> axes = sweep_axes(f);
+  for (Axis& a : axes)
+    for (Part& p : a.parts)
+      if (p.range) p.walk();
+  std::size_t count = 1;
+  for (const Axis& a : axes) count *= a.size();
+  std::vector<SweepPoint> points;
+  points.reserve(count);
+  std::vector<std::size_t> v(axes.size(), 0);
+  for (std::size_t k = 0; k < count; ++k) {
+    points.push_back(point_of(axes, v));
+    for (std::size_t i = axes.size(); i-- > 0;) {
+      if (++v[i] < axes[i].size()) break;
+      v[i] = 0;
+    }
   }
   return points;
+}
+
+std::pair<SweepPoint, std::size_t> sweep_point(const StudyFiles& f, std::size_t index) {
+  const std::vector<Axis> axes = sweep_axes(f);
+  std::size_t count = 1;
+  for (const Axis& a : axes) count *= a.size();
+  if (index >= count) return {SweepPoint{}, count};
+  std::vector<std::size_t> v(axes.size(), 0);
+  for (std::size_t i = axes.size(), rest = index; i-- > 0;) {
+    v[i] = rest % axes[i].size();
+    rest /= axes[i].size();
+  }
+  return {point_of(axes, v), count};
 }
 
 void apply_point(StudyFiles& f, const SweepPoint& point) {

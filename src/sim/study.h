@@ -52,6 +52,10 @@ struct SweepPoint {
 };
 // The points of the study's sweep (one point with no sets if none).
 std::vector<SweepPoint> expand_sweep(const StudyFiles& f);
+// Point `index` of that list alone, without building the others (a point
+// process of a large sweep), and how many points there are; a point past
+// the end comes back empty.
+std::pair<SweepPoint, std::size_t> sweep_point(const StudyFiles& f, std::size_t index);
 // Apply a sweep point's values to f.
 void apply_point(StudyFiles& f, const SweepPoint& point);
 // The topology files the points switch to (`path: topology`), each once.
