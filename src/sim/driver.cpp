@@ -544,6 +544,11 @@ class LocalPool final : public PointPool {
 };
 }  // namespace
 
+std::unique_ptr<PointPool> make_local_pool(const RunArgs& a, const std::string& self, const StudyFiles& f,
+                                           std::uint64_t seed, const std::string& dir, int jobs) {
+  return std::make_unique<LocalPool>(a, self, f, seed, dir, jobs);
+}
+
 int run_point_server(const RunArgs& a, const std::string& dir, int cmd, int rep, std::uint64_t expect_hash) {
   StudyFiles f = prepared(a);
   const auto points = expand_sweep(f);
@@ -653,7 +658,7 @@ int run_study(const RunArgs& a, const std::string& self) {
   // handed the study once it has been checked.)
   std::unique_ptr<PointPool> pool;
   if (!a.mpi)
-    pool = std::make_unique<LocalPool>(a, self, f, seed, dir, static_cast<int>(std::min<std::size_t>(jobs, todo.size())));
+    pool = make_local_pool(a, self, f, seed, dir, static_cast<int>(std::min<std::size_t>(jobs, todo.size())));
   check_study(f, points, jobs, 1);
   make_output_dir(fs::path(dir) / "points", "-o " + dir);
   write_atomic((fs::path(dir) / "resolved_study.yaml").string(), emit(f.study) + "\n");

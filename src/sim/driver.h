@@ -64,6 +64,10 @@ int spawn_point(const std::vector<std::string>& args, const std::string& errf);
 int exit_code(int status);
 std::uint64_t study_seed(const RunArgs& a, const StudyFiles& f);
 StudyFiles prepared(const RunArgs& a);
+// `jobs` point servers (`hxsim _serve`), each forking the points it is
+// sent from the study in memory; a point's files go to DIR/points/.
+std::unique_ptr<PointPool> make_local_pool(const RunArgs& a, const std::string& self, const StudyFiles& f,
+                                           std::uint64_t seed, const std::string& dir, int jobs);
 // `hxsim _serve`: one point server of a local sweep (see driver.cpp).
 int run_point_server(const RunArgs& a, const std::string& dir, int cmd_fd, int rep_fd, std::uint64_t study_hash);
 std::string read_file(const std::string& p);

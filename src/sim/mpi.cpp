@@ -100,19 +100,26 @@ class MpiPool final : public PointPool {
   std::vector<int> m_idle;
 };
 
-// Ranks 1..K-1: run what rank 0 hands out until it says stop.
+// Ranks 1..K-1: run what rank 0 hands out until it says stop. Each rank
+// starts one point server (`hxsim _serve`, as a local -j1 sweep does) and
+// sends it the points: the server is a process of its own, not the rank,
+// so forking each point from it is allowed where a rank must not fork;
+// starting `hxsim _point` afresh for every point cost about 10 ms more
+// (docs/performance.md).
 int serve(const RunArgs& a, const std::string& self) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const fs::path scratch = fs::temp_directory_path() / ("hxsim-rank" + std::to_string(rank) + "-" + std::to_string(::getpid()));
-  fs::create_directories(scratch);
+  fs::create_directories(scratch / "points");
   // Bad input is reported by rank 0, which then says stop.
-  std::uint64_t seed = 0;
-  bool usable = true;
+  std::unique_ptr<PointPool> pool;
+  int lost_code = 2;  // what each point gets once this rank has no point server
+  std::string lost = "this rank cannot read the study";
   try {
-    seed = study_seed(a, prepared(a));
+    const StudyFiles f = prepared(a);
+    pool = make_local_pool(a, self, f, study_seed(a, f), scratch.string(), 1);
   } catch (const std::exception&) {
-    usable = false;
+    pool.reset();
   }
   for (;;) {
     long long idx = 0;
@@ -120,28 +127,41 @@ int serve(const RunArgs& a, const std::string& self) {
     MPI_Recv(&idx, 1, MPI_LONG_LONG, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
     if (st.MPI_TAG == kTagStop) break;
     const std::size_t k = static_cast<std::size_t>(idx);
-    if (!usable) {
-      long long head[2] = {idx, 2};
-      MPI_Send(head, 2, MPI_LONG_LONG, 0, kTagDone, MPI_COMM_WORLD);
-      for (int i = 0; i < 3; ++i) send_string("this rank cannot read the study", 0);
-      continue;
+    long long head[2] = {idx, lost_code};
+    std::string point, timing, err = lost;
+    if (pool) {
+      try {
+        pool->start(k);
+        const PointPool::Finished fin = pool->wait();
+        head[1] = fin.code;
+        const fs::path pf = scratch / "points" / (std::to_string(k) + ".json");
+        if (fin.code == 0) {
+          point = read_file(pf.string());
+          timing = to_json(fin.timing).dump(2) + "\n";
+        }
+        err = fin.err;
+        std::error_code ec;
+        for (const char* ext : {"", ".stderr"}) fs::remove(pf.string() + ext, ec);
+      } catch (const std::exception& e) {
+        // The point server is gone (or found the study changed): this rank
+        // reports it for this point and every later one.
+        lost_code = dynamic_cast<const InputError*>(&e) ? 2 : 3;
+        lost = e.what();
+        head[1] = lost_code;
+        err = lost;
+        pool.reset();
+      }
     }
-    const std::string pf = (scratch / (std::to_string(k) + ".json")).string();
-    const int pid = spawn_point(point_args(a, self, seed, k, pf), pf + ".stderr");
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    long long head[2] = {idx, exit_code(status)};
     MPI_Send(head, 2, MPI_LONG_LONG, 0, kTagDone, MPI_COMM_WORLD);
-    send_string(head[1] == 0 ? read_file(pf) : std::string(), 0);
-    send_string(head[1] == 0 ? read_file(pf + ".timing") : std::string(), 0);
-    send_string(read_file(pf + ".stderr"), 0);
-    std::error_code ec;
-    for (const char* ext : {"", ".timing", ".stderr"}) fs::remove(pf + ext, ec);
+    send_string(point, 0);
+    send_string(timing, 0);
+    send_string(err, 0);
   }
-  fs::remove_all(scratch);
+  pool.reset();
+  std::error_code ec;
+  fs::remove_all(scratch, ec);
   return 0;
 }
-
 }  // namespace
 
 bool mpi_available() { return true; }

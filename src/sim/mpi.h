@@ -1,11 +1,12 @@
 // Sweeps across MPI ranks (`mpirun -np K hxsim run STUDY --mpi`): rank 0
 // checks the study, hands point indices to the other ranks as they become
 // free, gathers each point's result files over MPI and writes them, the
-// results and the CSV exactly as a local run would; ranks 1..K-1 run each
-// point they are given as a local `_point` process (SystemC elaborates once
-// per process) and send its files back. Nothing but the study file needs to
-// be shared between the machines. Results are byte-identical to a local run:
-// the same `_point` code computes every point with the same seed.
+// results and the CSV exactly as a local run would; ranks 1..K-1 each start
+// one point server (`hxsim _serve`, as a local sweep does), which forks a
+// process for every point they are given (SystemC elaborates once per
+// process), and send its files back. Nothing but the study file needs to
+// be shared between the machines. Results are byte-identical to a local
+// run: the same code computes every point with the same seed.
 #pragma once
 #include <memory>
 #include <string>
