@@ -457,10 +457,18 @@ TEST(Topology, RejectsBadHierarchiesWithLocations) {
   EXPECT_NE(error_of(pm).find("no port 'down7'"), std::string::npos);
 }
 
-TEST(Sweep, CartesianAndZipped) {
+namespace {
+// A study held in memory, as the tests build it.
+sim::StudyFiles study_in_memory(const char* yaml) {
   sim::StudyFiles f;
   f.study_file = "s.yaml";
-  f.study = YAML::Load(R"(study: s
+  f.study = YAML::Load(yaml);
+  return f;
+}
+}  // namespace
+
+TEST(Sweep, CartesianAndZipped) {
+  sim::StudyFiles f = study_in_memory(R"(study: s
 sweep:
   - {path: a, values: [1, 2, 3]}
   - zip: [{path: b, values: [x, y]}, {path: c, values: [10, 20]}]
@@ -478,9 +486,7 @@ sweep:
 // A point process builds its own point alone; it must be the point the
 // driver's whole list has at that index, to the last bit of a range value.
 TEST(Sweep, OnePointIsThatPointOfTheWholeList) {
-  sim::StudyFiles f;
-  f.study_file = "s.yaml";
-  f.study = YAML::Load(R"(study: s
+  const sim::StudyFiles f = study_in_memory(R"(study: s
 sweep:
   - {path: a, values: [1, 2, 3]}
   - {path: r, range: {from: 0.1, to: 1.0, step: 0.1}}
@@ -511,9 +517,7 @@ sweep:
 // it leaves the study it came from as it was (yaml-cpp assignment into a
 // shared root node would make the original an alias of the copy).
 TEST(Sweep, APointsCopyLeavesTheStudyAlone) {
-  sim::StudyFiles f;
-  f.study_file = "s.yaml";
-  f.study = YAML::Load("study: s\nworkloads: [{type: bench_bw, size: 64B}]\n");
+  sim::StudyFiles f = study_in_memory("study: s\nworkloads: [{type: bench_bw, size: 64B}]\n");
   f.topo = YAML::Load("nodes: {host: {type: root_complex, rc: {posted_buffer: 64}}}\n");
   for (int k = 0; k < 3; ++k) {
     sim::StudyFiles c = sim::copy_without_positions(f);
