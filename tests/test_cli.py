@@ -369,6 +369,17 @@ class Runs(unittest.TestCase):
         self.assertEqual(t['jobs'], 'mpi')
         self.assertEqual([e['point'] for e in t['points']], [0, 1, 2])
         self.assertTrue(all(e['wall_s'] > 0 for e in t['points']))
+        # --trace: each point's trace comes back from its rank, as a local run writes it.
+        tr = ['--trace', '--trace-max', '500']
+        p = subprocess.run(['mpirun', '--oversubscribe', '-np', '2', HXSIM, 'run', study, '--mpi', '-q', '-o', a, *sets, *tr],
+                           capture_output=True, text=True, timeout=300, env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rc, _, err = run('run', study, '-q', '-j', '2', '-o', b, *sets, *tr)
+        self.assertEqual(rc, 0, err)
+        for k in range(3):
+            f = os.path.join('points', '%d.trace.json' % k)
+            with open(os.path.join(a, f), 'rb') as fa, open(os.path.join(b, f), 'rb') as fb:
+                self.assertEqual(fa.read(), fb.read(), f + ' differs between --mpi and a local run')
 
     def test_version_is_the_commit_built(self):
         # Read at build time: a build directory configured at an older

@@ -69,18 +69,20 @@ class MpiPool final : public PointPool {
     MPI_Send(&idx, 1, MPI_LONG_LONG, r, kTagWork, MPI_COMM_WORLD);
   }
   Finished wait() override {
-    // A rank reports: index and exit code, then the point file, its timing
-    // and its stderr.
+    // A rank reports: index and exit code, then the point file, its timing,
+    // its stderr and its trace (--trace; empty otherwise).
     long long head[2];
     MPI_Status st;
     MPI_Recv(head, 2, MPI_LONG_LONG, MPI_ANY_SOURCE, kTagDone, MPI_COMM_WORLD, &st);
     const int r = st.MPI_SOURCE;
-    const std::string point = recv_string(r), timing = recv_string(r), err = recv_string(r);
+    const std::string point = recv_string(r), timing = recv_string(r), err = recv_string(r), trace = recv_string(r);
     m_idle.push_back(r);
     Finished f{static_cast<std::size_t>(head[0]), static_cast<int>(head[1]), {}, {}};
     const fs::path pf = fs::path(m_dir) / "points" / (std::to_string(f.index) + ".json");
     if (f.code == 0) {
       f.timing = timing_from_json(nlohmann::json::parse(timing, nullptr, false));
+      // The trace first: the point file marks the point done.
+      if (!trace.empty()) write_file(fs::path(m_dir) / "points" / (std::to_string(f.index) + ".trace.json"), trace);
       write_file(pf, point);
     } else {
       f.err = "[rank " + std::to_string(r) + "] " + err;
@@ -128,20 +130,22 @@ int serve(const RunArgs& a, const std::string& self) {
     if (st.MPI_TAG == kTagStop) break;
     const std::size_t k = static_cast<std::size_t>(idx);
     long long head[2] = {idx, lost_code};
-    std::string point, timing, err = lost;
+    std::string point, timing, err = lost, trace;
     if (pool) {
       try {
         pool->start(k);
         const PointPool::Finished fin = pool->wait();
         head[1] = fin.code;
         const fs::path pf = scratch / "points" / (std::to_string(k) + ".json");
+        const fs::path tf = scratch / "points" / (std::to_string(k) + ".trace.json");
         if (fin.code == 0) {
           point = read_file(pf.string());
           timing = to_json(fin.timing).dump(2) + "\n";
+          if (a.trace && fs::exists(tf)) trace = read_file(tf.string());
         }
         err = fin.err;
         std::error_code ec;
-        for (const char* ext : {"", ".stderr"}) fs::remove(pf.string() + ext, ec);
+        for (const fs::path& x : {pf, fs::path(pf.string() + ".stderr"), tf}) fs::remove(x, ec);
       } catch (const std::exception& e) {
         // The point server is gone (or found the study changed): this rank
         // reports it for this point and every later one.
@@ -153,9 +157,7 @@ int serve(const RunArgs& a, const std::string& self) {
       }
     }
     MPI_Send(head, 2, MPI_LONG_LONG, 0, kTagDone, MPI_COMM_WORLD);
-    send_string(point, 0);
-    send_string(timing, 0);
-    send_string(err, 0);
+    for (const std::string* x : {&point, &timing, &err, &trace}) send_string(*x, 0);
   }
   pool.reset();
   std::error_code ec;
