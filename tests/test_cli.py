@@ -107,6 +107,17 @@ class BadInput(unittest.TestCase):
                                 'a sweep axis cannot change the sweep')
         self.assertRegex(err, r'study\.yaml:5:\d+: sweep\.0\.path: ')
 
+    def test_a_sweep_too_large_to_run_is_bad_input(self):
+        # Refused at once, not counted out or expanded (a range's step typed wrong).
+        err = self.expect_error(self.GOOD + 'sweep:\n  - {path: workloads.0.bytes, range: {from: 1, to: 1e15, step: 1}}\n',
+                                'a range of more than 10000000 values')
+        self.assertRegex(err, r'study\.yaml:5:\d+: sweep\.0\.range: ')
+        err = self.expect_error(self.GOOD + 'sweep:\n  - {path: workloads.0.bytes, range: {from: 1, to: 5000, step: 1}}\n'
+                                '  - {path: seed, range: {from: 1, to: 5000, step: 1}}\n', 'a sweep of 2.5e+07 points')
+        self.assertRegex(err, r'study\.yaml:5:\d+: sweep: ')
+        self.expect_error(self.GOOD + 'sweep:\n  - {path: workloads.0.bytes, range: {from: 9, to: 1, step: 1}}\n',
+                          'the range holds no value')
+
     def test_bad_study_set_value_names_its_line(self):
         err = self.expect_error(self.GOOD + 'set: {topology.links.0.width: 3}\n', 'is not a PCIe link width')
         self.assertRegex(err, r'study\.yaml:4:\d+: set\.topology\.links\.0\.width: links\.0\.width: 3 ')

@@ -1,6 +1,7 @@
 #include "src/sim/study.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <sstream>
 
@@ -155,6 +156,10 @@ nlohmann::json yaml_to_json(const YAML::Node& n) {
 }
 
 namespace {
+// More points than any machine here runs, and than a driver could hold the
+// results of: a sweep beyond it is taken for a mistake (a range's step).
+constexpr std::size_t kMaxPoints = 10'000'000;
+
 // One (path, values) part of a sweep axis. A range's values are not
 // listed: value v is worked out when asked for, so that a point process
 // of a long range does not build the whole list.
@@ -221,8 +226,10 @@ std::vector<Axis> sweep_axes(const StudyFiles& f) {
         part.from = r.child("from").number(-1e18, 1e18);
         const double to = r.child("to").number(-1e18, 1e18);
         part.step = r.child("step").number(1e-12, 1e18);
+        if ((to - part.from) / part.step > static_cast<double>(kMaxPoints))
+          r.fail("a range of more than " + std::to_string(kMaxPoints) + " values");
         for (double x = part.from; x <= to + part.step * 1e-9; x += part.step) ++part.n;
-        if (part.n == 0) r.fail("values must be a non-empty list");
+        if (part.n == 0) r.fail("the range holds no value (from is above to)");
       } else {
         if (!part.vals.node.IsSequence() || part.vals.node.size() == 0) part.vals.fail("values must be a non-empty list");
         part.n = part.vals.node.size();
@@ -243,6 +250,13 @@ std::vector<Axis> sweep_axes(const StudyFiles& f) {
       read_one(axis);
     }
     axes.push_back(std::move(ax));
+  }
+  double count = 1;
+  for (const Axis& a : axes) count *= static_cast<double>(a.size());
+  if (count > static_cast<double>(kMaxPoints)) {
+    char n[32];
+    std::snprintf(n, sizeof n, "%.4g", count);
+    sw.fail(std::string("a sweep of ") + n + " points, more than " + std::to_string(kMaxPoints));
   }
   return axes;
 }
