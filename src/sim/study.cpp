@@ -156,9 +156,10 @@ nlohmann::json yaml_to_json(const YAML::Node& n) {
 }
 
 namespace {
-// More points than any machine here runs, and than a driver could hold the
-// results of: a sweep beyond it is taken for a mistake (a range's step).
-constexpr std::size_t kMaxPoints = 10'000'000;
+// More points than a driver holds the results of (about 22 KB a point of
+// the shipped studies, kept until the end): a sweep beyond it is taken for
+// a mistake (a range's step typed wrong, say).
+constexpr std::size_t kMaxPoints = 1'000'000;
 
 // One (path, values) part of a sweep axis. A range's values are not
 // listed: value v is worked out when asked for, so that a point process
