@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "models/core/error.h"
+#include "src/sim/runner.h"
 
 #ifdef HXSIM_HAVE_MPI
 #include <mpi.h>
@@ -34,17 +35,6 @@ std::string recv_string(int src) {
   std::string s(static_cast<std::size_t>(n), '\0');
   MPI_Recv(s.data(), n, MPI_CHAR, src, kTagDone, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   return s;
-}
-
-void write_file(const fs::path& p, const std::string& s) {
-  const fs::path tmp = p.string() + ".tmp";
-  {
-    std::FILE* f = std::fopen(tmp.c_str(), "wb");
-    if (!f) throw SimError("cannot write " + p.string());
-    std::fwrite(s.data(), 1, s.size(), f);
-    std::fclose(f);
-  }
-  fs::rename(tmp, p);
 }
 
 class MpiPool final : public PointPool {
@@ -82,8 +72,9 @@ class MpiPool final : public PointPool {
     if (f.code == 0) {
       f.timing = timing_from_json(nlohmann::json::parse(timing, nullptr, false));
       // The trace first: the point file marks the point done.
-      if (!trace.empty()) write_file(fs::path(m_dir) / "points" / (std::to_string(f.index) + ".trace.json"), trace);
-      write_file(pf, point);
+      if (!trace.empty())
+        write_atomic((fs::path(m_dir) / "points" / (std::to_string(f.index) + ".trace.json")).string(), trace);
+      write_atomic(pf.string(), point);
     } else {
       f.err = "[rank " + std::to_string(r) + "] " + err;
     }
