@@ -262,6 +262,13 @@ std::vector<Axis> sweep_axes(const StudyFiles& f) {
   return axes;
 }
 
+// How many points the axes make (sweep_axes keeps it within kMaxPoints).
+std::size_t point_count(const std::vector<Axis>& axes) {
+  std::size_t count = 1;
+  for (const Axis& a : axes) count *= a.size();
+  return count;
+}
+
 // The point with value v[i] on axis i.
 SweepPoint point_of(const std::vector<Axis>& axes, const std::vector<std::size_t>& v) {
   SweepPoint p;
@@ -281,8 +288,7 @@ std::vector<SweepPoint> expand_sweep(const StudyFiles& f) {
   for (Axis& a : axes)
     for (Part& p : a.parts)
       if (p.range) p.walk();
-  std::size_t count = 1;
-  for (const Axis& a : axes) count *= a.size();
+  const std::size_t count = point_count(axes);
   std::vector<SweepPoint> points;
   points.reserve(count);
   std::vector<std::size_t> v(axes.size(), 0);
@@ -298,8 +304,7 @@ std::vector<SweepPoint> expand_sweep(const StudyFiles& f) {
 
 std::pair<SweepPoint, std::size_t> sweep_point(const StudyFiles& f, std::size_t index) {
   const std::vector<Axis> axes = sweep_axes(f);
-  std::size_t count = 1;
-  for (const Axis& a : axes) count *= a.size();
+  const std::size_t count = point_count(axes);
   if (index >= count) return {SweepPoint{}, count};
   std::vector<std::size_t> v(axes.size(), 0);
   for (std::size_t i = axes.size(), rest = index; i-- > 0;) {
