@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <memory>
 
 #include "models/core/error.h"
 
@@ -138,14 +139,18 @@ std::uint64_t compute_pattern_checksum(std::uint64_t stream, std::uint64_t off, 
 // A TLP whose checksum or whose (stream, offset, length) changed on the way
 // still fails the check, since the kept value is the function's own for
 // that key. Entries of 16 bytes: the 64 KiB table is 16 pages, a cost paid
-// in page faults by every point process, however short.
+// in page faults by every point process, however short. It is allocated on
+// first use, not held in thread-local storage: a thread's TLS is cleared
+// when the thread starts, so a 64 KiB table there cost 16 page faults to
+// every thread of every process, checksums or not.
 std::uint64_t pattern_checksum(std::uint64_t stream, std::uint64_t off, std::uint32_t len) {
   struct Kept {
     std::uint64_t tag = 0, sum = 0;  // tag 0: empty (a key whose tag is 0 is not kept)
   };
-  static thread_local std::array<Kept, 4096> kept;
+  static thread_local std::unique_ptr<std::array<Kept, 4096>> kept;
+  if (!kept) kept = std::make_unique<std::array<Kept, 4096>>();
   const std::uint64_t tag = off * 0x9e3779b97f4a7c15ull + stream * 0xc2b2ae3d27d4eb4full + len;
-  Kept& k = kept[tag >> 52];
+  Kept& k = (*kept)[tag >> 52];
   const bool keep = len != 0 && tag != 0;
   if (keep && k.tag == tag) return k.sum;
   const std::uint64_t sum = compute_pattern_checksum(stream, off, len);
