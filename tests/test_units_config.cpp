@@ -1,6 +1,7 @@
 // Unit tier: no simulation kernel runs here.
 #include <gtest/gtest.h>
 
+#include <deque>
 #include <map>
 #include <random>
 #include <set>
@@ -9,6 +10,7 @@
 
 #include "models/core/action_queue.h"
 #include "models/core/error.h"
+#include "models/core/fifo.h"
 #include "models/core/slot_calendar.h"
 #include "models/core/stats.h"
 #include "models/memory/memory.h"
@@ -85,6 +87,36 @@ TEST(Histogram, NearestRankPercentiles) {
   EXPECT_EQ(h.percentile(99), 99);
   EXPECT_EQ(h.percentile(1), 1);
   EXPECT_DOUBLE_EQ(h.mean(), 50.5);
+}
+
+// The switch's queues: the same order as std::deque through every growth
+// and wrap of the ring, holding nothing until the first push.
+TEST(Fifo, KeepsOrderThroughGrowthAndWrap) {
+  hx::Fifo<int> f;
+  std::deque<int> ref;
+  EXPECT_TRUE(f.empty());
+  std::mt19937 rng(7);
+  int next = 0;
+  for (int step = 0; step < 20000; ++step) {
+    // Mostly pushes early, mostly pops late: the ring grows to 64+ and wraps often.
+    const bool push = ref.empty() || rng() % 100 < (step < 10000 ? 60u : 40u);
+    if (push) {
+      f.push_back(next);
+      ref.push_back(next++);
+    } else {
+      ASSERT_EQ(f.front(), ref.front()) << "step " << step;
+      f.pop_front();
+      ref.pop_front();
+    }
+    ASSERT_EQ(f.size(), ref.size());
+    ASSERT_EQ(f.empty(), ref.empty());
+  }
+  while (!ref.empty()) {
+    ASSERT_EQ(f.front(), ref.front());
+    f.pop_front();
+    ref.pop_front();
+  }
+  EXPECT_TRUE(f.empty());
 }
 
 TEST(SlotCalendar, KeepsGapsForLaterRequests) {

@@ -13,11 +13,11 @@
 // Simplifications: one shared latency for all port pairs; no multicast.
 #pragma once
 #include <systemc>
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "models/core/fifo.h"
 #include "models/core/scheduler.h"
 #include "models/pcie/port.h"
 #include "models/pcie/routing.h"
@@ -61,7 +61,7 @@ class Switch final : public sc_core::sc_module, public PortOwner {
   std::vector<Claim> m_addr_claims, m_id_claims;
   struct Egress {
     // [ingress][vc][class] FIFOs; rr = next ingress to look at
-    std::vector<std::array<std::array<std::deque<Tlp*>, kFcClasses>, kMaxVcs>> q;
+    std::vector<std::array<std::array<Fifo<Tlp*>, kFcClasses>, kMaxVcs>> q;
     std::vector<std::uint32_t> per_in;  // TLPs queued from each ingress
     std::vector<std::uint64_t> busy;    // bit per ingress with per_in > 0: idle ports are never visited
     std::size_t rr = 0;
