@@ -46,7 +46,7 @@ int run_cli(int argc, char** argv) {
   run->add_flag("--fresh", ra.fresh, "redo points a previous run finished");
   run->add_flag("-q,--quiet", ra.quiet, "no progress output");
   run->add_flag("!--no-pin", ra.pin, "with -j equal to the CPUs: do not hold each point server to a CPU of its own");
-  run->add_flag("--mpi", ra.mpi, "under mpirun: rank 0 hands points to the other ranks and gathers their results");
+  run->add_flag("--mpi", ra.mpi, "under mpirun: rank 0 hands out the points, runs some itself and gathers the results of all");
   auto* trace = run->add_flag("--trace", ra.trace, "write points/K.trace.json: TLPs per link and port (Perfetto / Chrome trace); reruns every point");
   // The window options mean nothing without --trace: an error, not ignored.
   run->add_option("--trace-from", ra.trace_from, "trace from this simulated time (default 0ns)")->needs(trace);

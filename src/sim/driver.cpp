@@ -536,6 +536,11 @@ class LocalPool final : public PointPool {
     if (!write_all(m_cmd, &msg, sizeof msg)) throw SimError("lost the point server");
     ++m_outstanding;
   }
+  bool finished_within(int timeout_ms) override {
+    check_servers();
+    pollfd p{m_rep, POLLIN, 0};
+    return ::poll(&p, 1, timeout_ms) > 0;
+  }
   Finished wait() override {
     // A server that ends before the driver is done may take a point with
     // it, and leaves a job slot empty in any case: the sweep ends with an
@@ -699,7 +704,7 @@ int run_study(const RunArgs& a, const std::string& self) {
 
   // 2. One process per point.
   const bool tty = ::isatty(2) && !a.quiet;
-  if (a.mpi) pool = make_mpi_pool(a, self, dir);
+  if (a.mpi) pool = make_mpi_pool(a, self, f, seed, dir);
   std::size_t next = 0, done = 0, failed = 0;
   // A finished point as the gather needs it: its file's text, which goes
   // into results.json as it is, and the two objects the CSV is made of.

@@ -27,7 +27,7 @@ struct RunArgs {
   bool trace = false;
   std::string trace_from = "0ns", trace_to;
   long long trace_max = 200000;
-  bool mpi = false;  // run under mpirun: rank 0 hands points to the other ranks
+  bool mpi = false;  // run under mpirun: rank 0 hands out points (running some itself) and gathers them
   // A local sweep that uses every CPU it may run on holds each point server
   // (and the points it forks) to a CPU of its own; false: never.
   bool pin = true;
@@ -54,6 +54,9 @@ class PointPool {
   virtual bool can_start() const = 0;
   virtual void start(std::size_t index) = 0;
   virtual Finished wait() = 0;  // the next point to finish; its files are in points/
+  // True once wait() would return without blocking, or after `timeout_ms`
+  // (false); a pool that cannot tell says true.
+  virtual bool finished_within(int /*timeout_ms*/) { return true; }
 };
 
 // The pieces a pool needs: the command line of one point, starting it with

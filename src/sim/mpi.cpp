@@ -37,30 +37,66 @@ std::string recv_string(int src) {
   return s;
 }
 
+// Rank 0's pool: its own point server (one job slot, as a local -j1 sweep
+// has) and one slot on each other rank. Rank 0 is otherwise idle between
+// reports, so with K ranks K servers run points: `mpirun -np 2` on one
+// two-core machine uses both cores. Waiting polls both sides, sleeping in
+// between (a blocking MPI receive would spin on a CPU the points need).
 class MpiPool final : public PointPool {
  public:
-  MpiPool(std::string dir) : m_dir(std::move(dir)) {
+  MpiPool(const RunArgs& a, const std::string& self, const StudyFiles& f, std::uint64_t seed, std::string dir)
+      : m_dir(std::move(dir)), m_local(make_local_pool(a, self, f, seed, m_dir, 1)) {
     int size = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size < 2) throw InputError("--mpi needs at least 2 ranks (rank 0 hands out points, the others run them)");
     for (int r = size - 1; r >= 1; --r) m_idle.push_back(r);
+    m_ranks = size - 1;
   }
   ~MpiPool() override {
-    for (int r : m_all_ranks()) {
+    for (int r = 1; r <= m_ranks; ++r) {
       long long stop = -1;
       MPI_Send(&stop, 1, MPI_LONG_LONG, r, kTagStop, MPI_COMM_WORLD);
     }
   }
-  bool can_start() const override { return !m_idle.empty(); }
+  // One point at a time on rank 0's server, none queued behind it: a point
+  // queued there could wait while another rank sits idle at the end of the
+  // sweep. The gap between its points is this loop's reaction to a report.
+  bool can_start() const override { return m_local_out == 0 || !m_idle.empty(); }
   void start(std::size_t k) override {
+    if (m_local_out == 0) {
+      m_local->start(k);
+      ++m_local_out;
+      return;
+    }
     const int r = m_idle.back();
     m_idle.pop_back();
     long long idx = static_cast<long long>(k);
     MPI_Send(&idx, 1, MPI_LONG_LONG, r, kTagWork, MPI_COMM_WORLD);
   }
   Finished wait() override {
-    // A rank reports: index and exit code, then the point file, its timing,
-    // its stderr and its trace (--trace; empty otherwise).
+    const bool remote = static_cast<int>(m_idle.size()) < m_ranks;
+    for (;;) {
+      if (remote) {
+        int ready = 0;
+        MPI_Status st;
+        MPI_Iprobe(MPI_ANY_SOURCE, kTagDone, MPI_COMM_WORLD, &ready, &st);
+        if (ready) return from_rank();
+      }
+      if (m_local_out > 0) {
+        // Only rank 0's server is busy: block on it alone.
+        if (m_local->finished_within(remote ? 1 : -1)) {
+          --m_local_out;
+          return m_local->wait();
+        }
+      } else {
+        ::usleep(500);
+      }
+    }
+  }
+
+ private:
+  // A rank reports: index and exit code, then the point file, its timing,
+  // its stderr and its trace (--trace; empty otherwise).
+  Finished from_rank() {
     long long head[2];
     MPI_Status st;
     MPI_Recv(head, 2, MPI_LONG_LONG, MPI_ANY_SOURCE, kTagDone, MPI_COMM_WORLD, &st);
@@ -80,16 +116,10 @@ class MpiPool final : public PointPool {
     }
     return f;
   }
-
- private:
-  std::vector<int> m_all_ranks() const {
-    int size = 1;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    std::vector<int> v;
-    for (int r = 1; r < size; ++r) v.push_back(r);
-    return v;
-  }
   std::string m_dir;
+  std::unique_ptr<PointPool> m_local;
+  int m_local_out = 0;
+  int m_ranks = 0;
   std::vector<int> m_idle;
 };
 
@@ -159,8 +189,9 @@ int serve(const RunArgs& a, const std::string& self) {
 
 bool mpi_available() { return true; }
 
-std::unique_ptr<PointPool> make_mpi_pool(const RunArgs&, const std::string&, const std::string& dir) {
-  return std::make_unique<MpiPool>(dir);
+std::unique_ptr<PointPool> make_mpi_pool(const RunArgs& a, const std::string& self, const StudyFiles& f, std::uint64_t seed,
+                                         const std::string& dir) {
+  return std::make_unique<MpiPool>(a, self, f, seed, dir);
 }
 
 int run_study_mpi(const RunArgs& a, const std::string& self) {
@@ -169,10 +200,7 @@ int run_study_mpi(const RunArgs& a, const std::string& self) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int code = 0;
-  if (size < 2) {
-    if (rank == 0) std::fprintf(stderr, "error: --mpi needs at least 2 ranks (mpirun -np 2 or more)\n");
-    code = 2;
-  } else if (rank == 0) {
+  if (rank == 0) {
     // Rank 0 checks the study first; on bad input the others are told to stop.
     try {
       code = run_study(a, self);
@@ -195,7 +223,8 @@ int run_study_mpi(const RunArgs& a, const std::string& self) {
 
 bool mpi_available() { return false; }
 
-std::unique_ptr<PointPool> make_mpi_pool(const RunArgs&, const std::string&, const std::string&) {
+std::unique_ptr<PointPool> make_mpi_pool(const RunArgs&, const std::string&, const StudyFiles&, std::uint64_t,
+                                         const std::string&) {
   throw InputError("--mpi: this hxsim was built without MPI (HXSIM_ENABLE_MPI=OFF or OpenMPI not found)");
 }
 
