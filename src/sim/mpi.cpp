@@ -74,6 +74,7 @@ class MpiPool final : public PointPool {
   }
   Finished wait() override {
     const bool remote = static_cast<int>(m_idle.size()) < m_ranks;
+    if (!remote && m_local_out == 0) throw SimError("waited for a point when none was running");
     for (;;) {
       if (remote) {
         int ready = 0;
