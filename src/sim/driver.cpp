@@ -257,13 +257,6 @@ std::vector<std::string> worker_args(const RunArgs& a, const std::string& self, 
   return args;
 }
 
-std::vector<std::string> point_args(const RunArgs& a, const std::string& self, std::uint64_t seed, std::size_t k,
-                                    const std::string& out) {
-  std::vector<std::string> args = worker_args(a, self, "_point", seed);
-  for (const std::string& x : {std::string("--index"), std::to_string(k), std::string("--out"), out}) args.push_back(x);
-  return args;
-}
-
 pid_t spawn_point(const std::vector<std::string>& args_in, const std::string& errf) {
   std::vector<std::string> args = args_in;
   std::vector<char*> argv;
@@ -299,6 +292,10 @@ int exit_status_of(const std::function<int()>& body) {
   }
 }
 
+std::string point_file(const std::string& dir, std::size_t k, const char* ext) {
+  return (fs::path(dir) / "points" / (std::to_string(k) + ".json" + ext)).string();
+}
+
 namespace {
 
 // Whole-buffer pipe I/O; false on EOF or error.
@@ -323,10 +320,6 @@ bool read_all(int fd, void* p, std::size_t n) {
     n -= static_cast<std::size_t>(k);
   }
   return true;
-}
-
-std::string point_file(const std::string& dir, std::size_t k, const char* ext = "") {
-  return (fs::path(dir) / "points" / (std::to_string(k) + ".json" + ext)).string();
 }
 
 // Runs `body` on a thread of its own and returns its result. A process
@@ -539,7 +532,8 @@ class LocalPool final : public PointPool {
   bool finished_within(int timeout_ms) override {
     check_servers();
     pollfd p{m_rep, POLLIN, 0};
-    return ::poll(&p, 1, timeout_ms) > 0;
+    const int r = ::poll(&p, 1, timeout_ms);
+    return r > 0 || (r < 0 && errno != EINTR);  // an error: wait() reports it at once
   }
   Finished wait() override {
     // A server that ends before the driver is done may take a point with
@@ -547,11 +541,7 @@ class LocalPool final : public PointPool {
     // error (a rerun resumes it). Looked for at every wait, not only when
     // no report comes: the other servers' reports would otherwise hide the
     // loss until the sweep's last point (two system calls per point).
-    for (;;) {
-      check_servers();
-      pollfd p{m_rep, POLLIN, 0};
-      const int r = ::poll(&p, 1, 250);
-      if (r > 0 || (r < 0 && errno != EINTR)) break;
+    while (!finished_within(250)) {
     }
     Report r;
     if (!read_all(m_rep, &r, sizeof r)) throw SimError("lost track of the point processes");
@@ -682,7 +672,7 @@ int run_study(const RunArgs& a, const std::string& self) {
   std::vector<std::size_t> todo;
   std::size_t skipped = 0;
   for (std::size_t k = 0; k < points.size(); ++k) {
-    const fs::path pf = fs::path(dir) / "points" / (std::to_string(k) + ".json");
+    const fs::path pf = point_file(dir, k);
     if (!a.fresh && !a.trace && same_config && fs::exists(pf)) {
       ++skipped;
       continue;
@@ -715,7 +705,7 @@ int run_study(const RunArgs& a, const std::string& self) {
   };
   auto read_point = [&](std::size_t k) {
     Gathered g;
-    const fs::path pf = fs::path(dir) / "points" / (std::to_string(k) + ".json");
+    const fs::path pf = point_file(dir, k);
     if (!fs::exists(pf)) return g;
     g.text = read_file(pf.string());
     nlohmann::json r = nlohmann::json::parse(g.text);

@@ -59,10 +59,9 @@ class PointPool {
   virtual bool finished_within(int /*timeout_ms*/) { return true; }
 };
 
-// The pieces a pool needs: the command line of one point, starting it with
-// stderr captured, its exit code.
-std::vector<std::string> point_args(const RunArgs& a, const std::string& self, std::uint64_t seed, std::size_t k,
-                                    const std::string& out);
+// The pieces a pool needs: starting a process with stderr captured, its
+// exit code, and where point K's files go in DIR (DIR/points/K.json + ext).
+std::string point_file(const std::string& dir, std::size_t k, const char* ext = "");
 int spawn_point(const std::vector<std::string>& args, const std::string& errf);
 int exit_code(int status);
 std::uint64_t study_seed(const RunArgs& a, const StudyFiles& f);

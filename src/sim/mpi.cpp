@@ -105,13 +105,13 @@ class MpiPool final : public PointPool {
     const std::string point = recv_string(r), timing = recv_string(r), err = recv_string(r), trace = recv_string(r);
     m_idle.push_back(r);
     Finished f{static_cast<std::size_t>(head[0]), static_cast<int>(head[1]), {}, {}};
-    const fs::path pf = fs::path(m_dir) / "points" / (std::to_string(f.index) + ".json");
+    const std::string pf = point_file(m_dir, f.index);
     if (f.code == 0) {
       f.timing = timing_from_json(nlohmann::json::parse(timing, nullptr, false));
       // The trace first: the point file marks the point done.
       if (!trace.empty())
         write_atomic((fs::path(m_dir) / "points" / (std::to_string(f.index) + ".trace.json")).string(), trace);
-      write_atomic(pf.string(), point);
+      write_atomic(pf, point);
     } else {
       f.err = "[rank " + std::to_string(r) + "] " + err;
     }
@@ -158,16 +158,16 @@ int serve(const RunArgs& a, const std::string& self) {
         pool->start(k);
         const PointPool::Finished fin = pool->wait();
         head[1] = fin.code;
-        const fs::path pf = scratch / "points" / (std::to_string(k) + ".json");
-        const fs::path tf = scratch / "points" / (std::to_string(k) + ".trace.json");
+        const std::string pf = point_file(scratch.string(), k);
+        const std::string tf = (scratch / "points" / (std::to_string(k) + ".trace.json")).string();
         if (fin.code == 0) {
-          point = read_file(pf.string());
+          point = read_file(pf);
           timing = to_json(fin.timing).dump(2) + "\n";
-          if (a.trace && fs::exists(tf)) trace = read_file(tf.string());
+          if (a.trace && fs::exists(tf)) trace = read_file(tf);
         }
         err = fin.err;
         std::error_code ec;
-        for (const fs::path& x : {pf, fs::path(pf.string() + ".stderr"), tf}) fs::remove(x, ec);
+        for (const std::string& x : {pf, point_file(scratch.string(), k, ".stderr"), tf}) fs::remove(x, ec);
       } catch (const std::exception& e) {
         // The point server is gone (or found the study changed): this rank
         // reports it for this point and every later one.
