@@ -1,7 +1,9 @@
 // Unit tier: no simulation kernel runs here.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <deque>
+#include <fstream>
 #include <map>
 #include <random>
 #include <set>
@@ -12,6 +14,7 @@
 #include "models/core/error.h"
 #include "models/core/fifo.h"
 #include "models/core/slot_calendar.h"
+#include "models/core/stable_hash.h"
 #include "models/core/stats.h"
 #include "models/memory/memory.h"
 #include "models/pcie/tlp.h"
@@ -590,4 +593,137 @@ TEST(Results, StudyJsonFromPointTextsIsTheWholeDump) {
     const nlohmann::json whole = {{"study", "name \"quoted\""}, {"points", pts}, {"failed", n}};
     EXPECT_EQ(sim::results_json("name \"quoted\"", n, texts), whole.dump(2) + "\n") << n;
   }
+}
+
+// ---- Strict input (issue "results you can trust") ----
+
+namespace {
+// The message of the InputError that loading `text` as a --set value throws
+// ("" if none).
+std::string value_error(const std::string& text) {
+  try {
+    cfg::load_value(text, "--set x");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string file_error(const std::string& text) {
+  const std::string path = ::testing::TempDir() + "hxsim_strict.yaml";
+  {
+    std::ofstream(path, std::ios::binary) << text;
+  }
+  try {
+    cfg::load_file(path);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(StrictYaml, DuplicateKeysNameBothPlaces) {
+  const std::string e = file_error("a: 1\nb:\n  c: 2\n  c: 3\n");
+  EXPECT_NE(e.find("hxsim_strict.yaml:4:3: key 'c' is given twice in this map (first at line 3, column 3)"), std::string::npos) << e;
+  EXPECT_NE(value_error("{a: 1, a: 2}").find("key 'a' is given twice"), std::string::npos);
+  // The same key in two different maps is fine.
+  EXPECT_EQ(file_error("a: {x: 1}\nb: {x: 1}\n"), "");
+}
+
+TEST(StrictYaml, OneDocumentNoMergeKeysPlainKeys) {
+  EXPECT_NE(file_error("a: 1\n---\nb: 2\n").find(":2:1: a second YAML document"), std::string::npos);
+  EXPECT_NE(file_error("x: &d {a: 1}\ny:\n  <<: *d\n").find(":3:3: YAML merge keys"), std::string::npos);
+  EXPECT_NE(file_error("? [a, b]\n: 1\n").find("a key must be a plain name"), std::string::npos);
+  EXPECT_NE(file_error("~: 1\n").find("a key must be a plain name"), std::string::npos);
+  // A quoted "<<" is an ordinary key (left to the key checks of its section).
+  EXPECT_EQ(file_error("\"<<\": 1\n"), "");
+}
+
+TEST(StrictYaml, InvalidUtf8IsLocated) {
+  EXPECT_NE(file_error("a: ok\nb: \"x\xff\"\n").find("hxsim_strict.yaml:2:6: invalid UTF-8 (byte 0xFF)"), std::string::npos);
+  EXPECT_NE(file_error("a: \xc0\xaf\n").find("invalid UTF-8"), std::string::npos);         // overlong '/'
+  EXPECT_NE(file_error("a: \xed\xa0\x80\n").find("invalid UTF-8"), std::string::npos);     // a surrogate
+  EXPECT_EQ(file_error("a: \"gr\xc3\xbc\xc3\x9f \xe2\x82\xac \xf0\x9f\x99\x82\"\n"), "");   // real UTF-8
+}
+
+TEST(StrictYaml, AliasBombIsRefusedQuickly) {
+  // Nine levels of nine aliases: 9^9 (387 million) values once expanded,
+  // from 300 bytes.
+  std::string s = "a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1]\n";
+  for (char c = 'b'; c <= 'i'; ++c) {
+    const char p = static_cast<char>(c - 1);
+    s += std::string(1, c) + ": &" + c + " [";
+    for (int k = 0; k < 9; ++k) s += std::string(k ? ", " : "") + "*" + p;
+    s += "]\n";
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_NE(file_error(s).find("once its aliases are expanded"), std::string::npos);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
+  // A few aliases are fine.
+  EXPECT_EQ(file_error("a: &x {b: 1}\nc: *x\n"), "");
+}
+
+TEST(StrictYaml, IntegersAreDecimalNeverOctal) {
+  const YAML::Node n = YAML::Load("a: 010\nb: 0x10\nc: -007\nd: 08\ne: 1e3\n");
+  const cfg::Cursor c = cfg::root_cursor(n, "t.yaml");
+  EXPECT_EQ(c.child("a").integer(0, 100), 10);
+  EXPECT_EQ(c.child("b").integer(0, 100), 16);
+  EXPECT_EQ(c.child("c").integer(-100, 100), -7);
+  EXPECT_EQ(c.child("d").integer(0, 100), 8);
+  EXPECT_THROW(c.child("e").integer(0, 10000), InputError);
+}
+
+TEST(StrictYaml, AnEmptyValueIsNotTheDefault) {
+  const YAML::Node n = YAML::Load("a:\nb: 1\n");
+  const cfg::Cursor c = cfg::root_cursor(n, "t.yaml");
+  EXPECT_TRUE(c.has("a"));
+  EXPECT_FALSE(c.has("z"));
+  try {
+    c.child("a").integer(0, 9);
+    ADD_FAILURE() << "an empty value was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("t.yaml:1:1: a: a value is required"), std::string::npos) << e.what();
+  }
+}
+
+TEST(StrictYaml, OverridesThroughAValueAreRefused) {
+  YAML::Node root = YAML::Load("seed: 1\nl: [1, 2]\n");
+  try {
+    cfg::apply_override(root, "seed.x", "1", "--set seed.x");
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--set seed.x: 'seed.x': 'seed' is a value, not a section"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(cfg::apply_override(root, "l.0.x", "1", "--set l.0.x"), InputError);
+  EXPECT_THROW(cfg::apply_override(root, "l.99999999999999999999", "1", "--set l"), InputError);
+  // A section created by an override is located at the override.
+  cfg::Origins origins;
+  cfg::apply_override(root, "new.x", "1", "--set new.x", &origins);
+  const cfg::Cursor c = cfg::root_cursor(root, "t.yaml", &origins);
+  try {
+    c.child("new").scalar();
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--set new.x: new:", 0), 0u) << e.what();
+  }
+}
+
+TEST(Units, ValuesThatWouldStopTimeAreRefused) {
+  const YAML::Node n = YAML::Load("f1: 1e7MHz\nf2: 1e-300MHz\nf3: 250MHz\nb1: 1e-300GB/s\nb2: 0GB/s\nb3: 12.8GB/s\nb4: 1e30GB/s\n");
+  const cfg::Cursor c = cfg::root_cursor(n, "t.yaml");
+  EXPECT_THROW(c.child("f1").freq_mhz(), InputError);
+  EXPECT_THROW(c.child("f2").freq_mhz(), InputError);
+  EXPECT_DOUBLE_EQ(c.child("f3").freq_mhz(), 250.0);
+  EXPECT_THROW(c.child("b1").bandwidth(), InputError);
+  EXPECT_EQ(c.child("b2").bandwidth(), 0.0);  // "no limit" where a parameter allows it
+  EXPECT_DOUBLE_EQ(c.child("b3").bandwidth(), 12.8e9);
+  EXPECT_THROW(c.child("b4").bandwidth(), InputError);
+}
+
+TEST(StableHash, Fnv1a128TestVectors) {
+  // The published FNV-1a 128-bit values of "" and "a".
+  EXPECT_EQ(StableHash().hex(), "6c62272e07bb014262b821756295c58d");
+  EXPECT_EQ(StableHash().add("a").hex(), "d228cb696f1a8caf78912b704e4a8964");
+  EXPECT_NE(StableHash().field("ab").field("c").hex(), StableHash().field("a").field("bc").hex());
 }

@@ -33,6 +33,7 @@ struct Cursor {
   std::string path;                   // e.g. nodes.fpga0.endpoint.tx_latency
   std::shared_ptr<const Source> src;
   YAML::Mark fallback = YAML::Mark::null_mark();  // where the parent was, for missing keys
+  bool at_fallback = false;           // an empty value: located at its key, not at the next token
 
   std::string where() const;          // "file:line:col: path", or "origin: path" for an override
   // Where `n` was given, if it came from an override; nullptr otherwise.
@@ -58,8 +59,17 @@ struct Cursor {
   std::vector<std::string> keys(const std::set<std::string>& allowed) const;
 };
 
-// Load a YAML file; parse errors become InputError with file:line:col.
+// The largest input file or value read (a study, a topology, a --set value).
+constexpr std::uint64_t kMaxInputBytes = std::uint64_t{64} << 20;
+
+// Load a YAML file strictly: parse errors, invalid UTF-8, a second
+// document, duplicate keys, merge keys, keys that are not plain names and
+// inputs that expand past the node limit become one InputError with
+// file:line:col.
 YAML::Node load_file(const std::string& path);
+// The same for a value given apart from a file (--set, a sweep value);
+// errors start with `origin`.
+YAML::Node load_value(const std::string& value, const std::string& origin);
 Cursor root_cursor(const YAML::Node& n, const std::string& file, const Origins* origins = nullptr);
 
 // --set path=value: apply to a tree. Paths use dots; list items by index.

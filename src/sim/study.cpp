@@ -74,12 +74,7 @@ void apply_set(StudyFiles& f, const std::string& path, const YAML::Node& value, 
 namespace {
 // The topology file a `topology` value names, relative to the study.
 fs::path topology_path(const StudyFiles& f, const std::string& value, const std::string& origin, std::string* name) {
-  YAML::Node v;
-  try {
-    v = YAML::Load(value);
-  } catch (const YAML::ParserException&) {
-    throw InputError(origin + ": '" + value + "' is not a topology file name");
-  }
+  const YAML::Node v = cfg::load_value(value, origin + ": '" + value + "'");
   if (!v.IsScalar()) throw InputError(origin + ": topology takes a file name");
   const fs::path p = (fs::path(f.study_file).parent_path() / v.Scalar()).lexically_normal();
   std::error_code ec;
@@ -324,6 +319,13 @@ Study parse_study(const StudyFiles& f) {
   const cfg::Cursor root = f.study_root();
   root.keys({"study", "description", "topology", "seed", "deadline", "set", "workloads", "sweep", "metrics", "outputs"});
   s.name = root.child("study").str();
+  // The name is a directory's (results/<study>) and a key of every result:
+  // one plain name, no way out of results/.
+  if (s.name.empty() || s.name == "." || s.name == ".." || s.name.size() > 200 ||
+      s.name.find_first_of("/\\") != std::string::npos ||
+      std::any_of(s.name.begin(), s.name.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; }))
+    root.child("study").fail("not a study name (it names the results directory): one to 200 characters, no '/', "
+                             "'\\' or control characters, not '.' or '..'");
   if (root.has("description")) s.description = root.child("description").str();
   if (root.has("seed")) s.seed = static_cast<std::uint64_t>(root.child("seed").integer(0, (1ll << 62)));
   if (root.has("deadline")) s.deadline = root.child("deadline").time();

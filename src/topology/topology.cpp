@@ -98,7 +98,14 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults, Arena& a
     cfg::load_params(c.child("rc"), n.rc, cfg::rc_params());
     cfg::load_params(c.child("memory"), n.rc.memory, cfg::memory_params());
     cfg::load_params(c.child("iommu"), n.rc.iommu, cfg::iommu_params());
-    cfg::load_params(c.child("cpu"), n.cpu, cfg::cpu_params());
+    const Cursor cpu = c.child("cpu");
+    cfg::load_params(cpu, n.cpu, cfg::cpu_params());
+    // A tick that costs its whole period leaves no time to run in: a
+    // thread's work would stretch without end at one instant.
+    if (n.cpu.os_tick_period && n.cpu.os_tick_cost >= n.cpu.os_tick_period)
+      (cpu.has("os_tick_cost") ? cpu.child("os_tick_cost") : cpu.child("os_tick_period"))
+          .fail("os_tick_cost (" + cfg::format_time(n.cpu.os_tick_cost) + ") must be shorter than os_tick_period (" +
+                cfg::format_time(n.cpu.os_tick_period) + ")");
   } else if (n.type == NodeType::Switch) {
     std::set<std::string> keys = common;
     keys.insert({"ports", "port_mps"});
@@ -277,7 +284,7 @@ Topology load_topology(const Cursor& root, const std::string& file) {
       if (n.child_links.empty()) n.where.fail("switch '" + n.name + "' has no downstream links");
       for (const auto& [port, m] : n.port_mps) {
         const bool ok = port == "up" || (port.rfind("down", 0) == 0 && port.size() > 4 &&
-                                         port.find_first_not_of("0123456789", 4) == std::string::npos &&
+                                         port.size() <= 8 && port.find_first_not_of("0123456789", 4) == std::string::npos &&
                                          std::stoul(port.substr(4)) < n.child_links.size());
         if (!ok) n.where.child("port_mps").child(port).fail("no port '" + port + "' (up, down0..down" + std::to_string(n.child_links.size() - 1) + ")");
       }
