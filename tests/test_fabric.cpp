@@ -9,6 +9,7 @@
 #include <string>
 
 #include "models/core/error.h"
+#include "models/core/scheduler.h"
 #include "tests/sim_fixture.h"
 
 using hx::test::analytic_write_Bps;
@@ -62,6 +63,24 @@ TEST_P(SaturatedLink, DeliversAnalyticCapacity) {
 INSTANTIATE_TEST_SUITE_P(Generations, SaturatedLink,
                          ::testing::Combine(::testing::Values(1, 2, 3, 4, 5), ::testing::Values(1, 4, 16),
                                             ::testing::Values(128, 256, 512)));
+
+// A transfer's receive throughput counts the time its bytes take to arrive,
+// from the first byte of its first TLP to the last of its last: a transfer
+// of one, two or four TLPs arrives at the link's capacity, as a long one
+// does (not at zero, or at twice it, as a first-to-last-arrival interval
+// gives).
+class FewTlps : public ::testing::TestWithParam<int> {};
+
+TEST_P(FewTlps, ArriveAtTheLinkCapacity) {
+  const int n = GetParam();
+  const auto r = simulate(two_devices(2, 4), "[{type: rosta_peer, name: p, pairs: [[a, b]], bytes: " +
+                                                 std::to_string(256 * n) + "B, payload: 256B}]");
+  const double expect = analytic_write_Bps(2, 4, 256) / kMiB;
+  EXPECT_NEAR(r["metrics"]["p.a_to_b.rx_MiB_per_s"].get<double>() / expect, 1.0, 0.004) << n << " TLPs";
+  EXPECT_NEAR(r["metrics"]["p.a_to_b.tx_MiB_per_s"].get<double>() / expect, 1.0, 0.004) << n << " TLPs";
+}
+
+INSTANTIATE_TEST_SUITE_P(Tlps, FewTlps, ::testing::Values(1, 2, 4));
 
 // One TLP's latency is the sum of its stages. Store-and-forward switch:
 // TX pipeline + serialise + link + switch + serialise + link + RX pipeline.
@@ -172,6 +191,29 @@ TEST(Watchdog, DeadlineExceededIsReported) {
   } catch (const hx::SimError& e) {
     EXPECT_NE(std::string(e.what()).find("did not finish by its deadline"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("workload p"), std::string::npos) << e.what();
+  }
+}
+
+// Work that reschedules itself at the same instant never lets the deadline
+// come: the dispatcher stops it and names the component.
+namespace {
+struct Spinner final : hx::Actor {
+  hx::Scheduler sched{"spinner"};
+  void on_action(std::uint32_t, std::uint64_t, void*) override { sched.at(hx::now_tick(), this, 7); }
+};
+}  // namespace
+
+TEST(Watchdog, WorkThatStopsTimeIsReported) {
+  Spinner s;
+  s.sched.at(5 * hx::kNs, &s, 7);
+  hx::Scheduler::set_horizon(hx::kMs);
+  try {
+    sc_core::sc_start(sc_core::sc_time::from_value(hx::kMs), sc_core::SC_EXIT_ON_STARVATION);
+    FAIL() << "expected the run to be stopped";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("simulated time stands still"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("at 5.000000 ns"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("Spinner"), std::string::npos) << e.what();
   }
 }
 

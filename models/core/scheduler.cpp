@@ -1,6 +1,11 @@
 #include "models/core/scheduler.h"
 
+#include <cxxabi.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <typeinfo>
 
 #include "models/core/action_queue.h"
 #include "models/core/error.h"
@@ -34,6 +39,24 @@ struct Dispatcher {
   Tick horizon = kNever;   // end of the current sc_start
   bool& running = detail::g_dispatching;
   bool foreign_dirty = false;  // a SystemC event was notified while running
+  // Work that never lets time pass (a component rescheduling itself at the
+  // same instant) would loop forever with the deadline never reached: more
+  // actions than this at one simulated instant are a simulation error. No
+  // study comes near it (a saturated fabric runs a few per instant).
+  static constexpr std::uint64_t kMaxAtInstant = std::uint64_t{1} << 26;
+  Tick instant = kNever;
+  std::uint64_t at_instant = 0;
+
+  [[noreturn]] void stuck(const Action& it) {
+    int status = 0;
+    char* name = abi::__cxa_demangle(typeid(*it.target).name(), nullptr, nullptr, &status);
+    const std::string who = status == 0 && name ? name : typeid(*it.target).name();
+    std::free(name);
+    running = false;
+    throw SimError("simulated time stands still: more than " + std::to_string(kMaxAtInstant) + " actions at " +
+                   std::to_string(to_ns(now)) + " ns without time passing, the last for a " + who + " (action " +
+                   std::to_string(it.kind) + ")");
+  }
 
   Dispatcher() {
     sc_core::sc_spawn_options opts;
@@ -84,6 +107,12 @@ struct Dispatcher {
       Tick due;
       const Action it = heap.pop(due);
       ++dispatched;
+      if (now != instant) {
+        instant = now;
+        at_instant = 0;
+      } else if (++at_instant > kMaxAtInstant) {
+        stuck(it);
+      }
       it.target->on_action(it.kind, it.arg, it.ptr);
     }
     running = false;

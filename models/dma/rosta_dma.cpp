@@ -209,7 +209,9 @@ void RostaDma::on_write(const Tlp& t) {
     if (m_rx_expect && m_rx_bytes + t.len > m_rx_expect)
       sim_fail(m_name, "conservation: more peer bytes arrived than were sent");
     const Tick now = now_tick();
-    if (m_rx_first == kNever) m_rx_first = now;
+    // The received bytes occupy [first byte of the first TLP, last byte of
+    // the last]: a transfer of n TLPs is n wire times long, not n - 1.
+    if (m_rx_first == kNever) m_rx_first = t.rx_start + m_ep->config().rx_latency;
     if (on_rx) on_rx(now);
     m_rx_last = now;
     m_rx_bytes += t.len;

@@ -62,6 +62,8 @@ class RostaDma final : public pcie::Device, public Actor {
   // Target path: accept peer writes; in echo mode bounce them to `echo_to`.
   void expect_peer(std::uint64_t stream, std::uint64_t bytes) { m_rx_stream = stream; m_rx_expect = bytes; }
   void set_echo(std::uint64_t echo_to) { m_echo = true; m_echo_to = echo_to; }
+  // The peer data received: from the first byte of its first TLP to the
+  // last byte of its last, at this device.
   Tick rx_first() const { return m_rx_first; }
   Tick rx_last() const { return m_rx_last; }
   std::uint64_t rx_bytes() const { return m_rx_bytes; }

@@ -228,6 +228,7 @@ void PciePort::transmit(Tlp* t, Tick now) {
   // after arbitration: it shifts arrival, not the wire's occupancy.
   const Tick head = start + serialize(static_cast<std::uint32_t>(t->header_B() + 4)) + m_link.latency + m_cfg.tx_pipeline;
   const Tick tail = end + m_link.latency + m_cfg.tx_pipeline;
+  t->rx_start = start + m_link.latency + m_cfg.tx_pipeline;
   auto& trace = Trace::instance();
   if (trace.want(start)) {
     if (m_trace_tx < 0) m_trace_tx = trace.track("link " + m_name + " -> " + m_peer->m_name);

@@ -36,6 +36,7 @@ struct Tlp {
   std::uint64_t id = 0;          // unique per simulation: conservation checks
   Tick created = 0;              // when its producer made it
   Tick ready = 0;                // earliest time it may be transmitted
+  Tick rx_start = 0;             // when its first byte reached the receiver of its latest hop
   std::uint64_t seq = 0;         // arrival order inside a component (ordering rules)
   std::uint16_t src_port = 0;    // ingress port inside a component
   std::uint16_t hops = 0;
