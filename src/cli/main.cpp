@@ -63,6 +63,7 @@ int run_cli(int argc, char** argv) {
     w->add_option("study", ra.study)->required();
     w->add_option("--set", ra.sets);
     w->add_option("--seed", ra.seed);
+    w->add_option("--fingerprint", ra.fingerprint);
     w->add_flag("--trace", ra.trace);
     w->add_option("--trace-from", ra.trace_from);
     w->add_option("--trace-to", ra.trace_to);
@@ -83,6 +84,8 @@ int run_cli(int argc, char** argv) {
   serve->add_option("--cmd-fd", serve_cmd)->required();
   serve->add_option("--rep-fd", serve_rep)->required();
   serve->add_option("--study-hash", serve_hash)->required();
+  long serve_driver = 0;
+  serve->add_option("--driver-pid", serve_driver);
 
   std::string topo_file, dot_file;
   auto* topo = app.add_subcommand("topo", "Check a topology; print routes, address map and bottlenecks");
@@ -116,7 +119,7 @@ int run_cli(int argc, char** argv) {
 
   if (*run) return ra.mpi ? hx::sim::run_study_mpi(ra, self_exe()) : hx::sim::run_study(ra, self_exe());
   if (*point) return hx::sim::run_one_point(ra, index, out_file);
-  if (*serve) return hx::sim::run_point_server(ra, serve_dir, serve_cmd, serve_rep, serve_hash);
+  if (*serve) return hx::sim::run_point_server(ra, serve_dir, serve_cmd, serve_rep, serve_hash, serve_driver);
   if (*topo) {
     const auto root = hx::cfg::load_file(topo_file);
     const auto t = hx::topo::load_topology(hx::cfg::root_cursor(root, topo_file), topo_file);

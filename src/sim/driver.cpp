@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <spawn.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,11 +30,13 @@
 #include <systemc>
 
 #include "models/core/error.h"
+#include "models/core/stable_hash.h"
 #include "models/core/trace.h"
 #include "src/config/units.h"
 #include "src/sim/runner.h"
 #include "src/sim/mpi.h"
 #include "src/sim/study.h"
+#include "src/sim/version.h"
 #include "src/sim/workloads.h"
 
 extern char** environ;
@@ -69,7 +72,25 @@ std::uint64_t study_seed(const RunArgs& a, const StudyFiles& f) {
 
 // The resolved study and topology, as one number.
 std::uint64_t study_hash(const StudyFiles& f) {
-  return std::hash<std::string>{}(emit(f.study) + "\n---\n" + emit(f.topo));
+  return StableHash().field(emit(f.study)).field(emit(f.topo)).low64();
+}
+
+std::string run_fingerprint(const StudyFiles& f, const std::vector<SweepPoint>& points, std::uint64_t seed,
+                            const std::string& self) {
+  StableHash h;
+  h.field(emit(f.study)).field(emit(f.topo));
+  for (const std::string& t : swept_topologies(f, points)) h.field(t).field(read_file(t));
+  // The build: the binary's size and time, and the commit it was built from.
+  std::error_code ec;
+  h.field(std::to_string(seed));
+  h.field(std::to_string(fs::last_write_time(self, ec).time_since_epoch().count()));
+  h.field(std::to_string(fs::file_size(self, ec)));
+  h.field(git_revision());
+  return h.hex();
+}
+
+std::string point_fingerprint(const std::string& run, std::size_t index) {
+  return StableHash().field(run).field(std::to_string(index)).hex();
 }
 
 std::string read_file(const std::string& p) {
@@ -231,6 +252,7 @@ PointTiming write_point(const RunArgs& a, StudyFiles& f, const SweepPoint& point
     if (!Trace::instance().write(tf)) throw InputError("cannot write the trace " + tf);
   }
   r["point_index"] = index;
+  if (!a.fingerprint.empty()) r["meta"]["fingerprint"] = point_fingerprint(a.fingerprint, index);
   const PointTiming timing = timing_from_json(r["timing"]);
   r.erase("timing");
   write_atomic(out_file, r.dump(2) + "\n");
@@ -241,6 +263,10 @@ PointTiming write_point(const RunArgs& a, StudyFiles& f, const SweepPoint& point
 // the study, its resolved seed, the --set overrides and the trace options.
 std::vector<std::string> worker_args(const RunArgs& a, const std::string& self, const std::string& sub, std::uint64_t seed) {
   std::vector<std::string> args = {self, sub, a.study, "--seed", std::to_string(seed)};
+  if (!a.fingerprint.empty()) {
+    args.push_back("--fingerprint");
+    args.push_back(a.fingerprint);
+  }
   for (const auto& s : a.sets) {
     args.push_back("--set");
     args.push_back(s);
@@ -294,6 +320,10 @@ int exit_status_of(const std::function<int()>& body) {
 
 std::string point_file(const std::string& dir, std::size_t k, const char* ext) {
   return (fs::path(dir) / "points" / (std::to_string(k) + ".json" + ext)).string();
+}
+
+std::string point_trace_file(const std::string& dir, std::size_t k) {
+  return (fs::path(dir) / "points" / (std::to_string(k) + ".trace.json")).string();
 }
 
 namespace {
@@ -373,6 +403,13 @@ int on_fresh_arena(const std::function<int()>& body) {
   return result;
 }
 
+// Asks for this process to be killed when its parent ends; false if the
+// parent (`parent`) has ended already.
+bool end_with_parent(pid_t parent) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  return ::getppid() == parent;
+}
+
 // What a server reports of each point: one write of fewer than PIPE_BUF
 // bytes, so that the reports of several servers on one pipe never mix.
 struct Report {
@@ -402,6 +439,7 @@ static_assert(sizeof(Report) <= 512, "a report must be one atomic pipe write");
 void serve(int cmd, int rep, const RunArgs& a, const StudyFiles& f, const std::vector<SweepPoint>& points,
            std::uint64_t seed, const std::string& dir) {
   ::signal(SIGPIPE, SIG_IGN);  // a driver that has gone makes report() fail, not kill this process
+  const pid_t server = ::getpid();
   // A point process leaves its wall-clock figures in a page shared with
   // this server (no file per point).
   void* page = ::mmap(nullptr, sizeof(PointTiming), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -423,6 +461,9 @@ void serve(int cmd, int rep, const RunArgs& a, const StudyFiles& f, const std::v
     const int err = ::memfd_create("hxsim-point-stderr", MFD_CLOEXEC);
     const pid_t pid = err < 0 ? -1 : ::fork();
     if (pid == 0) {
+      // A point ends with its server, as the server ends with its driver:
+      // nothing of a killed sweep runs on.
+      if (!end_with_parent(server)) ::_exit(3);
       ::close(cmd);  // the server's pipes are not the point's
       ::close(rep);
       int code = 3;
@@ -475,7 +516,7 @@ class LocalPool final : public PointPool {
     std::vector<std::string> args = worker_args(a, self, "_serve", seed);
     for (const std::string& x : {std::string("--dir"), m_dir, std::string("--cmd-fd"), std::to_string(cmd[0]),
                                  std::string("--rep-fd"), std::to_string(rep[1]), std::string("--study-hash"),
-                                 std::to_string(study_hash(f))})
+                                 std::to_string(study_hash(f)), std::string("--driver-pid"), std::to_string(::getpid())})
       args.push_back(x);
     std::vector<char*> argv;
     for (auto& x : args) argv.push_back(x.data());
@@ -576,7 +617,10 @@ std::unique_ptr<PointPool> make_local_pool(const RunArgs& a, const std::string& 
   return std::make_unique<LocalPool>(a, self, f, seed, dir, jobs);
 }
 
-int run_point_server(const RunArgs& a, const std::string& dir, int cmd, int rep, std::uint64_t expect_hash) {
+int run_point_server(const RunArgs& a, const std::string& dir, int cmd, int rep, std::uint64_t expect_hash, long driver) {
+  // A server ends with its driver (killed or not): one still running would
+  // go on writing point files into a directory a rerun now owns.
+  if (driver > 0 && !end_with_parent(static_cast<pid_t>(driver))) return 3;
   StudyFiles f = prepared(a);
   const auto points = expand_sweep(f);
   // The driver checked every point of what it read; a server that reads
@@ -657,23 +701,41 @@ int run_study(const RunArgs& a, const std::string& self) {
   const std::uint64_t seed = study_seed(a, f);
   const std::string dir = a.out_dir.empty() ? "results/" + name : a.out_dir;
   check_output_dir(dir, "-o " + dir);
-  // A point file is reused only if it was produced from the same resolved
-  // configuration and seed, and by the same simulator build. The topology
-  // files a sweep switches to count as configuration too.
-  std::error_code ec;
-  const auto exe_time = fs::last_write_time(self, ec).time_since_epoch().count();
-  const auto exe_size = fs::file_size(self, ec);
-  std::string config = emit(f.study) + emit(f.topo);
-  for (const std::string& t : swept_topologies(f, points)) config += "\n--- " + t + "\n" + read_file(t);
-  const std::string fingerprint = std::to_string(std::hash<std::string>{}(
-      config + std::to_string(seed) + std::to_string(exe_time) + std::to_string(exe_size)));
-  const fs::path fp_file = fs::path(dir) / "fingerprint";
-  const bool same_config = fs::exists(fp_file) && read_file(fp_file.string()) == fingerprint;
+  // A point file is reused only if it carries the fingerprint of this
+  // run's configuration (the resolved study and topology, the topology
+  // files a sweep switches to, the seed and the simulator build) and of its
+  // own index. Every other point is run, and its earlier file removed
+  // first: a point that fails now leaves no earlier result behind, and one
+  // of an earlier configuration is never read back.
+  RunArgs args = a;
+  args.fingerprint = run_fingerprint(f, points, seed, self);
+  struct Gathered {
+    bool present = false;
+    std::string text;
+    nlohmann::json point, metrics;
+  };
+  auto read_point = [&](std::size_t k) {
+    Gathered g;
+    const std::string pf = point_file(dir, k);
+    std::error_code ec;
+    if (!fs::is_regular_file(pf, ec)) return g;
+    g.text = read_file(pf);
+    nlohmann::json r = nlohmann::json::parse(g.text, nullptr, false);
+    const nlohmann::json* fp = r.is_object() && r.contains("meta") && r["meta"].is_object() ? &r["meta"] : nullptr;
+    if (!fp || !fp->contains("fingerprint") || (*fp)["fingerprint"] != point_fingerprint(args.fingerprint, k) ||
+        !r.contains("point") || !r.contains("metrics"))
+      return Gathered{};
+    g.point = std::move(r["point"]);
+    g.metrics = std::move(r["metrics"]);
+    g.present = true;
+    return g;
+  };
+  std::vector<Gathered> gathered(points.size());
   std::vector<std::size_t> todo;
   std::size_t skipped = 0;
   for (std::size_t k = 0; k < points.size(); ++k) {
-    const fs::path pf = point_file(dir, k);
-    if (!a.fresh && !a.trace && same_config && fs::exists(pf)) {
+    if (!a.fresh && !a.trace) gathered[k] = read_point(k);
+    if (gathered[k].present) {
       ++skipped;
       continue;
     }
@@ -685,36 +747,24 @@ int run_study(const RunArgs& a, const std::string& self) {
   // handed the study once it has been checked.)
   std::unique_ptr<PointPool> pool;
   if (!a.mpi)
-    pool = make_local_pool(a, self, f, seed, dir, static_cast<int>(std::min<std::size_t>(jobs, todo.size())));
+    pool = make_local_pool(args, self, f, seed, dir, static_cast<int>(std::min<std::size_t>(jobs, todo.size())));
   check_study(f, points, jobs, 1);
   make_output_dir(fs::path(dir) / "points", "-o " + dir);
   write_atomic((fs::path(dir) / "resolved_study.yaml").string(), emit(f.study) + "\n");
   write_atomic((fs::path(dir) / "resolved_topology.yaml").string(), emit(f.topo) + "\n");
-  write_atomic(fp_file.string(), fingerprint);
+  // The fingerprint file of earlier versions, which marked a whole
+  // directory reusable before any point of it had run.
+  std::error_code gone;
+  fs::remove(fs::path(dir) / "fingerprint", gone);
+  for (const std::size_t k : todo)
+    for (const std::string& stale : {point_file(dir, k), point_file(dir, k, ".stderr"), point_trace_file(dir, k)})
+      if (!fs::remove(stale, gone) && gone)
+        throw InputError("-o " + dir + ": cannot remove the earlier " + stale + ": " + gone.message());
 
   // 2. One process per point.
   const bool tty = ::isatty(2) && !a.quiet;
-  if (a.mpi) pool = make_mpi_pool(a, self, f, seed, dir);
+  if (a.mpi) pool = make_mpi_pool(args, self, f, seed, dir);
   std::size_t next = 0, done = 0, failed = 0;
-  // A finished point as the gather needs it: its file's text, which goes
-  // into results.json as it is, and the two objects the CSV is made of.
-  struct Gathered {
-    bool present = false;
-    std::string text;
-    nlohmann::json point, metrics;
-  };
-  auto read_point = [&](std::size_t k) {
-    Gathered g;
-    const fs::path pf = point_file(dir, k);
-    if (!fs::exists(pf)) return g;
-    g.text = read_file(pf.string());
-    nlohmann::json r = nlohmann::json::parse(g.text);
-    g.point = std::move(r["point"]);
-    g.metrics = std::move(r["metrics"]);
-    g.present = true;
-    return g;
-  };
-  std::vector<Gathered> gathered(points.size());
   // Wall-clock figures per point: this run's, and an earlier run's for the
   // points reused from it.
   std::vector<nlohmann::json> timing(points.size());

@@ -31,7 +31,19 @@ struct RunArgs {
   // A local sweep that uses every CPU it may run on holds each point server
   // (and the points it forks) to a CPU of its own; false: never.
   bool pin = true;
+  // What a point file must carry to be reused (point_fingerprint of this
+  // and its index): set by the driver, passed on to the processes that
+  // write point files; empty where nothing is to be reused (the bench).
+  std::string fingerprint;
 };
+
+// The fingerprint of a run's configuration: the resolved study and
+// topology, every topology file a sweep switches to, the seed and the
+// simulator build. A point file is reused only if it carries
+// point_fingerprint(run_fingerprint, its index).
+std::string run_fingerprint(const StudyFiles& f, const std::vector<SweepPoint>& points, std::uint64_t seed,
+                            const std::string& self_exe);
+std::string point_fingerprint(const std::string& run, std::size_t index);
 
 // The wall-clock figures of one point (they vary run to run, so they stay
 // out of the point's results; the driver gathers them into timing.json).
@@ -62,6 +74,7 @@ class PointPool {
 // The pieces a pool needs: starting a process with stderr captured, its
 // exit code, and where point K's files go in DIR (DIR/points/K.json + ext).
 std::string point_file(const std::string& dir, std::size_t k, const char* ext = "");
+std::string point_trace_file(const std::string& dir, std::size_t k);  // DIR/points/K.trace.json
 int spawn_point(const std::vector<std::string>& args, const std::string& errf);
 int exit_code(int status);
 std::uint64_t study_seed(const RunArgs& a, const StudyFiles& f);
@@ -71,7 +84,9 @@ StudyFiles prepared(const RunArgs& a);
 std::unique_ptr<PointPool> make_local_pool(const RunArgs& a, const std::string& self, const StudyFiles& f,
                                            std::uint64_t seed, const std::string& dir, int jobs);
 // `hxsim _serve`: one point server of a local sweep (see driver.cpp).
-int run_point_server(const RunArgs& a, const std::string& dir, int cmd_fd, int rep_fd, std::uint64_t study_hash);
+// It ends when the process `driver_pid` (its parent) does.
+int run_point_server(const RunArgs& a, const std::string& dir, int cmd_fd, int rep_fd, std::uint64_t study_hash,
+                     long driver_pid);
 std::string read_file(const std::string& p);
 // Fails (bad input) unless results can go to `dir`, an existing directory or
 // one that can be made; `label` starts the message (e.g. "-o DIR").

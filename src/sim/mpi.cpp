@@ -45,7 +45,7 @@ std::string recv_string(int src) {
 class MpiPool final : public PointPool {
  public:
   MpiPool(const RunArgs& a, const std::string& self, const StudyFiles& f, std::uint64_t seed, std::string dir)
-      : m_dir(std::move(dir)), m_local(make_local_pool(a, self, f, seed, m_dir, 1)) {
+      : m_dir(std::move(dir)), m_fingerprint(a.fingerprint), m_local(make_local_pool(a, self, f, seed, m_dir, 1)) {
     int size = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     for (int r = size - 1; r >= 1; --r) m_idle.push_back(r);
@@ -110,14 +110,19 @@ class MpiPool final : public PointPool {
       f.timing = timing_from_json(nlohmann::json::parse(timing, nullptr, false));
       // The trace first: the point file marks the point done.
       if (!trace.empty())
-        write_atomic((fs::path(m_dir) / "points" / (std::to_string(f.index) + ".trace.json")).string(), trace);
-      write_atomic(pf, point);
+        write_atomic(point_trace_file(m_dir, f.index), trace);
+      // Stamped with this run's fingerprint: the rank's own may differ
+      // (another machine's copy of the binary).
+      nlohmann::json r = nlohmann::json::parse(point);
+      r["meta"]["fingerprint"] = point_fingerprint(m_fingerprint, f.index);
+      write_atomic(pf, r.dump(2) + "\n");
     } else {
       f.err = "[rank " + std::to_string(r) + "] " + err;
     }
     return f;
   }
   std::string m_dir;
+  std::string m_fingerprint;
   std::unique_ptr<PointPool> m_local;
   int m_local_out = 0;
   int m_ranks = 0;
@@ -159,7 +164,7 @@ int serve(const RunArgs& a, const std::string& self) {
         const PointPool::Finished fin = pool->wait();
         head[1] = fin.code;
         const std::string pf = point_file(scratch.string(), k);
-        const std::string tf = (scratch / "points" / (std::to_string(k) + ".trace.json")).string();
+        const std::string tf = point_trace_file(scratch.string(), k);
         if (fin.code == 0) {
           point = read_file(pf);
           timing = to_json(fin.timing).dump(2) + "\n";

@@ -6,7 +6,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "models/core/error.h"
 #include "models/core/rng.h"
@@ -23,24 +27,73 @@ std::uint64_t point_seed(std::uint64_t study_seed, std::size_t index) {
   return splitmix64(x);
 }
 
-void write_atomic(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  // Nothing half-written is left behind: the temporary file goes with the error.
-  auto fail = [&](const std::string& why) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
-    throw InputError(path + ": " + why);
-  };
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(path + ": cannot write");
-    out << text;
-    out.flush();
-    if (!out) fail("write failed");
+namespace {
+// Writes all of `text` to `fd`; false with errno set on failure.
+bool write_fd(int fd, const std::string& text) {
+  const char* p = text.data();
+  std::size_t n = text.size();
+  while (n) {
+    const ssize_t k = ::write(fd, p, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) {
+      if (k == 0) errno = EIO;
+      return false;
+    }
+    p += k;
+    n -= static_cast<std::size_t>(k);
   }
+  return true;
+}
+}  // namespace
+
+void write_atomic(const std::string& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  auto fail = [&](const std::string& why, int err) {
+    throw InputError(path + ": " + why + (err ? std::string(": ") + std::strerror(err) : std::string()));
+  };
+  // A symbolic link is written through, not replaced: the file it names
+  // is the one written (a chain of links is followed to its end).
   std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) fail("cannot write: " + ec.message());
+  fs::path target = path;
+  for (int hops = 0; fs::is_symlink(fs::symlink_status(target, ec)); ++hops) {
+    if (hops == 40) fail("too many levels of symbolic links", 0);
+    const fs::path to = fs::read_symlink(target, ec);
+    if (ec) fail("cannot read the link", ec.value());
+    target = to.is_absolute() ? to : target.parent_path() / to;
+  }
+  const fs::file_status st = fs::status(target, ec);
+  if (fs::exists(st) && !fs::is_regular_file(st)) {
+    // A device or a pipe (/dev/stdout, a FIFO) takes the text as it is;
+    // renaming a file over it would replace the node itself.
+    if (!fs::is_character_file(st) && !fs::is_fifo(st)) fail("exists and is not a regular file, device or pipe", 0);
+    const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) fail("cannot open", errno);
+    const bool ok = write_fd(fd, text);
+    const int err = errno;
+    ::close(fd);
+    if (!ok) fail("write failed", err);
+    return;
+  }
+  // A regular file (or none yet): the text goes to a temporary file beside
+  // it, which then replaces it whole, so no reader ever sees half of it and
+  // nothing half-written is left behind (the temporary file goes with the
+  // error).
+  const std::string tmp = target.string() + ".tmp." + std::to_string(::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail("cannot write", errno);
+  const bool ok = write_fd(fd, text);
+  int err = errno;
+  const bool closed = ::close(fd) == 0;
+  if (ok && !closed) err = errno;
+  if (!ok || !closed) {
+    ::unlink(tmp.c_str());
+    fail("write failed", err);
+  }
+  if (::rename(tmp.c_str(), target.c_str()) != 0) {
+    err = errno;
+    ::unlink(tmp.c_str());
+    fail("cannot write", err);
+  }
 }
 
 nlohmann::json run_point(const StudyFiles& base, const SweepPoint& point, std::uint64_t seed) {
