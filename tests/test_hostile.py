@@ -1,0 +1,289 @@
+#!/usr/bin/python3
+"""Hostile input and interrupted runs, through the command line: every class
+of input that once gave a wrong number, a hang, a destructive write or an
+internal error (docs/testing.md lists them). Bad input exits 2 with one
+located line and writes nothing; reruns after edits, failures and kills give
+what a clean run into a fresh directory gives."""
+import json, os, random, shutil, signal, stat, subprocess, sys, tempfile, threading, time, unittest
+
+HXSIM = os.path.abspath(sys.argv.pop(1)) if len(sys.argv) > 1 else 'hxsim'
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOPO = os.path.join(ROOT, 'topologies', 's001_rosta.yaml')
+
+
+def run(*args, cwd=None, timeout=300):
+    p = subprocess.run([HXSIM, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def results(d):
+    """The points of results.json without their meta (wall-clock and build facts)."""
+    with open(os.path.join(d, 'results.json')) as f:
+        r = json.load(f)
+    for p in r['points']:
+        p.pop('meta', None)
+    return r
+
+
+class Workdir(unittest.TestCase):
+    def setUp(self):
+        self.d = tempfile.mkdtemp()
+        shutil.copy(TOPO, self.d)
+
+    def tearDown(self):
+        shutil.rmtree(self.d, ignore_errors=True)
+
+    def write(self, name, text, mode='w'):
+        p = os.path.join(self.d, name)
+        with open(p, mode) as f:
+            f.write(text)
+        return p
+
+    def expect_bad(self, study_text, needle, *extra, regex=None, topo=None, binary=False):
+        """Exit 2, one error line containing `needle` (and matching `regex`), nothing written."""
+        if topo is not None:
+            self.write('s001_rosta.yaml', topo)
+        p = self.write('study.yaml', study_text, 'wb' if binary else 'w')
+        out = os.path.join(self.d, 'out')
+        rc, _, err = run('run', p, '-o', out, '-q', *extra, timeout=60)
+        self.assertEqual(rc, 2, err)
+        self.assertIn(needle, err)
+        if regex:
+            self.assertRegex(err, regex)
+        self.assertEqual(err.count('\n'), 1, 'one clear error line: ' + err)
+        self.assertFalse(os.path.exists(out), 'a bad input left output behind')
+        return err
+
+
+GOOD = ('study: t\ntopology: s001_rosta.yaml\n'
+        'workloads: [{type: rosta_peer, pairs: [[fpga0, fpga1]], bytes: 64KiB}]\n')
+
+
+class YamlStrictness(Workdir):
+    def test_duplicate_keys_name_both_places(self):
+        self.expect_bad(GOOD + 'seed: 1\nseed: 2\n', "key 'seed' is given twice in this map (first at line 4, column 1)",
+                        regex=r'study\.yaml:5:1: ')
+
+    def test_leading_zero_is_decimal(self):
+        # reps: 010 is ten echoes, not eight.
+        study = self.write('study.yaml', 'study: t\ntopology: s001_rosta.yaml\n'
+                           'workloads: [{type: rosta_echo, name: e, from: fpga0, to: fpga1, bytes: 64B, reps: 010}]\n')
+        out = os.path.join(self.d, 'out')
+        rc, _, err = run('run', study, '-o', out, '-q')
+        self.assertEqual(rc, 0, err)
+        with open(os.path.join(out, 'points', '0.json')) as f:
+            stats = json.load(f)['stats']
+        self.assertEqual(stats['fpga1.rx_tlps']['value'], 10)
+
+    def test_empty_value_is_not_the_default(self):
+        self.expect_bad(GOOD, 'workloads.0.bytes: a value is required', '--set', 'workloads.0.bytes=',
+                        regex=r'^error: --set workloads\.0\.bytes: ')
+        self.expect_bad(GOOD.replace('bytes: 64KiB', 'bytes: ') + 'seed:\n', 'a value is required')
+
+    def test_second_document(self):
+        self.expect_bad(GOOD + '---\nseed: 3\n', 'a second YAML document', regex=r'study\.yaml:4:1: ')
+
+    def test_merge_keys(self):
+        self.expect_bad(GOOD + 'x: &d {seed: 1}\n<<: *d\n', "YAML merge keys ('<<') are not supported",
+                        regex=r'study\.yaml:5:1: ')
+
+    def test_invalid_utf8_in_a_name(self):
+        text = GOOD.replace('study: t', 'study: "t\xff"').encode('latin-1')
+        self.expect_bad(text, 'invalid UTF-8 (byte 0xFF)', regex=r'study\.yaml:1:10: ', binary=True)
+
+    def test_alias_bomb_is_refused_at_once(self):
+        s = 'a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1]\n'
+        for i in range(1, 9):
+            c, p = chr(ord('a') + i), chr(ord('a') + i - 1)
+            s += '%s: &%s [%s]\n' % (c, c, ', '.join(['*' + p] * 9))
+        t0 = time.monotonic()
+        self.expect_bad(GOOD + s, 'once its aliases are expanded')
+        self.assertLess(time.monotonic() - t0, 10)
+
+
+class NoHang(Workdir):
+    def topo_with(self, old, new):
+        text = open(TOPO).read()
+        self.assertIn(old, text)
+        return text.replace(old, new)
+
+    def test_os_tick_costing_its_period(self):
+        self.expect_bad(GOOD, 'os_tick_cost (5ms) must be shorter than os_tick_period (4ms)',
+                        '--set', 'topology.nodes.host.cpu.os_tick_cost=5ms', regex=r'--set topology\.nodes\.host\.cpu')
+
+    def test_clock_rates_that_round_to_nothing(self):
+        for clock in ('1e7MHz', '1e-300MHz'):
+            self.expect_bad(GOOD, 'outside 1kHz to 100GHz', '--set', 'topology.nodes.fpga0.rosta.clock=' + clock)
+
+    def test_bandwidth_near_zero(self):
+        self.expect_bad(GOOD, 'outside 1KB/s to 1000000GB/s', '--set',
+                        'topology.nodes.host.memory.channel_bw=1e-300GB/s')
+        self.expect_bad(GOOD, 'outside 1KB/s to 1000000GB/s', '--set', 'topology.nodes.host.memory.far_bw=1e-9GB/s')
+
+
+class InternalErrors(Workdir):
+    def test_port_name_with_a_huge_number(self):
+        with open(TOPO) as f:
+            topo = f.read()
+        topo = topo.replace('  swB: {type: switch}', '  swB: {type: switch, port_mps: {down99999999999999999999999: 128B}}')
+        self.expect_bad(GOOD, "no port 'down99999999999999999999999'", topo=topo)
+
+    def test_set_path_through_a_value(self):
+        self.expect_bad(GOOD + 'seed: 4\n', "'seed' is a value, not a section", '--set', 'seed.x=1',
+                        regex=r'^error: --set seed\.x: ')
+        # A section the override creates is located at the override.
+        self.expect_bad(GOOD, 'expected a single value', '--set', 'seed.x=1', regex=r'^error: --set seed\.x: seed: ')
+
+
+class Files(Workdir):
+    def test_study_names_stay_inside_results(self):
+        for name in ('../../x', 'a/b', '..', '"a\\tb"', '""'):
+            self.expect_bad(GOOD.replace('study: t', 'study: ' + name), 'not a study name')
+        # Without -o, the default results/<study> stays where it was.
+        deep = os.path.join(self.d, 'w', 'z')
+        os.makedirs(deep)
+        p = self.write('study.yaml', GOOD.replace('study: t', 'study: ../../x').replace('s001_rosta.yaml', TOPO))
+        rc, _, err = run('run', p, '-q', cwd=deep)
+        self.assertEqual(rc, 2, err)
+        self.assertEqual(os.listdir(deep), [])
+        self.assertFalse(os.path.exists(os.path.join(self.d, 'x')))
+
+    def test_writes_follow_symlinks(self):
+        real = self.write('real.dot', 'old\n')
+        link = os.path.join(self.d, 'link.dot')
+        os.symlink('real.dot', link)
+        rc, _, err = run('topo', TOPO, '--dot', link)
+        self.assertEqual(rc, 0, err)
+        self.assertTrue(os.path.islink(link), 'the link was replaced')
+        self.assertIn('graph "s001_rosta"', open(real).read())
+
+    def test_a_pipe_is_written_into_not_replaced(self):
+        fifo = os.path.join(self.d, 'fifo')
+        os.mkfifo(fifo)
+        got = []
+        reader = threading.Thread(target=lambda: got.append(open(fifo).read()), daemon=True)
+        reader.start()
+        rc, _, err = run('topo', TOPO, '--dot', fifo, timeout=60)
+        reader.join(30)
+        self.assertEqual(rc, 0, err)
+        self.assertTrue(stat.S_ISFIFO(os.stat(fifo).st_mode), 'the pipe was replaced')
+        self.assertIn('graph "s001_rosta"', got[0])
+
+    @unittest.skipUnless(os.path.exists('/dev/full'), 'needs /dev/full')
+    def test_a_full_disk_names_the_error(self):
+        rc, _, err = run('topo', TOPO, '--dot', '/dev/full')
+        self.assertEqual(rc, 2, err)
+        self.assertIn('No space left on device', err)
+        self.assertTrue(stat.S_ISCHR(os.stat('/dev/full').st_mode))
+
+
+SWEEP = ('study: k\ntopology: s001_rosta.yaml\n'
+         'workloads: [{type: rosta_peer, pairs: [[fpga0, fpga1]], bytes: 1MiB}]\n'
+         'sweep: [{path: workloads.0.bytes, values: [%s]}]\n')
+
+
+def sweep(sizes, unit='KiB'):
+    return SWEEP % ', '.join('%d%s' % (s, unit) for s in sizes)
+
+
+class Resume(Workdir):
+    def run_into(self, text, out, *extra):
+        p = self.write('study.yaml', text)
+        rc, _, err = run('run', p, '-o', out, '-q', *extra)
+        return rc, err
+
+    def clean(self, text):
+        """The results of `text` run into a fresh directory."""
+        out = tempfile.mkdtemp(dir=self.d)
+        rc, err = self.run_into(text, out)
+        self.assertEqual(rc, 0, err)
+        return results(out)
+
+    def test_edit_and_rerun_equals_a_clean_run(self):
+        out = os.path.join(self.d, 'out')
+        a, b = sweep([64, 128, 256]), sweep([64, 512, 256])
+        self.assertEqual(self.run_into(a, out)[0], 0)
+        rc, err = self.run_into(b, out)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(results(out), self.clean(b))
+        # And back: nothing of b's is reported for a.
+        self.assertEqual(self.run_into(a, out)[0], 0)
+        self.assertEqual(results(out), self.clean(a))
+
+    def test_a_failing_point_leaves_no_earlier_result(self):
+        out = os.path.join(self.d, 'out')
+        base = GOOD + 'sweep: [{path: deadline, values: [%s]}]\n'
+        self.assertEqual(self.run_into(base % '10ms, 10ms', out)[0], 0)
+        rc, err = self.run_into(base % '10ms, 1us', out)
+        self.assertEqual(rc, 3, err)
+        r = results(out)
+        self.assertEqual(r['failed'], 1)
+        self.assertEqual([p['point_index'] for p in r['points']], [0])
+        self.assertFalse(os.path.exists(os.path.join(out, 'points', '1.json')))
+        # A rerun of the same study does not resurrect the earlier point 1.
+        rc, err = self.run_into(base % '10ms, 1us', out)
+        self.assertEqual(rc, 3, err)
+        self.assertEqual([p['point_index'] for p in results(out)['points']], [0])
+
+    def test_a_point_of_another_configuration_is_never_reused(self):
+        # A point file whose fingerprint is not this run's (copied in from
+        # another study's run) is run again, not reported.
+        out, other = os.path.join(self.d, 'out'), os.path.join(self.d, 'other')
+        a, b = sweep([64, 128]), sweep([64, 4096])
+        self.assertEqual(self.run_into(a, out)[0], 0)
+        self.assertEqual(self.run_into(b, other)[0], 0)
+        shutil.copy(os.path.join(other, 'points', '1.json'), os.path.join(out, 'points', '1.json'))
+        rc, err = self.run_into(a, out)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(results(out), self.clean(a))
+
+    def servers_of(self, out):
+        """Processes (other than zombies) whose command line names `out`."""
+        found = []
+        for pid in os.listdir('/proc'):
+            if not pid.isdigit():
+                continue
+            try:
+                with open('/proc/%s/cmdline' % pid, 'rb') as f:
+                    cmd = f.read().split(b'\0')
+                with open('/proc/%s/stat' % pid) as f:
+                    state = f.read().rsplit(')', 1)[1].split()[0]
+            except OSError:
+                continue
+            if state != 'Z' and out.encode() in cmd:
+                found.append(int(pid))
+        return found
+
+    def test_killed_at_twenty_moments_equals_an_uninterrupted_run(self):
+        # Two configurations, edited between kills: the final run of each
+        # must give exactly what an uninterrupted run gives, and no point
+        # server may outlive its killed driver.
+        out = os.path.join(self.d, 'out')
+        a = sweep(range(1, 41), 'MiB')
+        b = sweep(range(41, 0, -1), 'MiB')
+        rng = random.Random(20261201)
+        t0 = time.monotonic()
+        self.assertEqual(self.run_into(a, out)[0], 0)
+        full = time.monotonic() - t0
+        shutil.rmtree(out)
+        # Alternating: a kill of b's run finds a's points of the kill before.
+        for k in range(20):
+            text = a if k % 2 == 0 else b
+            p = self.write('study.yaml', text)
+            proc = subprocess.Popen([HXSIM, 'run', p, '-o', out, '-q', '-j', '2'],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(rng.uniform(0, 1.2 * full))
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            deadline = time.monotonic() + 10
+            while self.servers_of(out) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            self.assertEqual(self.servers_of(out), [], 'point servers outlived their driver (kill %d)' % k)
+        for text in (b, a):
+            rc, err = self.run_into(text, out)
+            self.assertEqual(rc, 0, err)
+            self.assertEqual(results(out), self.clean(text))
+
+
+if __name__ == '__main__':
+    unittest.main(verbosity=2)
