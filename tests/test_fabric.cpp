@@ -45,6 +45,16 @@ void expect_sim_error(const std::string& topo, const std::string& workloads, std
   }
 }
 
+// The study must be refused as bad input, before it runs, with each of `needles`.
+void expect_input_error(const std::string& topo, const std::string& workloads, std::initializer_list<const char*> needles) {
+  try {
+    simulate(topo, workloads);
+    ADD_FAILURE() << "expected bad input";
+  } catch (const hx::InputError& e) {
+    for (const char* n : needles) EXPECT_NE(std::string(e.what()).find(n), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 
 // A saturated link delivers its analytic capacity, for every generation,
@@ -163,9 +173,11 @@ TEST(Switch, AcsRedirectsPeerTrafficThroughTheRoot) {
   EXPECT_EQ(r["stats"]["host.p2p_forwarded"]["value"].get<double>(), 512.0);
 }
 
-TEST(Switch, AcsWithoutRootP2pIsASimulationError) {
-  expect_sim_error(two_devices(2, 4, ", acs_redirect: true", ", rc: {p2p: false}"),
-                   "[{type: rosta_peer, name: p, pairs: [[a, b]], bytes: 64KiB, payload: 128B}]", {"p2p disabled"});
+// ...which needs p2p at the root: without it the study is refused before it runs.
+TEST(Switch, AcsWithoutRootP2pIsBadInput) {
+  expect_input_error(two_devices(2, 4, ", acs_redirect: true", ", rc: {p2p: false}"),
+                     "[{type: rosta_peer, name: p, pairs: [[a, b]], bytes: 64KiB, payload: 128B}]",
+                     {"workloads.0.pairs.0: a -> b: switch 'sw' redirects peer requests", "p2p disabled"});
 }
 
 // A TLP larger than the receiver's MPS is malformed (exit 3), never delivered.
@@ -227,9 +239,9 @@ TEST(VirtualChannels, Vc1CarriesTrafficWhereEnabled) {
   EXPECT_NEAR(r["metrics"]["p.a_to_b.rx_MiB_per_s"].get<double>() / (analytic_write_Bps(2, 4, 256) / kMiB), 1.0, 0.002);
 }
 
-TEST(VirtualChannels, Vc1OnALinkWithoutItIsAnError) {
-  expect_sim_error(two_devices(2, 4), "[{type: rosta_peer, name: p, pairs: [[a, b]], bytes: 64KiB, vc: 1}]",
-                   {"does not enable"});
+TEST(VirtualChannels, Vc1OnALinkWithoutItIsBadInput) {
+  expect_input_error(two_devices(2, 4), "[{type: rosta_peer, name: p, pairs: [[a, b]], bytes: 64KiB, vc: 1}]",
+                     {"VC1 is not enabled on link sw - a (port.vcs: 1 at sw, 1 at a)"});
 }
 
 // Per-port MPS on a switch: the port toward b keeps 128 B, so a 256 B peer
@@ -243,12 +255,23 @@ TEST(Mps, SwitchPortMpsAppliesPerPort) {
                    {"sw.down1", "MPS 128"});
 }
 
+// Receive buffers that cannot hold one MPS-sized TLP are bad input (the
+// spec's minimum), found before anything runs.
+TEST(FlowControl, CreditsBelowOneMaximumTlpAreBadInput) {
+  std::string topo = two_devices(2, 4);
+  const std::string from = "port: {p_hdr: 127, p_data: 2000}";
+  topo.replace(topo.find(from), from.size(), "port: {p_hdr: 127, p_data: 2000, cpl_data: 16}");
+  expect_input_error(topo, "[{type: rosta_dma, name: rd, op: read, devices: [a], bytes: 64KiB}]",
+                     {"nodes.sw.port.cpl_data", "cpl_data 16 credits (256 B) cannot hold one 512 B TLP"});
+}
+
 // A switch with small completion buffers back-pressures the root complex's
 // completions; the read still completes with every byte checked.
 TEST(FlowControl, SmallCompletionBuffersBackPressureTheRoot) {
   std::string topo = two_devices(2, 4);
   const std::string from = "port: {p_hdr: 127, p_data: 2000}";
-  topo.replace(topo.find(from), from.size(), "port: {p_hdr: 127, p_data: 2000, cpl_hdr: 2, cpl_data: 16}");
+  // 512 B of completion data: one TLP at MPS 512, the least a receiver may advertise.
+  topo.replace(topo.find(from), from.size(), "port: {p_hdr: 127, p_data: 2000, cpl_hdr: 2, cpl_data: 32}");
   const auto r = simulate(topo, "[{type: rosta_dma, name: rd, op: read, devices: [a], bytes: 64KiB}]");
   EXPECT_EQ(r["stats"]["host.read_bytes"]["value"].get<double>(), 65536.0);
   EXPECT_GT(r["stats"]["host.rp0.credit_stalls"]["value"].get<double>(), 0);

@@ -135,6 +135,26 @@ class InternalErrors(Workdir):
         self.expect_bad(GOOD, 'expected a single value', '--set', 'seed.x=1', regex=r'^error: --set seed\.x: seed: ')
 
 
+class FoundBeforeTheRun(Workdir):
+    """What models would find only at run time (or at elaboration, after the
+    output directory exists) is refused with its place before anything runs."""
+
+    def test_tlb_ways_that_do_not_divide_the_entries(self):
+        self.expect_bad(GOOD, '64 entries do not divide into 5 ways', '--set', 'topology.nodes.host.iommu.iotlb_ways=5',
+                        regex=r'^error: --set topology\.nodes\.host\.iommu\.iotlb_ways: ')
+
+    def test_credits_below_one_maximum_tlp(self):
+        self.expect_bad(GOOD, 'p_data 4 credits (64 B) cannot hold one 128 B TLP (MPS 128 needs 8)', '--set', 'topology.nodes.swB.port.p_data=4')
+
+    def test_a_vc_the_route_does_not_enable(self):
+        self.expect_bad(GOOD.replace('bytes: 64KiB', 'bytes: 64KiB, vc: 1'), 'VC1 is not enabled on link swB - fpga0',
+                        regex=r'study\.yaml:3:\d+: workloads\.0\.pairs\.0: fpga0 -> fpga1: ')
+
+    def test_peer_traffic_where_p2p_is_disabled(self):
+        self.expect_bad(GOOD, "redirects peer requests (acs_redirect) to root complex 'host', which has p2p disabled",
+                        '--set', 'topology.nodes.swB.acs_redirect=true', '--set', 'topology.nodes.host.rc.p2p=false')
+
+
 class Files(Workdir):
     def test_study_names_stay_inside_results(self):
         for name in ('../../x', 'a/b', '..', '"a\\tb"', '""'):

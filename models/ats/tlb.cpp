@@ -11,12 +11,16 @@ std::string page_size_name(unsigned shift) {
   return std::to_string(1ull << shift) + "B";
 }
 
+std::string geometry_error(const TlbConfig& c) {
+  if (c.entries < 1) return "a TLB needs at least one entry";
+  if (c.ways > 0 && c.entries % c.ways != 0)
+    return std::to_string(c.entries) + " entries do not divide into " + std::to_string(c.ways) + " ways";
+  return {};
+}
+
 Tlb::Tlb(const std::string& name, const TlbConfig& cfg) : m_cfg(cfg), m_name(name) {
-  if (cfg.entries < 1) throw InputError(name + ": a TLB needs at least one entry");
+  if (const std::string e = geometry_error(cfg); !e.empty()) throw InputError(name + ": " + e);
   m_ways = cfg.ways <= 0 ? static_cast<std::size_t>(cfg.entries) : static_cast<std::size_t>(cfg.ways);
-  if (cfg.entries % static_cast<int>(m_ways) != 0)
-    throw InputError(name + ": " + std::to_string(cfg.entries) + " entries do not divide into " +
-                     std::to_string(m_ways) + " ways");
   m_sets = static_cast<std::size_t>(cfg.entries) / m_ways;
   m_e.resize(m_sets * m_ways);
   auto& reg = StatsRegistry::instance();

@@ -26,6 +26,10 @@ struct TlbConfig {
   Tick lookup = 0;   // time of one lookup, hit or miss
 };
 
+// Why `c` is not a TLB's geometry (empty if it is): the configuration
+// checks call it before anything runs, the constructor as a last guard.
+std::string geometry_error(const TlbConfig& c);
+
 class Tlb {
  public:
   struct Entry {

@@ -227,6 +227,12 @@ class RostaPeer final : public Workload {
     if (m_bytes == 0) c.child("bytes").fail("must be positive");
     m_payload = c.has("payload") ? size32(c.child("payload"), 4, 4096) : 128;
     m_vc = c.has("vc") ? static_cast<std::uint8_t>(c.child("vc").integer(0, pcie::kMaxVcs - 1)) : 0;
+    // The route each transfer takes must carry it: checked here, before
+    // anything runs, rather than found by the first TLP that cannot pass.
+    for (std::size_t i = 0; i < m_pairs.size(); ++i) {
+      const std::string why = p.peer_route_error(p.find(m_pairs[i].src), p.find(m_pairs[i].dst), m_vc);
+      if (!why.empty()) pr.item(i).fail(m_pairs[i].src + " -> " + m_pairs[i].dst + ": " + why);
+    }
   }
   void start(Platform& plat) override {
     m_p = &plat;

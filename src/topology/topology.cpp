@@ -1,5 +1,7 @@
 #include "src/topology/topology.h"
 
+#include "models/ats/tlb.h"
+
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/connected_components.hpp>
 
@@ -25,6 +27,13 @@ const char* type_name(NodeType t) {
 }
 
 namespace {
+
+// A TLB geometry the model would refuse, refused here at its ways key (or
+// its section) before anything runs.
+void check_tlb(const Cursor& section, const char* ways_key, const ats::TlbConfig& c) {
+  const std::string e = ats::geometry_error(c);
+  if (!e.empty()) (section.has(ways_key) ? section.child(ways_key) : section).fail(e);
+}
 
 constexpr std::uint64_t kMmioBase = 0xC0000000ull;
 constexpr std::uint64_t kMmioLimit = 0xFEC00000ull;  // below the IOAPIC/MSI region
@@ -98,6 +107,11 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults, Arena& a
     cfg::load_params(c.child("rc"), n.rc, cfg::rc_params());
     cfg::load_params(c.child("memory"), n.rc.memory, cfg::memory_params());
     cfg::load_params(c.child("iommu"), n.rc.iommu, cfg::iommu_params());
+    check_tlb(c.child("iommu"), "iotlb_ways", n.rc.iommu.iotlb);
+    if (n.rc.iommu.table_region >= n.rc.dram_size)
+      (c.child("iommu").has("table_region") ? c.child("iommu").child("table_region") : c.child("rc"))
+          .fail("iommu.table_region (" + cfg::format_size(n.rc.iommu.table_region) + ") does not fit in DRAM (" +
+                cfg::format_size(n.rc.dram_size) + ")");
     const Cursor cpu = c.child("cpu");
     cfg::load_params(cpu, n.cpu, cfg::cpu_params());
     // A tick that costs its whole period leaves no time to run in: a
@@ -139,6 +153,9 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults, Arena& a
 #endif
     cfg::load_params(c.child("bench"), n.bench, cfg::bench_params());
     cfg::load_params(c.child("coyote"), n.coyote, cfg::coyote_params());
+    check_tlb(c.child("bench"), "atc_ways", n.bench.atc);
+    check_tlb(c.child("coyote"), "stlb_ways", n.coyote.stlb);
+    check_tlb(c.child("coyote"), "ltlb_ways", n.coyote.ltlb);
     // Each device's register map must fit in BAR0.
     std::uint64_t need = 0;
     if (n.device == "rosta") need = dma::kRostaEpRx + (1u << 20);
@@ -199,6 +216,38 @@ std::vector<int> Topology::path_links(int a, int b) const {
     }
   }
   return out;
+}
+
+std::string Topology::peer_route_error(int a, int b, int vc) const {
+  const auto p = path(a, b);
+  // The node where the route turns down is the common ancestor.
+  std::size_t turn = 0;
+  for (std::size_t i = 0; i + 1 < p.size(); ++i)
+    if (nodes[static_cast<std::size_t>(p[i])].parent_link >= 0 &&
+        links[static_cast<std::size_t>(nodes[static_cast<std::size_t>(p[i])].parent_link)].up_node == p[i + 1])
+      turn = i + 1;
+  std::vector<int> route = path_links(a, b);
+  const NodeSpec& top = nodes[static_cast<std::size_t>(p[turn])];
+  const NodeSpec& rc = nodes[static_cast<std::size_t>(root)];
+  if (top.type == NodeType::Switch && top.sw.acs_redirect) {
+    // Redirected to the root complex and back down: the links above too.
+    const auto up = path_links(p[turn], root);
+    route.insert(route.end(), up.begin(), up.end());
+    if (!rc.rc.p2p)
+      return "switch '" + top.name + "' redirects peer requests (acs_redirect) to root complex '" + rc.name +
+             "', which has p2p disabled";
+  } else if (top.type == NodeType::RootComplex && !rc.rc.p2p) {
+    return "the peers are under different root ports of '" + rc.name + "', which has p2p disabled";
+  }
+  for (const int l : route) {
+    const LinkSpec& L = links[static_cast<std::size_t>(l)];
+    const int vcs = std::min(nodes[static_cast<std::size_t>(L.up_node)].port.vcs, nodes[static_cast<std::size_t>(L.down_node)].port.vcs);
+    if (vc >= vcs)
+      return "VC" + std::to_string(vc) + " is not enabled on link " + L.up + " - " + L.down + " (port.vcs: " +
+             std::to_string(nodes[static_cast<std::size_t>(L.up_node)].port.vcs) + " at " + L.up + ", " +
+             std::to_string(nodes[static_cast<std::size_t>(L.down_node)].port.vcs) + " at " + L.down + ")";
+  }
+  return {};
 }
 
 Topology load_topology(const Cursor& root, const std::string& file) {
@@ -307,6 +356,22 @@ Topology load_topology(const Cursor& root, const std::string& file) {
   for (auto& n : t.nodes) {
     n.mps = n.mps_set ? n.mps_set : fw_mps;
     n.port.mps = n.mps;
+    // A receiver must advertise room for the largest TLP it may be sent
+    // (PCIe base spec, sec. 2.6.1): data credits below MPS / 16 would stall
+    // the first full-size write or completion for ever.
+    int largest = n.mps;
+    for (const auto& [port, m] : n.port_mps) largest = std::max(largest, m);
+    const int need = (largest + pcie::kCreditDataUnit - 1) / pcie::kCreditDataUnit;
+    for (const auto& [cls, key] : {std::pair<int, const char*>{0, "p_data"}, {2, "cpl_data"}}) {
+      if (cls == 2 && n.type == NodeType::RootComplex) continue;  // root ports: infinite completion credits
+      const int have = n.port.credits_data[cls];
+      if (have == 0 || have >= need) continue;
+      const Cursor pc = n.where.child("port");
+      (pc.has(key) ? pc.child(key) : n.where)
+          .fail(std::string(key) + " " + std::to_string(have) + " credits (" + std::to_string(have * pcie::kCreditDataUnit) +
+                " B) cannot hold one " + std::to_string(largest) + " B TLP (MPS " + std::to_string(largest) + " needs " +
+                std::to_string(need) + ")");
+    }
   }
 
   // Enumeration: bus numbers depth-first, BARs and windows. Each PCI

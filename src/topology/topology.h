@@ -68,6 +68,11 @@ struct Topology {
   std::vector<int> path(int a, int b) const;
   // Links on that path.
   std::vector<int> path_links(int a, int b) const;
+  // Why a request from endpoint a cannot reach endpoint b on virtual
+  // channel `vc` (empty if it can): the route it takes (up to the root
+  // complex where ACS redirects it or where it crosses root ports) needs
+  // peer-to-peer allowed there, and every link of it enables `vc`.
+  std::string peer_route_error(int a, int b, int vc) const;
   // Data bandwidth of a link direction for payloads of `mps` bytes (B/s):
   // line rate x encoding x payload/(payload + 24 B of header and framing).
   static double link_data_rate(const pcie::LinkConfig& l, int mps);
