@@ -351,12 +351,29 @@ bool PciePort::has_rx_occupancy() const {
 std::string PciePort::blocked_reason() {
   refresh_credits(now_tick());
   std::ostringstream os;
+  // A class is starved when it cannot send one TLP of the largest size this
+  // link carries: no header credit, or fewer data credits than MPS takes.
+  const int mps_data = (m_cfg.mps + kCreditDataUnit - 1) / kCreditDataUnit;
+  const bool waiting = m_owner.tx_pending(*this);
   for (int vc = 0; vc < std::min(m_cfg.vcs, m_peer ? m_peer->m_cfg.vcs : 1); ++vc)
     for (int c = 0; c < kFcClasses; ++c) {
       const Credits& cr = m_tx_credits[vc][c];
-      if ((!cr.inf_hdr && cr.hdr <= 0) || (!cr.inf_data && cr.data <= 0))
-        os << " VC" << vc << " " << kClassName[c] << (cr.hdr <= 0 && !cr.inf_hdr ? " header" : " data")
-           << " credits 0;";
+      const bool no_hdr = !cr.inf_hdr && cr.hdr <= 0;
+      const bool few_data = !cr.inf_data && cr.data < mps_data;
+      if (!no_hdr && !few_data) continue;
+      os << " VC" << vc << " " << kClassName[c] << " " << (no_hdr ? "header" : "data") << " credits starved (";
+      if (!cr.inf_hdr) os << cr.hdr << " header";
+      if (!cr.inf_hdr && !cr.inf_data) os << ", ";
+      if (!cr.inf_data) os << cr.data << " data of the " << mps_data << " an MPS TLP takes";
+      os << " left";
+      if (m_peer) {
+        // Who holds them: TLPs the receiver has taken and not released, and
+        // credits it freed but has not returned in an UpdateFC.
+        os << "; " << m_peer->m_name << " holds " << m_peer->m_rx_hdr[vc][c] << " TLPs (" << m_peer->m_rx_data[vc][c]
+           << " data credits) unreleased and " << m_peer->m_fc_hdr[vc][c] << " header/" << m_peer->m_fc_data[vc][c]
+           << " data credits freed but not yet returned";
+      }
+      os << (waiting ? "; TLPs are waiting to be sent" : "") << ");";
     }
   return os.str();
 }

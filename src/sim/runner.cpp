@@ -16,6 +16,7 @@
 #include "models/core/rng.h"
 #include "models/core/scheduler.h"
 #include "models/pcie/tlp.h"
+#include "src/config/units.h"
 #include "src/sim/platform.h"
 #include "src/sim/version.h"
 #include "src/sim/workloads.h"
@@ -140,9 +141,13 @@ nlohmann::json run_point_in_place(StudyFiles& f, const SweepPoint& point, std::u
   if (!unfinished.empty()) {
     if (sc_core::sc_pending_activity())
       throw SimError("simulation did not finish by its deadline of " + std::to_string(to_ns(s.deadline) / 1e6) +
-                     " ms simulated time:" + unfinished + plat.diagnose());
-    throw SimError("deadlock at " + std::to_string(to_ns(end)) + " ns: no event left with work outstanding:" + unfinished +
-                   plat.diagnose());
+                     " ms simulated time (raise the study's `deadline:`, e.g. --set deadline=" +
+                     cfg::format_time(s.deadline * 10) + "):" + unfinished + plat.diagnose());
+    // What starved comes first (the links, their VC, class and credit type,
+    // and who holds the credits), what waited on it after.
+    const std::string cause = plat.diagnose();
+    throw SimError("deadlock at " + std::to_string(to_ns(end)) + " ns: no event left with work outstanding:" +
+                   (cause.empty() ? std::string("\n  (no link is out of credits)") : cause) + "\n waiting:" + unfinished);
   }
   // Conservation: every TLP made was consumed, every buffer drained.
   if (pcie::TlpPool::instance().live() != 0)
