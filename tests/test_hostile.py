@@ -103,7 +103,8 @@ class YamlStrictness(Workdir):
 
 class NoHang(Workdir):
     def topo_with(self, old, new):
-        text = open(TOPO).read()
+        with open(TOPO) as f:
+            text = f.read()
         self.assertIn(old, text)
         return text.replace(old, new)
 
@@ -175,13 +176,17 @@ class Files(Workdir):
         rc, _, err = run('topo', TOPO, '--dot', link)
         self.assertEqual(rc, 0, err)
         self.assertTrue(os.path.islink(link), 'the link was replaced')
-        self.assertIn('graph "s001_rosta"', open(real).read())
+        with open(real) as f:
+            self.assertIn('graph "s001_rosta"', f.read())
 
     def test_a_pipe_is_written_into_not_replaced(self):
         fifo = os.path.join(self.d, 'fifo')
         os.mkfifo(fifo)
         got = []
-        reader = threading.Thread(target=lambda: got.append(open(fifo).read()), daemon=True)
+        def read():
+            with open(fifo) as f:
+                got.append(f.read())
+        reader = threading.Thread(target=read, daemon=True)
         reader.start()
         rc, _, err = run('topo', TOPO, '--dot', fifo, timeout=60)
         reader.join(30)
@@ -195,6 +200,37 @@ class Files(Workdir):
         self.assertEqual(rc, 2, err)
         self.assertIn('No space left on device', err)
         self.assertTrue(stat.S_ISCHR(os.stat('/dev/full').st_mode))
+
+
+class Friction(Workdir):
+    def test_set_before_or_after_the_study(self):
+        study = self.write('study.yaml', GOOD)
+        outs = []
+        for args in (['--set', 'workloads.0.bytes=128KiB', study], [study, '--set', 'workloads.0.bytes=128KiB'],
+                     ['--set', 'workloads.0.bytes=128KiB', '--set', 'seed=5', study]):
+            out = tempfile.mkdtemp(dir=self.d)
+            rc, _, err = run('run', *args, '-o', out, '-q')
+            self.assertEqual(rc, 0, err)
+            outs.append(results(out))
+        self.assertEqual(outs[0], outs[1])
+        self.assertEqual(outs[0]['points'][0]['point'], {})
+        with open(os.path.join(out, 'resolved_study.yaml')) as f:
+            self.assertIn('bytes: 128KiB', f.read())
+
+    def test_a_missed_deadline_names_the_key(self):
+        study = self.write('study.yaml', GOOD + 'deadline: 1us\n')
+        rc, _, err = run('run', study, '-o', os.path.join(self.d, 'out'), '-q')
+        self.assertEqual(rc, 3, err)
+        self.assertIn("raise the study's `deadline:`, e.g. --set deadline=10us", err)
+
+    def test_a_large_sweep_shows_its_checks(self):
+        study = self.write('study.yaml', GOOD + 'sweep: [{path: seed, range: {from: 1, to: 3000, step: 1}}]\n')
+        p = subprocess.Popen([HXSIM, 'run', study, '-o', os.path.join(self.d, 'out'), '-j', '2'],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        first = p.stderr.readline()
+        p.kill()
+        p.communicate()
+        self.assertRegex(first, r'^checked \d+/2999 points of the sweep$')
 
 
 SWEEP = ('study: k\ntopology: s001_rosta.yaml\n'

@@ -41,7 +41,9 @@ int run_cli(int argc, char** argv) {
   run->add_option("study", ra.study, "study YAML")->required()->check(CLI::ExistingFile);
   run->add_option("-o,--out", ra.out_dir, "output directory (default: results/<study>)");
   run->add_option("-j,--jobs", ra.jobs, "parallel worker processes (default: all cores)")->check(CLI::Range(1, 4096));
-  run->add_option("--set", ra.sets, "override a parameter: path=value (topology.nodes.X.Y=... for the platform)");
+  // One value per --set, so that the study path may come before or after them.
+  run->add_option("--set", ra.sets, "override a parameter: path=value (topology.nodes.X.Y=... for the platform)")
+      ->allow_extra_args(false);
   run->add_option("--seed", ra.seed, "study seed (default: the study's)")->check(CLI::Range(0LL, 1LL << 62));
   run->add_flag("--fresh", ra.fresh, "redo points a previous run finished");
   run->add_flag("-q,--quiet", ra.quiet, "no progress output");
@@ -61,7 +63,7 @@ int run_cli(int argc, char** argv) {
     auto* w = app.add_subcommand(name, what);
     w->group("");
     w->add_option("study", ra.study)->required();
-    w->add_option("--set", ra.sets);
+    w->add_option("--set", ra.sets)->allow_extra_args(false);
     w->add_option("--seed", ra.seed);
     w->add_option("--fingerprint", ra.fingerprint);
     w->add_flag("--trace", ra.trace);
@@ -106,7 +108,7 @@ int run_cli(int argc, char** argv) {
   val->add_option("--cases-dir", va.cases_dir, "directory of cases")->default_val(std::string(HXSIM_SOURCE_DIR) + "/validation/cases");
   val->add_option("--report", va.report, "report path without extension; .md and .json are written");
   val->add_option("--work", va.work_dir, "directory for the studies' results (default: results/validate)");
-  val->add_option("--set", va.sets, "override a parameter in every case's study: path=value");
+  val->add_option("--set", va.sets, "override a parameter in every case's study: path=value")->allow_extra_args(false);
   val->add_option("-j,--jobs", va.jobs, "parallel worker processes")->check(CLI::Range(1, 4096));
   val->add_flag("--fresh", va.fresh, "rerun every point");
 

@@ -118,7 +118,9 @@ std::vector<std::pair<std::string, std::string>> split_sets(const std::vector<st
 // Sweep points [first, last) parsed and their workloads bound to their
 // topology, nothing elaborated or written: bad input throws InputError (that
 // of the first bad point). Returns the study name (empty if no point).
+// `progress`, if given, is told (points checked, points to check) now and then.
+using CheckProgress = std::function<void(std::size_t, std::size_t)>;
 std::string check_study(const StudyFiles& f, const std::vector<SweepPoint>& points, int threads = 1, std::size_t first = 0,
-                        std::size_t last = static_cast<std::size_t>(-1));
+                        std::size_t last = static_cast<std::size_t>(-1), const CheckProgress& progress = {});
 
 }  // namespace hx::sim

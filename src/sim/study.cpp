@@ -67,6 +67,13 @@ StudyFiles copy_without_positions(const StudyFiles& f) {
   return c;
 }
 
+StudyFiles copy_study_only(const StudyFiles& f) {
+  StudyFiles c = f;
+  c.study.reset(YAML::Clone(f.study));  // reset(), not `=`: see copy_without_positions
+  c.study_origins.clear();
+  return c;
+}
+
 void apply_set(StudyFiles& f, const std::string& path, const YAML::Node& value, const std::string& origin) {
   apply_set(f, path, emit(value), origin);
 }
@@ -313,7 +320,20 @@ void apply_point(StudyFiles& f, const SweepPoint& point) {
   for (const auto& set : point.sets) apply_set(f, set.path, set.value, set.where);
 }
 
+bool points_change_topology(const std::vector<SweepPoint>& points) {
+  for (const SweepPoint& p : points)
+    for (const auto& set : p.sets)
+      if (set.path == "topology" || set.path.rfind("topology.", 0) == 0) return true;
+  return false;
+}
+
 Study parse_study(const StudyFiles& f) {
+  Study s = parse_study_keys(f);
+  s.topo = topo::load_topology(f.topo_root(), f.topo_file);
+  return s;
+}
+
+Study parse_study_keys(const StudyFiles& f) {
   Study s;
   s.study_root = f.study;
   const cfg::Cursor root = f.study_root();
@@ -329,7 +349,6 @@ Study parse_study(const StudyFiles& f) {
   if (root.has("description")) s.description = root.child("description").str();
   if (root.has("seed")) s.seed = static_cast<std::uint64_t>(root.child("seed").integer(0, (1ll << 62)));
   if (root.has("deadline")) s.deadline = root.child("deadline").time();
-  s.topo = topo::load_topology(f.topo_root(), f.topo_file);
   s.workloads = root.child("workloads");
   if (!s.workloads.node.IsSequence() || s.workloads.node.size() == 0) s.workloads.fail("a study needs a list of workloads");
   return s;

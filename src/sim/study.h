@@ -37,6 +37,9 @@ StudyFiles clone(const StudyFiles& f);
 // no file:line:col (yaml-cpp's Clone drops them): errors found in it name
 // no position.
 StudyFiles copy_without_positions(const StudyFiles& f);
+// The same for the study alone: the copy shares f's topology tree, for a
+// caller that will not change it.
+StudyFiles copy_study_only(const StudyFiles& f);
 // path=value overrides; `topology.` paths go to the topology tree.
 void apply_set(StudyFiles& f, const std::string& path, const YAML::Node& value, const std::string& origin);
 void apply_set(StudyFiles& f, const std::string& path, const std::string& value, const std::string& origin);
@@ -71,6 +74,11 @@ struct Study {
 };
 
 Study parse_study(const StudyFiles& f);
+// The study's own keys only: `topo` is left empty, for a caller that
+// already holds the topology the study runs on.
+Study parse_study_keys(const StudyFiles& f);
+// Whether any of the points sets the topology or something in it.
+bool points_change_topology(const std::vector<SweepPoint>& points);
 
 // YAML emitted back as text (the resolved config written beside results).
 std::string emit(const YAML::Node& n);
