@@ -107,7 +107,7 @@ int sc_main(int argc, char** argv) {
     if (e.path().extension() != ".yaml") continue;
     try {
       const auto f = hx::sim::load_study_files(e.path().string());
-      if (hx::sim::expand_sweep(f).size() > 16) continue;
+      if (hx::sim::Sweep(f).size() > 16) continue;
       corpus.push_back({slurp(e.path()), fs::path(f.topo_file).filename().string(), slurp(f.topo_file)});
     } catch (const std::exception&) {
     }
@@ -124,7 +124,7 @@ int sc_main(int argc, char** argv) {
     std::ofstream(work / "topologies" / sd.topo_name) << topo;
     try {
       const auto f = hx::sim::load_study_files((work / "configs" / "s.yaml").string());
-      const auto pts = hx::sim::expand_sweep(f);
+      const hx::sim::Sweep pts(f);
       if (pts.size() <= 64) hx::sim::check_study(f, pts);
       ++accepted;
     } catch (const hx::InputError& e) {

@@ -75,11 +75,11 @@ std::uint64_t study_hash(const StudyFiles& f) {
   return StableHash().field(emit(f.study)).field(emit(f.topo)).low64();
 }
 
-std::string run_fingerprint(const StudyFiles& f, const std::vector<SweepPoint>& points, std::uint64_t seed,
+std::string run_fingerprint(const StudyFiles& f, const Sweep& points, std::uint64_t seed,
                             const std::string& self) {
   StableHash h;
   h.field(emit(f.study)).field(emit(f.topo));
-  for (const std::string& t : swept_topologies(f, points)) h.field(t).field(read_file(t));
+  for (const std::string& t : points.topologies(f)) h.field(t).field(read_file(t));
   // The build: the binary's size and time, and the commit it was built from.
   std::error_code ec;
   h.field(std::to_string(seed));
@@ -121,7 +121,7 @@ std::string csv_value(const nlohmann::json& v) {
 
 }  // namespace
 
-std::string check_study(const StudyFiles& f, const std::vector<SweepPoint>& points, int threads, std::size_t first,
+std::string check_study(const StudyFiles& f, const Sweep& points, int threads, std::size_t first,
                         std::size_t last, const CheckProgress& progress) {
   // Each thread takes the next unchecked point in turn and checks it on a
   // copy of its own (yaml-cpp trees are not shared between threads); the
@@ -137,8 +137,8 @@ std::string check_study(const StudyFiles& f, const std::vector<SweepPoint>& poin
   std::vector<StudyFiles> copies;
   for (std::size_t i = 0; i < n; ++i) {
     copies.push_back(clone(f));
-    // Each point is checked on a copy of this one. The sweep is expanded
-    // already and no point changes it (expand_sweep), so it is left out:
+    // Each point is checked on a copy of this one. The points are made
+    // from the sweep already and none changes it (Sweep), so it is left out:
     // with a list of thousands of values, copying it for every point made
     // the check grow with the square of the points.
     copies.back().study.remove("sweep");
@@ -150,10 +150,10 @@ std::string check_study(const StudyFiles& f, const std::vector<SweepPoint>& poin
   // workloads against that: a point's check then copies and reads only
   // the study (a 20000-point seed sweep took 8 s to check, reading the
   // topology again for each point).
-  const bool same_topology = !points_change_topology(points);
+  const bool same_topology = !points.changes_topology();
   std::vector<std::unique_ptr<topo::Topology>> topos(n);
   auto check_one = [&](StudyFiles c, std::size_t k, const topo::Topology* t) {
-    apply_point(c, points[k]);
+    apply_point(c, points.at(k));
     const Study s = t ? parse_study_keys(c) : parse_study(c);
     make_workloads(s.workloads, t ? *t : s.topo);  // validated against the topology, not elaborated
     return s.name;
@@ -451,7 +451,7 @@ static_assert(sizeof(Report) <= 512, "a report must be one atomic pipe write");
 // separate sweeps do (design note 18). Nothing of SystemC is elaborated in
 // a server, so each point process elaborates exactly once. (The MPI pool
 // starts `hxsim _point` processes instead: an MPI process must not fork.)
-void serve(int cmd, int rep, const RunArgs& a, const StudyFiles& f, const std::vector<SweepPoint>& points,
+void serve(int cmd, int rep, const RunArgs& a, const StudyFiles& f, const Sweep& points,
            std::uint64_t seed, const std::string& dir) {
   ::signal(SIGPIPE, SIG_IGN);  // a driver that has gone makes report() fail, not kill this process
   const pid_t server = ::getpid();
@@ -487,7 +487,7 @@ void serve(int cmd, int rep, const RunArgs& a, const StudyFiles& f, const std::v
         code = on_fresh_arena([&] {
           StudyFiles own = f;  // this process's own copy of the checked study
           return exit_status_of([&] {
-            *shared = write_point(a, own, points[k], k, seed, point_file(dir, k));
+            *shared = write_point(a, own, points.at(k), k, seed, point_file(dir, k));
             return 0;
           });
         });
@@ -637,7 +637,7 @@ int run_point_server(const RunArgs& a, const std::string& dir, int cmd, int rep,
   // go on writing point files into a directory a rerun now owns.
   if (driver > 0 && !end_with_parent(static_cast<pid_t>(driver))) return 3;
   StudyFiles f = prepared(a);
-  const auto points = expand_sweep(f);
+  const Sweep points(f);
   // The driver checked every point of what it read; a server that reads
   // something else (a file edited since) runs nothing.
   if (study_hash(f) != expect_hash) throw InputError(a.study + ": the study or its topology changed while the sweep started");
@@ -709,7 +709,7 @@ int run_study(const RunArgs& a, const std::string& self) {
   // 1. Everything is checked before anything is written.
   if (a.trace) trace_window(a);
   StudyFiles f = prepared(a);
-  const auto points = expand_sweep(f);
+  const Sweep points(f);
   const int jobs = a.jobs > 0 ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
   // The first point names the study, and so its output directory.
   const std::string name = check_study(f, points, 1, 0, 1);
@@ -746,10 +746,25 @@ int run_study(const RunArgs& a, const std::string& self) {
     return g;
   };
   std::vector<Gathered> gathered(points.size());
+  // Which files of which points an earlier run left: one listing of
+  // points/, not a look-up per point (a million points took 10 s of them).
+  enum : std::uint8_t { kJson = 1, kOther = 2 };
+  std::vector<std::uint8_t> left(points.size(), 0);
+  {
+    std::error_code ec;
+    for (fs::directory_iterator it(fs::path(dir) / "points", ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string n = it->path().filename().string();
+      const std::size_t digits = n.find_first_not_of("0123456789");
+      if (digits == 0 || digits == std::string::npos || digits > 19) continue;
+      const std::size_t k = std::stoull(n.substr(0, digits));
+      if (k >= points.size()) continue;
+      left[k] |= n.compare(digits, std::string::npos, ".json") == 0 ? kJson : kOther;
+    }
+  }
   std::vector<std::size_t> todo;
   std::size_t skipped = 0;
   for (std::size_t k = 0; k < points.size(); ++k) {
-    if (!a.fresh && !a.trace) gathered[k] = read_point(k);
+    if (!a.fresh && !a.trace && (left[k] & kJson)) gathered[k] = read_point(k);
     if (gathered[k].present) {
       ++skipped;
       continue;
@@ -789,9 +804,10 @@ int run_study(const RunArgs& a, const std::string& self) {
   std::error_code gone;
   fs::remove(fs::path(dir) / "fingerprint", gone);
   for (const std::size_t k : todo)
-    for (const std::string& stale : {point_file(dir, k), point_file(dir, k, ".stderr"), point_trace_file(dir, k)})
-      if (!fs::remove(stale, gone) && gone)
-        throw InputError("-o " + dir + ": cannot remove the earlier " + stale + ": " + gone.message());
+    if (left[k])
+      for (const std::string& stale : {point_file(dir, k), point_file(dir, k, ".stderr"), point_trace_file(dir, k)})
+        if (!fs::remove(stale, gone) && gone)
+          throw InputError("-o " + dir + ": cannot remove the earlier " + stale + ": " + gone.message());
 
   // 2. One process per point.
   if (a.mpi) pool = make_mpi_pool(args, self, f, seed, dir);

@@ -41,7 +41,7 @@ struct RunArgs {
 // topology, every topology file a sweep switches to, the seed and the
 // simulator build. A point file is reused only if it carries
 // point_fingerprint(run_fingerprint, its index).
-std::string run_fingerprint(const StudyFiles& f, const std::vector<SweepPoint>& points, std::uint64_t seed,
+std::string run_fingerprint(const StudyFiles& f, const Sweep& points, std::uint64_t seed,
                             const std::string& self_exe);
 std::string point_fingerprint(const std::string& run, std::size_t index);
 
@@ -120,7 +120,7 @@ std::vector<std::pair<std::string, std::string>> split_sets(const std::vector<st
 // of the first bad point). Returns the study name (empty if no point).
 // `progress`, if given, is told (points checked, points to check) now and then.
 using CheckProgress = std::function<void(std::size_t, std::size_t)>;
-std::string check_study(const StudyFiles& f, const std::vector<SweepPoint>& points, int threads = 1, std::size_t first = 0,
+std::string check_study(const StudyFiles& f, const Sweep& points, int threads = 1, std::size_t first = 0,
                         std::size_t last = static_cast<std::size_t>(-1), const CheckProgress& progress = {});
 
 }  // namespace hx::sim

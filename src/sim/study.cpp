@@ -92,17 +92,6 @@ fs::path topology_path(const StudyFiles& f, const std::string& value, const std:
 }
 }  // namespace
 
-std::vector<std::string> swept_topologies(const StudyFiles& f, const std::vector<SweepPoint>& points) {
-  std::vector<std::string> out;
-  for (const SweepPoint& pt : points)
-    for (const auto& set : pt.sets) {
-      if (set.path != "topology") continue;
-      const std::string p = topology_path(f, emit(set.value), set.where, nullptr).string();
-      if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
-    }
-  return out;
-}
-
 void apply_set(StudyFiles& f, const std::string& path, const std::string& value, const std::string& origin) {
   const std::string prefix = "topology.";
   if (path == "topology") {
@@ -282,25 +271,61 @@ SweepPoint point_of(const std::vector<Axis>& axes, const std::vector<std::size_t
     }
   return p;
 }
+
+// The value indices of point `index` on each axis, the last axis varying fastest.
+std::vector<std::size_t> indices_of(const std::vector<Axis>& axes, std::size_t index) {
+  std::vector<std::size_t> v(axes.size(), 0);
+  for (std::size_t i = axes.size(), rest = index; i-- > 0;) {
+    v[i] = rest % axes[i].size();
+    rest /= axes[i].size();
+  }
+  return v;
+}
 }  // namespace
+
+struct Sweep::Impl {
+  std::vector<Axis> axes;
+};
+
+Sweep::Sweep(const StudyFiles& f) {
+  auto impl = std::make_shared<Impl>();
+  impl->axes = sweep_axes(f);
+  // A range's values summed once (as the list is walked), not per point.
+  for (Axis& a : impl->axes)
+    for (Part& p : a.parts)
+      if (p.range) p.walk();
+  m_count = point_count(impl->axes);
+  m_impl = std::move(impl);
+}
+
+SweepPoint Sweep::at(std::size_t k) const { return point_of(m_impl->axes, indices_of(m_impl->axes, k)); }
+
+bool Sweep::changes_topology() const {
+  for (const Axis& a : m_impl->axes)
+    for (const Part& p : a.parts)
+      if (p.path == "topology" || p.path.rfind("topology.", 0) == 0) return true;
+  return false;
+}
+
+std::vector<std::string> Sweep::topologies(const StudyFiles& f) const {
+  std::vector<std::string> out;
+  for (const Axis& a : m_impl->axes)
+    for (const Part& part : a.parts) {
+      if (part.path != "topology") continue;
+      for (std::size_t v = 0; v < part.n; ++v) {
+        const std::string p = topology_path(f, emit(part.value(v)), part.where(v), nullptr).string();
+        if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+      }
+    }
+  return out;
+}
 
 // Points in order of the cartesian product, the last axis varying fastest.
 std::vector<SweepPoint> expand_sweep(const StudyFiles& f) {
-  std::vector<Axis> axes = sweep_axes(f);
-  for (Axis& a : axes)
-    for (Part& p : a.parts)
-      if (p.range) p.walk();
-  const std::size_t count = point_count(axes);
+  const Sweep sweep(f);
   std::vector<SweepPoint> points;
-  points.reserve(count);
-  std::vector<std::size_t> v(axes.size(), 0);
-  for (std::size_t k = 0; k < count; ++k) {
-    points.push_back(point_of(axes, v));
-    for (std::size_t i = axes.size(); i-- > 0;) {
-      if (++v[i] < axes[i].size()) break;
-      v[i] = 0;
-    }
-  }
+  points.reserve(sweep.size());
+  for (std::size_t k = 0; k < sweep.size(); ++k) points.push_back(sweep.at(k));
   return points;
 }
 
@@ -308,23 +333,11 @@ std::pair<SweepPoint, std::size_t> sweep_point(const StudyFiles& f, std::size_t 
   const std::vector<Axis> axes = sweep_axes(f);
   const std::size_t count = point_count(axes);
   if (index >= count) return {SweepPoint{}, count};
-  std::vector<std::size_t> v(axes.size(), 0);
-  for (std::size_t i = axes.size(), rest = index; i-- > 0;) {
-    v[i] = rest % axes[i].size();
-    rest /= axes[i].size();
-  }
-  return {point_of(axes, v), count};
+  return {point_of(axes, indices_of(axes, index)), count};
 }
 
 void apply_point(StudyFiles& f, const SweepPoint& point) {
   for (const auto& set : point.sets) apply_set(f, set.path, set.value, set.where);
-}
-
-bool points_change_topology(const std::vector<SweepPoint>& points) {
-  for (const SweepPoint& p : points)
-    for (const auto& set : p.sets)
-      if (set.path == "topology" || set.path.rfind("topology.", 0) == 0) return true;
-  return false;
 }
 
 Study parse_study(const StudyFiles& f) {

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,14 +56,33 @@ struct SweepPoint {
 };
 // The points of the study's sweep (one point with no sets if none).
 std::vector<SweepPoint> expand_sweep(const StudyFiles& f);
+
+// The same points, made one at a time when asked for: a driver of a large
+// sweep holds its axes, not a million points. It reads the values from f's
+// study, which must outlive it.
+class Sweep {
+ public:
+  explicit Sweep(const StudyFiles& f);
+  std::size_t size() const { return m_count; }
+  SweepPoint at(std::size_t k) const;
+  // Whether some point sets the topology or something in it.
+  bool changes_topology() const;
+  // The topology files the points switch to (`path: topology`), each once,
+  // in the order the points first name them.
+  std::vector<std::string> topologies(const StudyFiles& f) const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<const Impl> m_impl;
+  std::size_t m_count = 1;
+};
 // Point `index` of that list alone, without building the others (a point
 // process of a large sweep), and how many points there are; a point past
 // the end comes back empty.
 std::pair<SweepPoint, std::size_t> sweep_point(const StudyFiles& f, std::size_t index);
 // Apply a sweep point's values to f.
 void apply_point(StudyFiles& f, const SweepPoint& point);
-// The topology files the points switch to (`path: topology`), each once.
-std::vector<std::string> swept_topologies(const StudyFiles& f, const std::vector<SweepPoint>& points);
+
 
 struct Study {
   std::string name, description;
@@ -77,8 +97,7 @@ Study parse_study(const StudyFiles& f);
 // The study's own keys only: `topo` is left empty, for a caller that
 // already holds the topology the study runs on.
 Study parse_study_keys(const StudyFiles& f);
-// Whether any of the points sets the topology or something in it.
-bool points_change_topology(const std::vector<SweepPoint>& points);
+
 
 // YAML emitted back as text (the resolved config written beside results).
 std::string emit(const YAML::Node& n);
