@@ -151,6 +151,11 @@ class FoundBeforeTheRun(Workdir):
         self.expect_bad(GOOD.replace('bytes: 64KiB', 'bytes: 64KiB, vc: 1'), 'VC1 is not enabled on link swB - fpga0',
                         regex=r'study\.yaml:3:\d+: workloads\.0\.pairs\.0: fpga0 -> fpga1: ')
 
+    def test_buffers_larger_than_memory(self):
+        self.expect_bad('study: t\ntopology: s001_rosta.yaml\n'
+                        'workloads: [{type: rosta_dma, op: write, devices: [fpga0], bytes: 128GiB}]\n',
+                        'its buffers do not fit in host memory (rc.dram_size)', regex=r'study\.yaml:3:\d+: workloads\.0: ')
+
     def test_peer_traffic_where_p2p_is_disabled(self):
         self.expect_bad(GOOD, "redirects peer requests (acs_redirect) to root complex 'host', which has p2p disabled",
                         '--set', 'topology.nodes.swB.acs_redirect=true', '--set', 'topology.nodes.host.rc.p2p=false')

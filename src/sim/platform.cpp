@@ -28,13 +28,7 @@ Platform::Platform(const topo::Topology& t) : m_topo(t) {
       m_rc = std::make_unique<host::RootComplex>(n.name.c_str(), c);
       m_cpu = std::make_unique<host::HostCpu>((n.name + "_cpu").c_str(), n.cpu, *m_rc);
       for (std::size_t k = 0; k < n.child_links.size(); ++k) down[{ni, static_cast<int>(k)}] = &m_rc->root_port(k);
-      m_next_alloc = c.dram_base + (1ull << 20);
-      m_alloc_end = c.dram_base + c.dram_size - (c.iommu.enabled ? c.iommu.table_region : 0);
-      if (c.memory.numa_nodes > 1) {
-        m_next_far = c.dram_base + c.dram_size / 2;
-        m_far_end = m_alloc_end;
-        m_alloc_end = m_next_far;
-      }
+      m_heap = std::make_unique<HostHeap>(c);
     } else if (n.type == NodeType::Switch) {
       pcie::SwitchConfig c;
       c.latency = n.sw.latency;
@@ -102,19 +96,44 @@ std::vector<std::string> Platform::endpoints_with(const std::string& device) con
   return out;
 }
 
-std::uint64_t Platform::alloc(std::uint64_t bytes, std::uint64_t align, const Backing& b) {
-  if (b.far && !m_far_end) throw InputError("a buffer on the far NUMA node needs memory.numa_nodes: 2 on the host");
-  const std::uint64_t page = 1ull << b.page_shift;
-  align = std::max(align, page);
-  std::uint64_t& next = b.far ? m_next_far : m_next_alloc;
-  const std::uint64_t end = b.far ? m_far_end : m_alloc_end;
-  next = (next + align - 1) / align * align;
-  const std::uint64_t a = next;
+HostHeap::HostHeap(const host::RootComplexConfig& c)
+    : m_next_near(c.dram_base + (1ull << 20)),
+      m_near_end(c.dram_base + c.dram_size - (c.iommu.enabled ? c.iommu.table_region : 0)) {
+  if (c.memory.numa_nodes > 1) {
+    m_next_far = c.dram_base + c.dram_size / 2;
+    m_far_end = m_near_end;
+    m_near_end = m_next_far;
+  }
+}
+
+std::uint64_t HostHeap::alloc(const BufferNeed& b) {
+  if (b.backing.far && !m_far_end) throw InputError("a buffer on the far NUMA node needs memory.numa_nodes: 2 on the host");
+  const std::uint64_t page = 1ull << b.backing.page_shift;
+  const std::uint64_t align = std::max(b.align, page);
+  std::uint64_t& next = b.backing.far ? m_next_far : m_next_near;
+  const std::uint64_t end = b.backing.far ? m_far_end : m_near_end;
+  const std::uint64_t at = (next + align - 1) / align * align;
   // A buffer in huge pages owns whole pages.
-  next += b.page_shift > 12 ? (bytes + page - 1) / page * page : bytes;
-  if (next > end) throw InputError("host memory exhausted by workload buffers");
-  if (auto* mmu = m_rc->iommu()) mmu->map_buffer(a, next - a, b.page_shift);
+  const std::uint64_t len = b.backing.page_shift > 12 ? (b.bytes + page - 1) / page * page : b.bytes;
+  if (at > end || len > end - at)
+    throw InputError("host memory exhausted by workload buffers: " + std::to_string(len) + " B more do not fit in the " +
+                     std::to_string(end - std::min(end, next)) + " B left on the " + (b.backing.far ? "far" : "near") +
+                     " node");
+  next = at + len;
+  return at;
+}
+
+std::uint64_t Platform::alloc(std::uint64_t bytes, std::uint64_t align, const Backing& b) {
+  const std::uint64_t a = m_heap->alloc(BufferNeed{bytes, align, b});
+  const std::uint64_t page = 1ull << b.page_shift;
+  if (auto* mmu = m_rc->iommu()) mmu->map_buffer(a, b.page_shift > 12 ? (bytes + page - 1) / page * page : bytes, b.page_shift);
   return a;
+}
+
+std::vector<std::uint64_t> Platform::alloc(const std::vector<BufferNeed>& needs) {
+  std::vector<std::uint64_t> out;
+  for (const BufferNeed& n : needs) out.push_back(alloc(n.bytes, n.align, n.backing));
+  return out;
 }
 
 std::vector<pcie::PciePort*> Platform::ports() const {

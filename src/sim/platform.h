@@ -25,6 +25,27 @@ struct Backing {
   bool far = false;
 };
 
+// One buffer a workload asks for.
+struct BufferNeed {
+  std::uint64_t bytes = 0, align = 4096;
+  Backing backing;
+};
+
+// The host's memory as workloads' buffers take it: page-aligned, never
+// reused, near and far nodes apart, the I/O page tables' region kept out.
+// The same policy serves the elaborated platform and the check of a study,
+// which asks it whether every workload's buffers fit before anything runs.
+class HostHeap {
+ public:
+  explicit HostHeap(const host::RootComplexConfig& c);
+  // Its address; InputError when the memory is exhausted.
+  std::uint64_t alloc(const BufferNeed& b);
+
+ private:
+  std::uint64_t m_next_near = 0, m_near_end = 0;
+  std::uint64_t m_next_far = 0, m_far_end = 0;
+};
+
 class Platform {
  public:
   explicit Platform(const topo::Topology& t);
@@ -42,6 +63,8 @@ class Platform {
   // Host memory for a workload's buffers: page-aligned, never reused, mapped
   // in the IOMMU (identity) when it is on.
   std::uint64_t alloc(std::uint64_t bytes, std::uint64_t align = 4096, const Backing& b = Backing());
+  // Each of `needs`, in order.
+  std::vector<std::uint64_t> alloc(const std::vector<BufferNeed>& needs);
   std::vector<pcie::PciePort*> ports() const;
   // What is stuck, for the deadlock diagnosis.
   std::string diagnose() const;
@@ -54,8 +77,7 @@ class Platform {
   std::vector<std::unique_ptr<pcie::Switch>> m_switches;
   std::map<std::string, std::unique_ptr<pcie::Endpoint>> m_eps;
   std::map<std::string, std::unique_ptr<pcie::Device>> m_devs;
-  std::uint64_t m_next_alloc = 0, m_alloc_end = 0;
-  std::uint64_t m_next_far = 0, m_far_end = 0;
+  std::unique_ptr<HostHeap> m_heap;
 };
 
 }  // namespace hx::sim

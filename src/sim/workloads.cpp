@@ -117,7 +117,7 @@ class RostaHostDma final : public Workload {
       r->job.payload = m_payload;
       r->job.stream = 0x100 + i;
       r->job.msi_vector = static_cast<std::uint32_t>(i + 1);
-      const std::uint64_t buf = m_p->alloc(m_bytes);
+      const std::uint64_t buf = m_p->alloc(buffers()[i].bytes);
       for (std::uint64_t off = 0; off < m_bytes; off += 4096) r->job.descs.push_back(dma::Segment{buf + off, 4096});
       const int core = static_cast<int>(i);
       m_p->cpu().spawn(m_name + "_" + r->dev, core, [this, r](int core) { driver_call(*r, core); });
@@ -127,6 +127,7 @@ class RostaHostDma final : public Workload {
   bool done() const override {
     return std::all_of(m_runs.begin(), m_runs.end(), [](const Run& r) { return r.returned; });
   }
+  std::vector<BufferNeed> buffers() const override { return std::vector<BufferNeed>(m_runs.size(), BufferNeed{m_bytes}); }
 
   void report(Results& res) const override {
     const std::string op = m_write ? "write" : "read";
@@ -380,8 +381,9 @@ class CalypteBurst final : public Workload {
     m_p = &plat;
     auto* dev = m_p->device<dma::CalypteApi>(m_dev);
     std::vector<std::uint64_t> upd;
+    const std::vector<std::uint64_t> at = m_p->alloc(buffers());
     for (int ch = 0; ch <= m_channels; ++ch) {
-      const std::uint64_t ring = m_p->alloc(1u << 20), u = m_p->alloc(64, 64);
+      const std::uint64_t ring = at[2 * static_cast<std::size_t>(ch)], u = at[2 * static_cast<std::size_t>(ch) + 1];
       dev->set_f2h_ring(ch, ring, 1u << 20, u);
       upd.push_back(u);
     }
@@ -399,6 +401,12 @@ class CalypteBurst final : public Workload {
   }
   bool done() const override { return m_done; }
   std::vector<std::string> exclusive_devices() const override { return {m_dev}; }
+  // Per channel (and the marker's): a 1 MiB ring and its 64 B update line.
+  std::vector<BufferNeed> buffers() const override {
+    std::vector<BufferNeed> b;
+    for (int ch = 0; ch <= m_channels; ++ch) b.insert(b.end(), {BufferNeed{1u << 20}, BufferNeed{64, 64}});
+    return b;
+  }
   void report(Results& res) const override {
     res.metric(m_name + ".f2h_MBps", mb_per_s(static_cast<double>(m_size) * m_packets, m_elapsed), "MB/s");
     res.metric(m_name + ".elapsed_us", static_cast<double>(m_elapsed) / 1e6, "us");
@@ -431,7 +439,8 @@ class CalypteLoop final : public Workload {
   void start(Platform& plat) override {
     m_p = &plat;
     auto* dev = m_p->device<dma::CalypteApi>(m_dev);
-    const std::uint64_t ring = m_p->alloc(1u << 20), f2h_upd = m_p->alloc(64, 64), h2f_upd = m_p->alloc(64, 64);
+    const std::vector<std::uint64_t> at = m_p->alloc(buffers());
+    const std::uint64_t ring = at[0], f2h_upd = at[1], h2f_upd = at[2];
     dev->set_f2h_ring(m_ch, ring, 1u << 20, f2h_upd);
     dev->set_h2f_update(m_ch, h2f_upd);
     m_p->cpu().spawn(m_name, m_core, [this, dev, f2h_upd](int core) {
@@ -480,6 +489,8 @@ class CalypteLoop final : public Workload {
     });
   }
   bool done() const override { return m_done; }
+  // The channel's 1 MiB F2H ring and the F2H and H2F update lines.
+  std::vector<BufferNeed> buffers() const override { return {BufferNeed{1u << 20}, BufferNeed{64, 64}, BufferNeed{64, 64}}; }
   std::vector<std::string> exclusive_devices() const override { return {m_dev}; }
   void report(Results& res) const override {
     const std::string k = m_name + (m_fhf ? ".fhf" : ".hfh");
@@ -545,7 +556,7 @@ class BenchDmaLoad final : public Workload {
       auto* dev = m_p->device<dma::BenchDma>(m_dev);
       // BW_DMA_RW interleaves reads and writes; here the writes go to a
       // second window of the same size so that read data stays checkable.
-      const std::uint64_t buf = m_p->alloc(m_op == "rw" ? 2 * m_window : m_window, 4096, m_backing);
+      const std::uint64_t buf = m_p->alloc(buffers()).at(0);
       if (m_warm) m_p->rc().memory().warm(buf, m_window);
       Rng rng(global_seed(), m_name);
       // pcie-bench's layout (pciebench-nfp, me/utils.c, dma_addr_init): the
@@ -619,6 +630,10 @@ class BenchDmaLoad final : public Workload {
     });
   }
   bool done() const override { return m_done; }
+  // The window (BW_DMA_RW: two, the writes in the second).
+  std::vector<BufferNeed> buffers() const override {
+    return {BufferNeed{m_op == "rw" ? 2 * m_window : m_window, 4096, m_backing}};
+  }
   void report(Results& res) const override {
     std::string test = m_lat_test ? (m_op == "rd" ? "LAT_DMA_RD" : "LAT_DMA_WRRD")
                                   : (m_op == "rd" ? "BW_DMA_RD" : m_op == "wr" ? "BW_DMA_WR" : "BW_DMA_RW");
@@ -686,8 +701,8 @@ class CoyotePerf final : public Workload {
     auto* dev = m_p->device<dma::CoyoteDma>(m_dev);
     const std::uint64_t page = 1ull << m_backing.page_shift;
     const std::uint64_t span = (m_size + page - 1) / page * page;
-    const std::uint64_t src = m_p->alloc(span, 4096, m_backing), dst = m_p->alloc(span, 4096, m_backing);
-    const std::uint64_t wb = m_p->alloc(4096);
+    const std::vector<std::uint64_t> at = m_p->alloc(buffers());
+    const std::uint64_t src = at[0], dst = at[1], wb = at[2];
     dev->map(src, span, m_backing.page_shift, m_mapped ? m_size : 0);
     dev->map(dst, span, m_backing.page_shift, m_mapped ? m_size : 0);
     dev->set_writeback(wb);  // a driver buffer, written by physical address
@@ -734,6 +749,12 @@ class CoyotePerf final : public Workload {
     });
   }
   bool done() const override { return m_done; }
+  // Source and destination in whole pages of their backing, and the writeback page.
+  std::vector<BufferNeed> buffers() const override {
+    const std::uint64_t page = 1ull << m_backing.page_shift;
+    const std::uint64_t span = (m_size + page - 1) / page * page;
+    return {BufferNeed{span, 4096, m_backing}, BufferNeed{span, 4096, m_backing}, BufferNeed{4096}};
+  }
   std::vector<std::string> exclusive_devices() const override { return {m_dev}; }
   void report(Results& res) const override {
     res.metric(m_name + ".size_B", m_size, "B");
@@ -789,6 +810,18 @@ std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const 
     }
     out.push_back(std::move(w));
   }
+  // Every workload's buffers, taken in order from the host's memory as the
+  // platform will: one that does not fit is this study's error, not a
+  // point's at run time.
+  HostHeap heap(p.nodes[static_cast<std::size_t>(p.root)].rc);
+  for (std::size_t i = 0; i < out.size(); ++i)
+    for (const BufferNeed& b : out[i]->buffers()) {
+      try {
+        heap.alloc(b);
+      } catch (const InputError& e) {
+        list.item(i).fail(std::string("its buffers do not fit in host memory (rc.dram_size): ") + e.what());
+      }
+    }
   return out;
 }
 

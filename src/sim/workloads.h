@@ -35,6 +35,9 @@ class Workload {
   virtual std::string status() const { return done() ? "done" : "running"; }
   // Devices this workload drives alone (a DMA engine runs one job at a time).
   virtual std::vector<std::string> exclusive_devices() const { return {}; }
+  // The host buffers start() takes, in the order it takes them: the study's
+  // check asks whether all of every workload's fit before anything runs.
+  virtual std::vector<BufferNeed> buffers() const { return {}; }
   const std::string& name() const { return m_name; }
 
  protected:
