@@ -228,6 +228,20 @@ class Friction(Workdir):
         self.assertEqual(rc, 3, err)
         self.assertIn("raise the study's `deadline:`, e.g. --set deadline=10us", err)
 
+    def test_plot_draws_any_study(self):
+        study = self.write('study.yaml', sweep([64, 128, 256]))
+        out = os.path.join(self.d, 'out')
+        self.assertEqual(run('run', study, '-o', out, '-q')[0], 0)
+        fig = os.path.join(self.d, 'fig.png')
+        rc, stdout, err = run('plot', out, '--x', 'workloads.0.bytes', '--y', 'rosta_peer.fpga0_to_fpga1.rx_MiB_per_s',
+                              '--out', fig, '--logx')
+        self.assertEqual(rc, 0, err)
+        with open(fig, 'rb') as f:
+            self.assertEqual(f.read(8), b'\x89PNG\r\n\x1a\n')
+        rc, _, err = run('plot', out, '--x', 'bytes', '--y', 'rosta_peer.aggregate_MiB_per_s')
+        self.assertEqual(rc, 2, err)
+        self.assertEqual(err, 'error: --x bytes: not a swept parameter of this study; swept: workloads.0.bytes\n')
+
     def test_a_large_sweep_shows_its_checks(self):
         study = self.write('study.yaml', GOOD + 'sweep: [{path: seed, range: {from: 1, to: 3000, step: 1}}]\n')
         p = subprocess.Popen([HXSIM, 'run', study, '-o', os.path.join(self.d, 'out'), '-j', '2'],

@@ -96,6 +96,21 @@ int run_cli(int argc, char** argv) {
 
   auto* params = app.add_subcommand("params", "Print the reference of every parameter and workload type");
 
+  std::vector<std::string> plot_args;
+  std::string plot_dir;
+  auto* plot = app.add_subcommand("plot", "Draw a study's sweep: a metric against a swept parameter (matplotlib)");
+  plot->add_option("dir", plot_dir, "the study's results directory (holding results.json)")->required();
+  for (const char* o : {"--x", "--y", "--group", "--out"}) {
+    auto* opt = plot->add_option_function<std::string>(
+        o, [&plot_args, o](const std::string& v) { plot_args.insert(plot_args.end(), {o, v}); });
+    if (std::string(o) == "--x") opt->description("the swept parameter path on the x axis")->required();
+    if (std::string(o) == "--y") opt->description("the metric on the y axis")->required();
+    if (std::string(o) == "--group") opt->description("one curve per value of this swept path (default: of every other)");
+    if (std::string(o) == "--out") opt->description("the figure file (default: DIR/plot_<y>_vs_<x>.png)");
+  }
+  for (const char* o : {"--logx", "--logy"})
+    plot->add_flag_function(o, [&plot_args, o](std::int64_t) { plot_args.push_back(o); }, "logarithmic axis");
+
   std::string bench_json;
   int bench_repeats = 3;
   auto* bench = app.add_subcommand("bench", "Measure the simulator's own speed on fixed scenarios");
@@ -135,6 +150,11 @@ int run_cli(int argc, char** argv) {
   }
   if (*val) return hx::sim::validate(va, self_exe());
   if (*bench) return hx::sim::bench(bench_json, bench_repeats, self_exe());
+  if (*plot) {
+    std::vector<std::string> args = {"/usr/bin/python3", std::string(HXSIM_SOURCE_DIR) + "/plots/plot_study.py", plot_dir};
+    args.insert(args.end(), plot_args.begin(), plot_args.end());
+    return hx::sim::run_tool(args);
+  }
   if (*params) {
     std::cout << hx::cfg::params_reference() << "\n" << hx::sim::workloads_reference();
     return 0;

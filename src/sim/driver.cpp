@@ -315,6 +315,22 @@ pid_t spawn_point(const std::vector<std::string>& args_in, const std::string& er
 
 int exit_code(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 3; }
 
+int run_tool(const std::vector<std::string>& args_in) {
+  std::vector<std::string> args = args_in;
+  std::vector<char*> argv;
+  for (auto& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  if (::access(args[0].c_str(), X_OK) != 0 || ::access(args[1].c_str(), R_OK) != 0)
+    throw InputError("plot: needs " + args[0] + " (with matplotlib) and " + args[1]);
+  pid_t pid;
+  if (posix_spawn(&pid, args[0].c_str(), nullptr, nullptr, argv.data(), environ) != 0)
+    throw InputError("plot: cannot start " + args[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) throw SimError("plot: lost the plotting process");
+  return exit_code(status);
+}
+
 int exit_status_of(const std::function<int()>& body) {
   try {
     return body();

@@ -94,6 +94,10 @@ void check_output_dir(const std::string& dir, const std::string& label);
 // The same for a file to be written: its directory, and not a directory itself.
 void check_output_file(const std::string& file, const std::string& label);
 
+// Runs a helper program (the plot scripts) with this process's stdio and
+// returns its exit code; one that cannot start is bad input (exit 2).
+int run_tool(const std::vector<std::string>& args);
+
 // Runs `body` and maps what it throws to the exit codes of DESIGN.md section
 // 6, printing the one error line (2 bad input, 3 simulation error).
 int exit_status_of(const std::function<int()>& body);
