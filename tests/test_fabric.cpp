@@ -206,6 +206,26 @@ TEST(Watchdog, DeadlineExceededIsReported) {
   }
 }
 
+// A run stopped while back-pressure holds the fabric names, link by link,
+// the VC, class and credit type that starved and who holds the credits.
+TEST(Watchdog, StarvedLinksNameTheirCreditsAndHolders) {
+  try {
+    hx::sim::StudyFiles f;
+    f.study_file = "<test>";
+    f.topo_file = "<test>";
+    f.topo = YAML::Load(two_devices(2, 4, "", ", memory: {channel_bw: 100MB/s, channels: 1}, rc: {posted_buffer: 4}"));
+    f.study = YAML::Load("study: t\ntopology: inline\ndeadline: 2ms\n"
+                         "workloads: [{type: rosta_dma, name: w, op: write, devices: [a], bytes: 4MiB}]");
+    hx::sim::run_point(f, hx::sim::SweepPoint{}, 1);
+    FAIL() << "expected the deadline to stop the run";
+  } catch (const hx::SimError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("link sw.up -> host.rp0: VC0 P header credits starved (0 header"), std::string::npos) << m;
+    EXPECT_NE(m.find("host.rp0 holds 32 TLPs"), std::string::npos) << m;
+    EXPECT_NE(m.find("link a.up -> sw.down0: VC0 P header credits starved"), std::string::npos) << m;
+  }
+}
+
 // Work that reschedules itself at the same instant never lets the deadline
 // come: the dispatcher stops it and names the component.
 namespace {
