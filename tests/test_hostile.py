@@ -242,6 +242,13 @@ class Friction(Workdir):
         self.assertEqual(rc, 2, err)
         self.assertEqual(err, 'error: --x bytes: not a swept parameter of this study; swept: workloads.0.bytes\n')
 
+    def test_the_reference_is_what_hxsim_params_prints(self):
+        rc, out, err = run('params')
+        self.assertEqual(rc, 0, err)
+        with open(os.path.join(ROOT, 'docs', 'parameters.md')) as f:
+            self.assertEqual(f.read(), out, 'docs/parameters.md is stale: regenerate it with hxsim params > docs/parameters.md')
+        self.assertIn('| `<src>_to_<dst>.rx_MiB_per_s` | MiB/s | metric |', out)
+
     def test_a_large_sweep_shows_its_checks(self):
         study = self.write('study.yaml', GOOD + 'sweep: [{path: seed, range: {from: 1, to: 3000, step: 1}}]\n')
         p = subprocess.Popen([HXSIM, 'run', study, '-o', os.path.join(self.d, 'out'), '-j', '2'],

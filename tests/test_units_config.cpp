@@ -24,6 +24,7 @@
 #include "src/sim/analytic.h"
 #include "src/sim/driver.h"
 #include "src/sim/study.h"
+#include "src/sim/workloads.h"
 #include "src/topology/topology.h"
 
 using namespace hx;
@@ -726,4 +727,37 @@ TEST(StableHash, Fnv1a128TestVectors) {
   EXPECT_EQ(StableHash().hex(), "6c62272e07bb014262b821756295c58d");
   EXPECT_EQ(StableHash().add("a").hex(), "d228cb696f1a8caf78912b704e4a8964");
   EXPECT_NE(StableHash().field("ab").field("c").hex(), StableHash().field("a").field("bc").hex());
+}
+
+namespace {
+struct FakeWorkload final : sim::Workload {
+  FakeWorkload() : Workload("p") { set_type("rosta_peer"); }
+  void start(sim::Platform&) override {}
+  bool done() const override { return true; }
+  void report(sim::Results&) const override {}
+};
+}  // namespace
+
+// A metric is written only as its type declares it (name pattern and unit):
+// the generated reference cannot fall behind the code.
+TEST(Metrics, OnlyDeclaredMetricsMayBeWritten) {
+  const FakeWorkload w;
+  sim::Results ok;
+  ok.metric("p.fpga0_to_fpga1.rx_MiB_per_s", 1, "MiB/s");
+  ok.metric("p.aggregate_MiB_per_s", 1, "MiB/s");
+  EXPECT_NO_THROW(sim::check_metrics(w, ok));
+  sim::Results wrong_unit;
+  wrong_unit.metric("p.aggregate_MiB_per_s", 1, "MB/s");
+  EXPECT_THROW(sim::check_metrics(w, wrong_unit), SimError);
+  sim::Results undeclared;
+  undeclared.metric("p.speed", 1, "MiB/s");
+  EXPECT_THROW(sim::check_metrics(w, undeclared), SimError);
+  sim::Results other_name;
+  other_name.metric("q.aggregate_MiB_per_s", 1, "MiB/s");
+  EXPECT_THROW(sim::check_metrics(w, other_name), SimError);
+  // Every workload type has its metrics in the reference.
+  const std::string ref = sim::metrics_reference();
+  for (const char* t : {"rosta_dma", "rosta_peer", "rosta_echo", "calypte_loopback", "bench_lat", "bench_bw", "coyote_perf",
+                        "calypte_burst"})
+    EXPECT_NE(ref.find(std::string("## ") + t + "\n"), std::string::npos) << t;
 }

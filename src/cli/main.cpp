@@ -156,7 +156,7 @@ int run_cli(int argc, char** argv) {
     return hx::sim::run_tool(args);
   }
   if (*params) {
-    std::cout << hx::cfg::params_reference() << "\n" << hx::sim::workloads_reference();
+    std::cout << hx::cfg::params_reference() << "\n" << hx::sim::workloads_reference() << "\n" << hx::sim::metrics_reference();
     return 0;
   }
   return 2;

@@ -156,7 +156,14 @@ nlohmann::json run_point_in_place(StudyFiles& f, const SweepPoint& point, std::u
   if (!plat.fabric_idle()) throw SimError("conservation: buffers not empty at the end" + plat.diagnose());
 
   Results res;
-  for (const auto& w : workloads) w->report(res);
+  for (const auto& w : workloads) {
+    Results own;
+    w->report(own);
+    check_metrics(*w, own);
+    res.metrics.update(own.metrics);
+    res.units.update(own.units);
+    res.histograms.update(own.histograms);
+  }
   nlohmann::json links = nlohmann::json::object();
   std::uint64_t hops = 0;
   for (auto* p : plat.ports()) {

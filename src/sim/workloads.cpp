@@ -1,6 +1,7 @@
 #include "src/sim/workloads.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -803,6 +804,7 @@ std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const 
     if (type == "bench_bw") w = std::make_unique<BenchDmaLoad>(c, p, false);
     if (type == "coyote_perf") w = std::make_unique<CoyotePerf>(c, p);
     if (type == "calypte_burst") w = std::make_unique<CalypteBurst>(c, p);
+    w->set_type(type);
     if (!names.insert(w->name()).second) c.fail("two workloads named '" + w->name() + "'; give one a name:");
     for (const auto& d : w->exclusive_devices()) {
       auto [it, fresh] = owner.emplace(d, w->name());
@@ -823,6 +825,114 @@ std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const 
       }
     }
   return out;
+}
+
+const std::vector<MetricDoc>& metric_docs() {
+  static const std::vector<MetricDoc> docs = {
+      {"rosta_dma", "<device>.<op>_hw_MiB_per_s", "MiB/s", "one device's bytes over its DMA job's hardware time (first TLP out to last write sent or last completion in); `<op>` is write or read"},
+      {"rosta_dma", "<device>.<op>_app_MiB_per_s", "MiB/s", "one device's bytes over its driver call (syscall entry to return)"},
+      {"rosta_dma", "<device>.syscall_us", "us", "the driver call, entry to return"},
+      {"rosta_dma", "<device>.setup_us", "us", "the driver call up to the doorbell (syscall, pinning, descriptor writes)"},
+      {"rosta_dma", "devices", "1", "devices transferring at once"},
+      {"rosta_dma", "<op>_hw_MiB_per_s_per_device", "MiB/s", "the mean of the devices' hardware speeds"},
+      {"rosta_dma", "<op>_hw_MiB_per_s_aggregate", "MiB/s", "all devices' bytes over the first job's start to the last job's end"},
+      {"rosta_dma", "<op>_app_MiB_per_s_aggregate", "MiB/s", "all devices' bytes over the first call's entry to the last call's return"},
+      {"rosta_peer", "<src>_to_<dst>.rx_MiB_per_s", "MiB/s", "a transfer's bytes over the time they arrive: first byte of its first TLP to the last byte of its last, at the receiver"},
+      {"rosta_peer", "<src>_to_<dst>.tx_MiB_per_s", "MiB/s", "a transfer's bytes over the time they leave: start of its first TLP to the end of its last, at the sender"},
+      {"rosta_peer", "transfers", "1", "transfers at once"},
+      {"rosta_peer", "aggregate_MiB_per_s", "MiB/s", "all transfers' bytes over the first byte received to the last"},
+      {"rosta_peer", "per_transfer_MiB_per_s", "MiB/s", "the mean of the transfers' receive speeds"},
+      {"rosta_echo", "one_way_ns", "ns", "median of half the echo round trip"},
+      {"rosta_echo", "one_way_ns", "ns", "half the echo round trip, per repetition", true},
+      {"calypte_burst", "f2h_MBps", "MB/s", "the packets' bytes over the first send to the marker's arrival"},
+      {"calypte_burst", "elapsed_us", "us", "first send to the marker's arrival"},
+      {"calypte_loopback", "<mode>_min_us", "us", "the round trip's minimum; `<mode>` is fhf or hfh"},
+      {"calypte_loopback", "<mode>_p1_us", "us", "its 1st percentile"},
+      {"calypte_loopback", "<mode>_p50_us", "us", "its median"},
+      {"calypte_loopback", "<mode>_p80_us", "us", "its 80th percentile"},
+      {"calypte_loopback", "<mode>_p99_us", "us", "its 99th percentile"},
+      {"calypte_loopback", "<mode>_max_us", "us", "its maximum"},
+      {"calypte_loopback", "<mode>_us", "us", "the round trip, per repetition", true},
+      {"bench_lat", "size_B", "B", "bytes per transaction"},
+      {"bench_lat", "median_ns", "ns", "median transaction latency (command to completion)"},
+      {"bench_lat", "min_ns", "ns", "minimum transaction latency"},
+      {"bench_lat", "p99_ns", "ns", "99th percentile of the latency"},
+      {"bench_lat", "mean_ns", "ns", "mean latency"},
+      {"bench_lat", "<test>_ns", "ns", "the latency per transaction; `<test>` is LAT_DMA_RD or LAT_DMA_WRRD", true},
+      {"bench_lat", "ats_rtt_ns", "ns", "median ATS translation round trip of a missed access (with an ATC)"},
+      {"bench_lat", "atc_ns", "ns", "median time a missed access spends in the ATC and its miss handling"},
+      {"bench_bw", "size_B", "B", "bytes per transaction"},
+      {"bench_bw", "gbit_per_s", "Gb/s", "all transactions' bytes over the first command to the last completion"},
+      {"bench_bw", "transactions_per_s", "1/s", "transactions over the same interval"},
+      {"coyote_perf", "size_B", "B", "bytes per transfer"},
+      {"coyote_perf", "throughput_MBps", "MB/s", "mode thr: all transfers' bytes over the first invoke to the last writeback seen"},
+      {"coyote_perf", "throughput_MiBps", "MiB/s", "the same in MiB/s, as perf_local prints it"},
+      {"coyote_perf", "latency_us", "us", "mode lat: mean of one transfer's invoke to its writeback"},
+      {"coyote_perf", "latency_p50_us", "us", "its median"},
+      {"coyote_perf", "latency_us", "us", "one transfer's latency, per repetition", true},
+  };
+  return docs;
+}
+
+namespace {
+// A declared name as a pattern: each <placeholder> one name or choice.
+bool matches(const std::string& pattern, const std::string& s) {
+  std::size_t p = 0, i = 0;
+  while (p < pattern.size()) {
+    if (pattern[p] == '<') {
+      const std::size_t close = pattern.find('>', p);
+      p = close + 1;
+      // As few characters as leave the rest matching (names hold no '.').
+      const std::size_t start = i;
+      for (std::size_t end = s.size(); end > start; --end) {
+        bool word = true;
+        for (std::size_t k = start; k < end && word; ++k) word = std::isalnum(static_cast<unsigned char>(s[k])) || s[k] == '_' || s[k] == '-';
+        if (word && matches(pattern.substr(p), s.substr(end))) return true;
+      }
+      return false;
+    }
+    if (i >= s.size() || s[i] != pattern[p]) return false;
+    ++i;
+    ++p;
+  }
+  return i == s.size();
+}
+}  // namespace
+
+void check_metrics(const Workload& w, const Results& r) {
+  auto check = [&](const nlohmann::json& set, bool hist) {
+    for (const auto& [key, v] : set.items()) {
+      const std::string prefix = w.name() + ".";
+      const std::string unit = hist ? v.value("unit", "") : r.units.value(key, "");
+      bool ok = key.rfind(prefix, 0) == 0;
+      if (ok) {
+        ok = false;
+        for (const MetricDoc& d : metric_docs())
+          if (d.histogram == hist && w.type() == d.type && unit == d.unit && matches(d.name, key.substr(prefix.size()))) ok = true;
+      }
+      if (!ok)
+        throw SimError("workload " + w.name() + " (" + w.type() + ") wrote " + (hist ? "histogram " : "metric ") + key + " [" +
+                       unit + "], which metric_docs() does not declare: a simulator bug");
+    }
+  };
+  check(r.metrics, false);
+  check(r.histograms, true);
+}
+
+std::string metrics_reference() {
+  std::ostringstream os;
+  os << "# Metrics\n\nEvery metric a workload writes to `results.json` (`metrics`, with `units`; histograms under "
+        "`histograms`), named `<workload name>.` and then as below. `<device>`, `<src>`, `<dst>` stand for endpoint "
+        "names, `<op>`, `<mode>` and `<test>` for the workload's choices.\n";
+  std::string type;
+  for (const MetricDoc& d : metric_docs()) {
+    if (type != d.type) {
+      type = d.type;
+      os << "\n## " << type << "\n\n| name | unit | kind | what |\n|---|---|---|---|\n";
+    }
+    os << "| `" << d.name << "` | " << d.unit << " | " << (d.histogram ? "histogram" : "metric") << " | " << d.what << " |\n";
+  }
+  return os.str();
 }
 
 std::string workloads_reference() {

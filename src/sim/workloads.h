@@ -39,10 +39,32 @@ class Workload {
   // check asks whether all of every workload's fit before anything runs.
   virtual std::vector<BufferNeed> buffers() const { return {}; }
   const std::string& name() const { return m_name; }
+  const std::string& type() const { return m_type; }
+  void set_type(std::string t) { m_type = std::move(t); }
 
  protected:
   std::string m_name;
+  std::string m_type;  // its `type:` (make_workloads sets it)
 };
+
+// Every metric and histogram a workload type writes: the name after
+// `<workload name>.`, with <device>, <src>, <dst>, <op>, <mode> and <test>
+// standing for names and choices; its unit; what it is. The reference is
+// generated from it, and a workload that writes anything else stops the
+// run (check_metrics): the reference cannot fall behind the code.
+struct MetricDoc {
+  const char* type;
+  const char* name;
+  const char* unit;
+  const char* what;
+  bool histogram = false;
+};
+const std::vector<MetricDoc>& metric_docs();
+// Fails (SimError) unless every metric and histogram in `r` is declared
+// for `w`'s type with its unit.
+void check_metrics(const Workload& w, const Results& r);
+// The Markdown reference of every workload's metrics.
+std::string metrics_reference();
 
 std::vector<std::unique_ptr<Workload>> make_workloads(const cfg::Cursor& list, const topo::Topology& t);
 
