@@ -156,7 +156,8 @@ int run_cli(int argc, char** argv) {
     return hx::sim::run_tool(args);
   }
   if (*params) {
-    std::cout << hx::cfg::params_reference() << "\n" << hx::sim::workloads_reference() << "\n" << hx::sim::metrics_reference();
+    std::cout << hx::cfg::params_reference() << "\n" << hx::sim::workloads_reference() << "\n" << hx::sim::metrics_reference() << "\n"
+              << hx::sim::files_reference();
     return 0;
   }
   return 2;

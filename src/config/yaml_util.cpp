@@ -196,6 +196,18 @@ std::vector<std::string> Cursor::keys(const std::set<std::string>& allowed) cons
   return out;
 }
 
+std::set<std::string> key_names(const KeyTable& t, const std::set<std::string>& more) {
+  std::set<std::string> out = more;
+  for (const KeyDoc& k : t) out.insert(k.key);
+  return out;
+}
+
+std::string keys_reference(const std::string& title, const std::string& where, const KeyTable& t) {
+  std::string s = "\n## " + title + "\n\n" + where + "\n\n| key | what |\n|---|---|\n";
+  for (const KeyDoc& k : t) s += std::string("| `") + k.key + "` | " + k.what + " |\n";
+  return s;
+}
+
 namespace {
 
 // A location in a text being read: "file:line:col" or, for a value given on

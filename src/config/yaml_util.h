@@ -59,6 +59,18 @@ struct Cursor {
   std::vector<std::string> keys(const std::set<std::string>& allowed) const;
 };
 
+// A structural key of a file (not a model parameter, which params.h
+// declares): its name and what it is. The tables of these are what the
+// readers accept and what the reference lists.
+struct KeyDoc {
+  const char* key;
+  const char* what;
+};
+using KeyTable = std::vector<KeyDoc>;
+std::set<std::string> key_names(const KeyTable& t, const std::set<std::string>& more = {});
+// A Markdown table of `t` under `title`.
+std::string keys_reference(const std::string& title, const std::string& where, const KeyTable& t);
+
 // The largest input file or value read (a study, a topology, a --set value).
 constexpr std::uint64_t kMaxInputBytes = std::uint64_t{64} << 20;
 

@@ -202,7 +202,7 @@ std::vector<Axis> sweep_axes(const StudyFiles& f) {
     // An axis is one (path, values) or a zipped group of them.
     Axis ax;
     auto& parts = ax.parts;
-    const auto keys = axis.keys({"path", "values", "range", "zip"});
+    const auto keys = axis.keys(cfg::key_names(sweep_axis_keys()));
     auto read_one = [&](const cfg::Cursor& a) {
       a.keys({"path", "values", "range"});
       Part part;
@@ -340,6 +340,40 @@ void apply_point(StudyFiles& f, const SweepPoint& point) {
   for (const auto& set : point.sets) apply_set(f, set.path, set.value, set.where);
 }
 
+const cfg::KeyTable& study_keys() {
+  static const cfg::KeyTable t = {
+      {"study", "the study's name: the results directory (`results/<study>`) and a key of every result"},
+      {"description", "free text"},
+      {"topology", "the platform: a topology file's path relative to the study, or the topology itself inline"},
+      {"seed", "the study's seed (default 1); each point's seed derives from it and the point's index"},
+      {"deadline", "simulated time after which a point is a simulation error (default 1000ms)"},
+      {"set", "parameter settings applied before any --set: a map of path -> value (`topology.nodes.X.Y` for the platform)"},
+      {"workloads", "the list of workloads, each a map with a `type` (see Workload types)"},
+      {"sweep", "a list of axes, each {path, values}, {path, range: {from, to, step}} or {zip: [{path, values}, ...]}; points are their cartesian product"},
+      {"metrics", "reserved: accepted and not used (every metric is written)"},
+      {"outputs", "reserved: accepted and not used"},
+  };
+  return t;
+}
+
+const cfg::KeyTable& sweep_axis_keys() {
+  static const cfg::KeyTable t = {
+      {"path", "the parameter path the axis sets (any key of the study or, as `topology.`..., of the platform; `topology` switches the file)"},
+      {"values", "the list of values"},
+      {"range", "{from, to, step}: plain numbers, `to` included"},
+      {"zip", "a list of {path, values} walked together (equally long)"},
+  };
+  return t;
+}
+
+std::string files_reference() {
+  return "# Study and topology files\n\nTheir structural keys; every other key is a model parameter (the parameter "
+         "reference). An unknown key is an error.\n" +
+         cfg::keys_reference("study", "The top level of a study file.", study_keys()) +
+         cfg::keys_reference("sweep axis", "Every item of `sweep:` (and of a `zip:`).", sweep_axis_keys()) +
+         topo::topology_reference();
+}
+
 Study parse_study(const StudyFiles& f) {
   Study s = parse_study_keys(f);
   s.topo = topo::load_topology(f.topo_root(), f.topo_file);
@@ -350,7 +384,7 @@ Study parse_study_keys(const StudyFiles& f) {
   Study s;
   s.study_root = f.study;
   const cfg::Cursor root = f.study_root();
-  root.keys({"study", "description", "topology", "seed", "deadline", "set", "workloads", "sweep", "metrics", "outputs"});
+  root.keys(cfg::key_names(study_keys()));
   s.name = root.child("study").str();
   // The name is a directory's (results/<study>) and a key of every result:
   // one plain name, no way out of results/.

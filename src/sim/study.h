@@ -93,6 +93,12 @@ struct Study {
   YAML::Node study_root;  // keeps the cursors' nodes alive
 };
 
+// The keys of a study file and of a sweep axis.
+const cfg::KeyTable& study_keys();
+const cfg::KeyTable& sweep_axis_keys();
+// Every structural key of study and topology files, as Markdown.
+std::string files_reference();
+
 Study parse_study(const StudyFiles& f);
 // The study's own keys only: `topo` is left empty, for a caller that
 // already holds the topology the study runs on.

@@ -85,13 +85,94 @@ YAML::Node merged(const YAML::Node& def, const YAML::Node& own, Arena& arena) {
   return out;
 }
 
+}  // namespace
+
+const cfg::KeyTable& topology_keys() {
+  static const cfg::KeyTable t = {
+      {"platform", "the platform's name"},
+      {"description", "free text"},
+      {"source", "where its figures come from"},
+      {"link_defaults", "link parameters every link starts from"},
+      {"defaults", "per node type (`root_complex`, `switch`, `endpoint`) settings every node of that type starts from"},
+      {"mps", "the MPS firmware programs everywhere (default: the largest every device supports)"},
+      {"nodes", "a map of node name -> node"},
+      {"links", "the list of links"},
+  };
+  return t;
+}
+
+const cfg::KeyTable& node_keys() {
+  static const cfg::KeyTable t = {
+      {"type", "root_complex, switch or endpoint"},
+      {"mps_supported", "the largest MPS the device supports (default 256B)"},
+      {"mps", "this device's MPS, set by hand (setpci) instead of by firmware"},
+      {"port", "its ports' receive buffers and transmitter (port parameters)"},
+      {"source", "where its figures come from"},
+      {"description", "free text"},
+  };
+  return t;
+}
+
+const cfg::KeyTable& root_complex_keys() {
+  static const cfg::KeyTable t = {
+      {"root_ports", "root ports (default: one per link below it)"},
+      {"segment_per_root_port", "each root port heads a PCI segment of its own (256 buses each)"},
+      {"rc", "root-complex parameters"},
+      {"memory", "memory parameters"},
+      {"iommu", "IOMMU parameters"},
+      {"cpu", "host CPU and software parameters"},
+  };
+  return t;
+}
+
+const cfg::KeyTable& switch_keys() {
+  static const cfg::KeyTable t = {
+      {"ports", "ports (default: one per link)"},
+      {"port_mps", "per-port MPS: a map of up, down0, down1, ... to a size"},
+  };
+  return t;
+}
+
+const cfg::KeyTable& endpoint_keys() {
+  static const cfg::KeyTable t = {
+      {"device", "the device logic: none, rosta, calypte, bench or coyote"},
+      {"endpoint", "endpoint parameters (latencies, BAR)"},
+      {"rosta", "its parameters, with device: rosta"},
+      {"calypte", "its parameters, with device: calypte"},
+      {"bench", "its parameters, with device: bench"},
+      {"coyote", "its parameters, with device: coyote"},
+  };
+  return t;
+}
+
+const cfg::KeyTable& link_keys() {
+  static const cfg::KeyTable t = {
+      {"up", "the upstream node"},
+      {"down", "the downstream node"},
+      {"source", "where its figures come from"},
+  };
+  return t;
+}
+
+std::string topology_reference() {
+  return cfg::keys_reference("topology", "The top level of a topology file.", topology_keys()) +
+         cfg::keys_reference("node", "Every node under `nodes:` (and `defaults.<type>`).", node_keys()) +
+         cfg::keys_reference("root_complex node", "Besides the node keys.", root_complex_keys()) +
+         cfg::keys_reference("switch node", "Besides the node keys; the switch parameters sit at the node's level too.",
+                             switch_keys()) +
+         cfg::keys_reference("endpoint node", "Besides the node keys.", endpoint_keys()) +
+         cfg::keys_reference("link", "Every item of `links:`, besides the link parameters.", link_keys());
+}
+
+namespace {
+
 void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults, Arena& arena) {
   const std::string type = raw.child("type").choice({"root_complex", "switch", "endpoint"});
   n.type = type == "root_complex" ? NodeType::RootComplex : type == "switch" ? NodeType::Switch : NodeType::Endpoint;
   Cursor c = raw;
   c.node = merged(defaults.child(type).node, raw.node, arena);
   c.fallback = raw.node.Mark();
-  std::set<std::string> common = {"type", "mps_supported", "mps", "port", "source", "description"};
+  const std::set<std::string> common = cfg::key_names(node_keys());
   cfg::load_params(c.child("port"), n.port, cfg::port_params());
   n.mps_supported = c.has("mps_supported") ? mps_value(c.child("mps_supported")) : 256;
   n.mps_set = c.has("mps") ? mps_value(c.child("mps")) : 0;
@@ -99,9 +180,7 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults, Arena& a
     c.child("mps").fail("MPS " + std::to_string(n.mps_set) + " above what the device supports (" +
                         std::to_string(n.mps_supported) + ")");
   if (n.type == NodeType::RootComplex) {
-    std::set<std::string> keys = common;
-    keys.insert({"root_ports", "segment_per_root_port", "rc", "memory", "iommu", "cpu"});
-    c.keys(keys);
+    c.keys(cfg::key_names(root_complex_keys(), common));
     n.root_ports = c.has("root_ports") ? static_cast<int>(c.child("root_ports").integer(1, 64)) : 0;
     n.segment_per_root_port = c.has("segment_per_root_port") && c.child("segment_per_root_port").boolean();
     cfg::load_params(c.child("rc"), n.rc, cfg::rc_params());
@@ -121,9 +200,7 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults, Arena& a
           .fail("os_tick_cost (" + cfg::format_time(n.cpu.os_tick_cost) + ") must be shorter than os_tick_period (" +
                 cfg::format_time(n.cpu.os_tick_period) + ")");
   } else if (n.type == NodeType::Switch) {
-    std::set<std::string> keys = common;
-    keys.insert({"ports", "port_mps"});
-    cfg::load_params(c, n.sw, cfg::switch_params(), keys);
+    cfg::load_params(c, n.sw, cfg::switch_params(), cfg::key_names(switch_keys(), common));
     n.ports = c.has("ports") ? static_cast<int>(c.child("ports").integer(2, 96)) : 0;
     if (c.has("port_mps")) {
       const Cursor pm = c.child("port_mps");
@@ -137,9 +214,7 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults, Arena& a
       }
     }
   } else {
-    std::set<std::string> keys = common;
-    keys.insert({"device", "endpoint", "rosta", "calypte", "bench", "coyote"});
-    c.keys(keys);
+    c.keys(cfg::key_names(endpoint_keys(), common));
     n.device = c.has("device") ? c.child("device").choice({"none", "rosta", "calypte", "bench", "coyote"}) : "none";
     cfg::load_params(c.child("endpoint"), n.ep, cfg::endpoint_params());
     for (const char* d : {"rosta", "calypte", "bench", "coyote"})
@@ -253,7 +328,7 @@ std::string Topology::peer_route_error(int a, int b, int vc) const {
 Topology load_topology(const Cursor& root, const std::string& file) {
   Topology t;
   t.file = file;
-  root.keys({"platform", "description", "source", "link_defaults", "defaults", "mps", "nodes", "links"});
+  root.keys(cfg::key_names(topology_keys()));
   t.platform = root.child("platform").str();
   if (root.has("description")) t.description = root.child("description").str();
   const Cursor defaults = root.child("defaults");
@@ -280,9 +355,8 @@ Topology load_topology(const Cursor& root, const std::string& file) {
     const Cursor lc = links.item(i);
     LinkSpec l;
     l.where = lc;
-    std::set<std::string> extra = {"up", "down", "source"};
     l.cfg = link_def;
-    cfg::load_params(lc, l.cfg, cfg::link_params(), extra, false);
+    cfg::load_params(lc, l.cfg, cfg::link_params(), cfg::key_names(link_keys()), false);
     l.up = lc.child("up").str();
     l.down = lc.child("down").str();
     l.up_node = t.find(l.up);

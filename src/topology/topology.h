@@ -78,6 +78,17 @@ struct Topology {
   static double link_data_rate(const pcie::LinkConfig& l, int mps);
 };
 
+// The structural keys of a topology file: top level, every node, each node
+// type, and a link (model parameters are params.h's).
+const cfg::KeyTable& topology_keys();
+const cfg::KeyTable& node_keys();
+const cfg::KeyTable& root_complex_keys();
+const cfg::KeyTable& switch_keys();
+const cfg::KeyTable& endpoint_keys();
+const cfg::KeyTable& link_keys();
+// All of them, as Markdown.
+std::string topology_reference();
+
 // Parse, check and enumerate. Throws InputError with file:line:col.
 Topology load_topology(const cfg::Cursor& root, const std::string& file);
 
