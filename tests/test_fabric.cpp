@@ -35,25 +35,19 @@ std::string two_devices(int gen, int width, const std::string& extra_switch = ""
          "  - {up: sw, down: b, gen: " + std::to_string(gen) + ", width: " + std::to_string(width) + "}\n";
 }
 
-// The run must stop with a simulation error whose message contains each of `needles`.
-void expect_sim_error(const std::string& topo, const std::string& workloads, std::initializer_list<const char*> needles) {
+// The run must end in an error of type E (SimError: it stopped; InputError:
+// it was refused before it ran) whose message contains each of `needles`.
+template <class E>
+void expect_error(const std::string& topo, const std::string& workloads, std::initializer_list<const char*> needles) {
   try {
     simulate(topo, workloads);
-    ADD_FAILURE() << "expected a simulation error";
-  } catch (const hx::SimError& e) {
+    ADD_FAILURE() << "expected an error";
+  } catch (const E& e) {
     for (const char* n : needles) EXPECT_NE(std::string(e.what()).find(n), std::string::npos) << e.what();
   }
 }
-
-// The study must be refused as bad input, before it runs, with each of `needles`.
-void expect_input_error(const std::string& topo, const std::string& workloads, std::initializer_list<const char*> needles) {
-  try {
-    simulate(topo, workloads);
-    ADD_FAILURE() << "expected bad input";
-  } catch (const hx::InputError& e) {
-    for (const char* n : needles) EXPECT_NE(std::string(e.what()).find(n), std::string::npos) << e.what();
-  }
-}
+const auto expect_sim_error = expect_error<hx::SimError>;
+const auto expect_input_error = expect_error<hx::InputError>;
 
 }  // namespace
 
