@@ -850,11 +850,16 @@ int run_study(const RunArgs& a, const std::string& self) {
     if (a.quiet) return;
     const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double eta = done ? el / static_cast<double>(done) * static_cast<double>(todo.size() - done) : 0.0;
-    if (tty)
+    if (tty && done)
       std::fprintf(stderr, "\r[%zu/%zu] %zu failed, %.0fs elapsed, ETA %.0fs   ", done, todo.size(), failed, el, eta);
+    else if (tty)  // no point has finished: no rate to reckon an ETA from yet
+      std::fprintf(stderr, "\r[0/%zu] %.0fs elapsed, %zu running   ", todo.size(), el, next - done);
   };
   while (done < todo.size()) {
     while (next < todo.size() && pool->can_start()) pool->start(todo[next++]);
+    // The line goes on counting while long points run (a terminal only).
+    if (tty)
+      while (!pool->finished_within(1000)) progress();
     const PointPool::Finished fin = pool->wait();
     // The next point starts before this one's results are read.
     while (next < todo.size() && pool->can_start()) pool->start(todo[next++]);
