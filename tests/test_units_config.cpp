@@ -233,7 +233,7 @@ TEST(SparseMemory, AgreesWithAByteMap) {
   std::map<std::uint64_t, std::uint8_t> ref;
   auto expect = [&](std::uint64_t a) {
     auto it = ref.find(a);
-    return it != ref.end() ? it->second : pcie::pattern_byte(pcie::kMemoryStream, a);
+    return it != ref.end() ? it->second : pattern_byte(kMemoryStream, a);
   };
   std::mt19937_64 rng(3);
   const std::uint64_t base = 0x10000ff0;  // near a page boundary
@@ -251,11 +251,11 @@ TEST(SparseMemory, AgreesWithAByteMap) {
         const int how = static_cast<int>(rng() % 3);
         if (how == 0) {
           m.write_pattern(a, stream, off, len);
-          for (std::uint32_t i = 0; i < len; ++i) ref[a + i] = pcie::pattern_byte(stream, off + i);
+          for (std::uint32_t i = 0; i < len; ++i) ref[a + i] = pattern_byte(stream, off + i);
         }
         const std::uint64_t q = how == 1 ? off + 1 : off;
         bool want = true;
-        for (std::uint32_t i = 0; i < len && want; ++i) want = expect(a + i) == pcie::pattern_byte(stream, q + i);
+        for (std::uint32_t i = 0; i < len && want; ++i) want = expect(a + i) == pattern_byte(stream, q + i);
         ASSERT_EQ(m.holds_pattern(a, stream, q, len), want) << "holds_pattern " << r;
         held += want;
         break;
@@ -268,13 +268,13 @@ TEST(SparseMemory, AgreesWithAByteMap) {
       case 1: {
         const std::uint64_t stream = 5 + rng() % 3, off = rng() % 1000;
         m.write_pattern(a, stream, off, len);
-        for (std::uint32_t i = 0; i < len; ++i) ref[a + i] = pcie::pattern_byte(stream, off + i);
+        for (std::uint32_t i = 0; i < len; ++i) ref[a + i] = pattern_byte(stream, off + i);
         break;
       }
       default:
         m.read(a, b.data(), len);
         for (std::uint32_t i = 0; i < len; ++i) ASSERT_EQ(b[i], expect(a + i)) << "read " << r << " byte " << i;
-        ASSERT_EQ(m.checksum(a, len), pcie::bytes_checksum(b.data(), len));
+        ASSERT_EQ(m.checksum(a, len), bytes_checksum(b.data(), len));
     }
   }
   EXPECT_GT(held, 100);  // both answers were exercised
@@ -283,7 +283,7 @@ TEST(SparseMemory, AgreesWithAByteMap) {
   EXPECT_TRUE(m.holds_pattern(base, 21, 100, 3000));
   EXPECT_TRUE(m.holds_pattern(base + 700, 21, 800, 1000));
   EXPECT_FALSE(m.holds_pattern(base, 21, 101, 3000));
-  const std::uint8_t x = static_cast<std::uint8_t>(pcie::pattern_byte(21, 100 + 2999) ^ 1);
+  const std::uint8_t x = static_cast<std::uint8_t>(pattern_byte(21, 100 + 2999) ^ 1);
   m.write(base + 2999, &x, 1);
   EXPECT_FALSE(m.holds_pattern(base, 21, 100, 3000));
   EXPECT_TRUE(m.holds_pattern(base, 21, 100, 2999));
@@ -336,21 +336,21 @@ TEST(Checksum, PatternAndStoredBytesAgree) {
   for (std::uint64_t off = 0; off < 16; ++off)
     for (std::uint32_t len = 0; len < 70; ++len) {
       std::vector<std::uint8_t> b(len);
-      pcie::pattern_fill(9, off, b.data(), len);
-      ASSERT_EQ(pcie::bytes_checksum(b.data(), len), pcie::pattern_checksum(9, off, len)) << off << " " << len;
-      for (std::uint32_t i = 0; i < len; ++i) ASSERT_EQ(b[i], pcie::pattern_byte(9, off + i));
+      pattern_fill(9, off, b.data(), len);
+      ASSERT_EQ(bytes_checksum(b.data(), len), pattern_checksum(9, off, len)) << off << " " << len;
+      for (std::uint32_t i = 0; i < len; ++i) ASSERT_EQ(b[i], pattern_byte(9, off + i));
     }
   std::vector<std::uint8_t> b(64);
-  pcie::pattern_fill(9, 0, b.data(), 64);
-  const auto sum = pcie::bytes_checksum(b.data(), 64);
+  pattern_fill(9, 0, b.data(), 64);
+  const auto sum = bytes_checksum(b.data(), 64);
   std::swap(b[3], b[40]);
-  EXPECT_NE(pcie::bytes_checksum(b.data(), 64), sum);
+  EXPECT_NE(bytes_checksum(b.data(), 64), sum);
   std::swap(b[3], b[40]);
   // Whole words swapped, far apart (0 and 4) and neighbours (1 and 2).
   for (const auto& [x, y] : {std::pair<int, int>{0, 4}, {1, 2}}) {
     std::vector<std::uint8_t> c = b;
     std::swap_ranges(c.begin() + 8 * x, c.begin() + 8 * x + 8, c.begin() + 8 * y);
-    EXPECT_NE(pcie::bytes_checksum(c.data(), 64), sum) << x << " " << y;
+    EXPECT_NE(bytes_checksum(c.data(), 64), sum) << x << " " << y;
   }
 }
 
@@ -365,15 +365,15 @@ TEST(Checksum, KeptResultsAreTheSums) {
     for (std::size_t i = 0; i < keys.size(); i += pass + 1) {
       const auto [stream, off, len] = keys[i];
       std::vector<std::uint8_t> b(len);
-      pcie::pattern_fill(stream, off, b.data(), len);
-      ASSERT_EQ(pcie::pattern_checksum(stream, off, len), pcie::bytes_checksum(b.data(), len)) << pass << " " << i;
+      pattern_fill(stream, off, b.data(), len);
+      ASSERT_EQ(pattern_checksum(stream, off, len), bytes_checksum(b.data(), len)) << pass << " " << i;
     }
 }
 
 TEST(Checksum, DetectsShiftedData) {
-  EXPECT_EQ(pcie::pattern_checksum(7, 100, 64), pcie::pattern_checksum(7, 100, 64));
-  EXPECT_NE(pcie::pattern_checksum(7, 100, 64), pcie::pattern_checksum(7, 101, 64));
-  EXPECT_NE(pcie::pattern_checksum(7, 100, 64), pcie::pattern_checksum(8, 100, 64));
+  EXPECT_EQ(pattern_checksum(7, 100, 64), pattern_checksum(7, 100, 64));
+  EXPECT_NE(pattern_checksum(7, 100, 64), pattern_checksum(7, 101, 64));
+  EXPECT_NE(pattern_checksum(7, 100, 64), pattern_checksum(8, 100, 64));
 }
 
 TEST(Analytic, MatchesHandComputation) {

@@ -6,7 +6,7 @@
 #pragma once
 #include <cstdint>
 
-#include "models/pcie/tlp.h"
+#include "models/core/payload.h"
 
 namespace hx::ats {
 
@@ -33,7 +33,7 @@ inline std::uint64_t translation_checksum(std::uint64_t pa_base, unsigned shift,
     const std::uint64_t e = translation_entry(pa_base + (static_cast<std::uint64_t>(k) << shift), shift);
     for (int i = 0; i < 8; ++i) b[8 * k + static_cast<unsigned>(i)] = static_cast<std::uint8_t>(e >> (8 * i));
   }
-  return pcie::bytes_checksum(b, 8 * n);
+  return bytes_checksum(b, 8 * n);
 }
 
 }  // namespace hx::ats

@@ -193,7 +193,7 @@ void BenchDma::progress(std::size_t s) {
       t->len = len;
       t->data_stream = c.stream;
       t->data_off = c.off + c.next;
-      t->checksum = pcie::pattern_checksum(c.stream, c.off + c.next, len);
+      t->checksum = pattern_checksum(c.stream, c.off + c.next, len);
       t->ctx = reinterpret_cast<void*>(s + 1);
       m_ep->push(m_s_cmd, t, now);
       c.next += len;
@@ -246,7 +246,7 @@ void BenchDma::on_completion(const Tlp& t) {
   Tag& g = m_tags[t.tag];
   if (t.addr != g.addr + g.got) sim_fail(m_name, "completion out of order within a request");
   Cmd& c = m_slots[g.slot];
-  if (t.checksum != pcie::pattern_checksum(c.stream, c.off + (t.addr - c.addr), t.len))
+  if (t.checksum != pattern_checksum(c.stream, c.off + (t.addr - c.addr), t.len))
     sim_fail(m_name, "read data check failed at 0x" + std::to_string(t.addr));
   g.got += t.len;
   const Tick now = now_tick();

@@ -50,7 +50,7 @@ std::uint64_t CalypteDma::send(int ch, std::uint32_t bytes, std::uint64_t stream
     t->len = len;
     t->data_stream = stream;
     t->data_off = off + done;
-    t->checksum = pcie::pattern_checksum(stream, off + done, len);
+    t->checksum = pattern_checksum(stream, off + done, len);
     m_ep->push(m_s_f2h, t, gen);
     gen += static_cast<Tick>((len + beat - 1) / beat) * m_cycle;
     done += len;
@@ -64,7 +64,7 @@ void CalypteDma::on_write(const Tlp& t) {
   if (off >= kCalypteH2FData) {
     const std::size_t ch = static_cast<std::size_t>((off - kCalypteH2FData) >> 20);
     if (ch >= m_ch.size()) sim_fail(m_name, "H2F write beyond the last channel");
-    if (t.checksum != pcie::pattern_checksum(t.data_stream, t.data_off, t.len))
+    if (t.checksum != pattern_checksum(t.data_stream, t.data_off, t.len))
       sim_fail(m_name, "H2F packet data check failed");
     if (m_ch[ch].h2f_bytes == 0) ++m_inflight;
     m_ch[ch].h2f_bytes += t.len;

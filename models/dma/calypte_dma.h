@@ -56,7 +56,7 @@ inline pcie::Tlp* calypte_pointer_update(pcie::Endpoint& ep, std::uint64_t addr,
   u->len = 8;
   u->data_stream = kCalyptePointerStream;
   u->data_off = value;
-  u->checksum = pcie::pattern_checksum(kCalyptePointerStream, value, 8);
+  u->checksum = pattern_checksum(kCalyptePointerStream, value, 8);
   return u;
 }
 

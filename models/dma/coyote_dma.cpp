@@ -150,7 +150,7 @@ void CoyoteDma::request_reads() {
 
 void CoyoteDma::on_completion(const Tlp& t) {
   if (t.tag >= m_tags.size() || m_tags[t.tag] < 0) sim_fail(m_name, "completion for an unknown tag");
-  if (t.checksum != pcie::pattern_checksum(pcie::kMemoryStream, t.addr, t.len))
+  if (t.checksum != pattern_checksum(kMemoryStream, t.addr, t.len))
     sim_fail(m_name, "read data check failed at 0x" + std::to_string(t.addr));
   Packet* p = packet(static_cast<std::uint64_t>(m_tags[t.tag]));
   if (t.addr < p->src || t.addr + t.len > p->src + p->len) sim_fail(m_name, "completion outside its packet");
@@ -190,9 +190,9 @@ void CoyoteDma::write_back(Packet& p) {
     t->addr = p.dst + done;
     t->addr64 = pcie::needs_addr64(t->addr);
     t->len = len;
-    t->data_stream = pcie::kMemoryStream;  // the bytes read from the source
+    t->data_stream = kMemoryStream;  // the bytes read from the source
     t->data_off = p.src + done;
-    t->checksum = pcie::pattern_checksum(pcie::kMemoryStream, p.src + done, len);
+    t->checksum = pattern_checksum(kMemoryStream, p.src + done, len);
     t->ctx = reinterpret_cast<void*>(static_cast<std::uintptr_t>(p.seq + 1));
     m_ep->push(m_s_wr, t, now_tick());
     done += len;
@@ -213,7 +213,7 @@ void CoyoteDma::on_sent(const Tlp& t, Tick, Tick end) {
     w->len = 8;
     w->data_stream = kWritebackStream;
     w->data_off = 8 * m_completed;
-    w->checksum = pcie::pattern_checksum(kWritebackStream, 8 * m_completed, 8);
+    w->checksum = pattern_checksum(kWritebackStream, 8 * m_completed, 8);
     m_ep->push(m_s_wr, w, end + static_cast<Tick>(m_cfg.done_cycles) * m_cycle);
     ++writebacks;
   }

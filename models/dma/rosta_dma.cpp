@@ -74,7 +74,7 @@ void RostaDma::refill() {
     t->len = len;
     t->data_stream = j->stream;
     t->data_off = m_job_off;
-    t->checksum = pcie::pattern_checksum(j->stream, m_job_off, len);
+    t->checksum = pattern_checksum(j->stream, m_job_off, len);
     const Tick at = std::max(now_tick(), m_next_gen);
     m_ep->push(s, t, at);
     ++m_tlps_left;
@@ -172,7 +172,7 @@ void RostaDma::on_completion(const Tlp& t) {
   Req& r = m_reqs[t.tag];
   // The host buffer holds memory's initial pattern: check the bytes.
   if (t.addr != r.addr + r.got) sim_fail(m_name, "completion out of order within a request");
-  if (t.checksum != pcie::pattern_checksum(pcie::kMemoryStream, t.addr, t.len))
+  if (t.checksum != pattern_checksum(kMemoryStream, t.addr, t.len))
     sim_fail(m_name, "read data check failed at 0x" + std::to_string(t.addr));
   r.got += t.len;
   m_read_received += t.len;
@@ -203,7 +203,7 @@ void RostaDma::on_write(const Tlp& t) {
   }
   if (off < kRostaDoorbell) return;  // descriptor registers
   if (off >= kRostaEpRx) {
-    if (t.checksum != pcie::pattern_checksum(t.data_stream, t.data_off, t.len) ||
+    if (t.checksum != pattern_checksum(t.data_stream, t.data_off, t.len) ||
         (m_rx_stream && t.data_stream != m_rx_stream))
       sim_fail(m_name, "peer write data check failed");
     if (m_rx_expect && m_rx_bytes + t.len > m_rx_expect)

@@ -80,7 +80,7 @@ void HostCpu::mmio_write_uc(int core, std::uint64_t addr, std::uint32_t len, std
     wait_until(m_rc.memory().cross_in_order(now_tick()));
     compute(core, m_cfg.far_mmio);
   }
-  send_write(addr, len, stream, off, pcie::pattern_checksum(stream, off, len));
+  send_write(addr, len, stream, off, pattern_checksum(stream, off, len));
   ++uc_writes;
   compute(core, m_cfg.uc_write_cost);
 }
@@ -94,7 +94,7 @@ void HostCpu::mmio_write_wc(int core, std::uint64_t addr, std::uint32_t len, std
     const std::uint64_t stop = std::min(end, (a / 64 + 1) * 64);
     compute(core, m_cfg.wc_line_cost);
     const std::uint32_t n = static_cast<std::uint32_t>(stop - a);
-    send_write(a, n, stream, off + (a - addr), pcie::pattern_checksum(stream, off + (a - addr), n));
+    send_write(a, n, stream, off + (a - addr), pattern_checksum(stream, off + (a - addr), n));
     ++wc_lines;
     a = stop;
   }
@@ -114,7 +114,7 @@ void HostCpu::mmio_copy_wc(int core, std::uint64_t dst, std::uint64_t src, std::
     // The bytes are what memory holds now: a corrupted or misplaced DMA write
     // shows up as a checksum mismatch at the device.
     m_rc.memory().store().read(src + (a - dst), buf.data(), n);
-    send_write(a, n, stream, off + (a - dst), pcie::bytes_checksum(buf.data(), n));
+    send_write(a, n, stream, off + (a - dst), bytes_checksum(buf.data(), n));
     ++wc_lines;
     a = stop;
   }

@@ -293,7 +293,7 @@ void RootComplex::accept_write(Tlp* t, int port) {
   write_bytes += t->len;
   // Store the real bytes; they must match what the producer checksummed
   // (the pattern's sum equals the sum of its stored bytes: test_units_config).
-  if (pcie::pattern_checksum(t->data_stream, t->data_off, t->len) != t->checksum)
+  if (pattern_checksum(t->data_stream, t->data_off, t->len) != t->checksum)
     sim_fail(basename(), "payload check failed on a write to 0x" + std::to_string(t->addr));
   m_mem.store().write_pattern(t->addr, t->data_stream, t->data_off, t->len);
   const Tick now = now_tick();
@@ -405,9 +405,9 @@ void RootComplex::ats_invalidate(pcie::Rid rid, std::uint64_t va, std::uint64_t 
   t->addr = va;
   t->req_len = static_cast<std::uint32_t>(len);
   t->len = 8;
-  t->data_stream = pcie::kMemoryStream;
+  t->data_stream = kMemoryStream;
   t->data_off = va;
-  t->checksum = pcie::pattern_checksum(pcie::kMemoryStream, va, 8);
+  t->checksum = pattern_checksum(kMemoryStream, va, 8);
   enqueue(port, t, now_tick() + m_cfg.outbound_latency);
 }
 

@@ -4,11 +4,11 @@
 #include <cmath>
 #include <cstring>
 
-#include "models/pcie/tlp.h"
+#include "models/core/payload.h"
 
 namespace hx::mem {
 
-std::uint8_t SparseMemory::initial(std::uint64_t addr) { return pcie::pattern_byte(pcie::kMemoryStream, addr); }
+std::uint8_t SparseMemory::initial(std::uint64_t addr) { return pattern_byte(kMemoryStream, addr); }
 
 template <class F>
 void SparseMemory::pieces(std::uint64_t addr, std::uint32_t len, F&& f) {
@@ -50,9 +50,9 @@ void SparseMemory::chunk_bytes(const Page* pg, std::uint64_t index, std::uint32_
     std::memcpy(out, pg->b->data() + off, n);
   } else if (pg && (pg->pat >> c & 1)) {
     const Ref r = pg->ref(c);
-    pcie::pattern_fill(r.stream, r.off + (off - c * 64), out, n);
+    pattern_fill(r.stream, r.off + (off - c * 64), out, n);
   } else {
-    pcie::pattern_fill(pcie::kMemoryStream, (index << 12) + off, out, n);
+    pattern_fill(kMemoryStream, (index << 12) + off, out, n);
   }
 }
 
@@ -92,7 +92,7 @@ void SparseMemory::write_pattern(std::uint64_t addr, std::uint64_t stream, std::
       if (x == c * 64 && e == c * 64 + 64) {
         pg->set_ref(c, Ref{stream, from});
       } else {
-        pcie::pattern_fill(stream, from, prepare(index, x, e - x), e - x);
+        pattern_fill(stream, from, prepare(index, x, e - x), e - x);
       }
       x = e;
     }
@@ -104,7 +104,7 @@ void SparseMemory::read(std::uint64_t addr, std::uint8_t* p, std::uint32_t len) 
     auto it = m_pages.find(index);
     const Page* pg = it == m_pages.end() ? nullptr : it->second.get();
     if (!pg || !(pg->real | pg->pat)) {
-      pcie::pattern_fill(pcie::kMemoryStream, (index << 12) + off, p + at, n);
+      pattern_fill(kMemoryStream, (index << 12) + off, p + at, n);
       return;
     }
     for (std::uint32_t x = off; x < off + n;) {
@@ -132,7 +132,7 @@ bool SparseMemory::holds_pattern(std::uint64_t addr, std::uint64_t stream, std::
       if (!by_ref) {
         std::uint8_t have[64], want[64];
         chunk_bytes(pg, index, x, e - x, have);
-        pcie::pattern_fill(stream, from, want, e - x);
+        pattern_fill(stream, from, want, e - x);
         same = std::memcmp(have, want, e - x) == 0;
       }
       x = e;
@@ -144,7 +144,7 @@ bool SparseMemory::holds_pattern(std::uint64_t addr, std::uint64_t stream, std::
 std::uint64_t SparseMemory::checksum(std::uint64_t addr, std::uint32_t len) const {
   std::vector<std::uint8_t> buf(len);
   read(addr, buf.data(), len);
-  return pcie::bytes_checksum(buf.data(), len);
+  return bytes_checksum(buf.data(), len);
 }
 
 namespace {

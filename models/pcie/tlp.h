@@ -1,11 +1,12 @@
-// The transaction object carried through the fabric. Pooled: the hot path
-// never allocates. Payload bytes are not copied hop by hop; a TLP carries a
-// 64-bit checksum of its bytes, computed where the data is produced and
-// re-derived where it is consumed (DESIGN.md section 9).
+// The transaction object carried through the fabric. Pooled (core/pool.h):
+// the hot path never allocates. Payload bytes are not copied hop by hop; a
+// TLP carries the 64-bit checksum of its bytes (core/payload.h).
 #pragma once
 #include <cstdint>
 #include <vector>
 
+#include "models/core/payload.h"
+#include "models/core/pool.h"
 #include "models/core/tick.h"
 #include "models/pcie/protocol.h"
 #include "models/pcie/routing.h"
@@ -13,6 +14,7 @@
 namespace hx::pcie {
 
 struct Tlp {
+  static constexpr const char* kPoolName = "a TLP";
   TlpKind kind = TlpKind::MemWr;
   std::uint8_t vc = 0;
   bool addr64 = false;
@@ -63,35 +65,11 @@ struct Tlp {
   }
 };
 
-class TlpPool {
- public:
-  static TlpPool& instance();
-  Tlp* get();
-  void put(Tlp* t);
-  std::uint64_t live() const { return m_live; }
-  std::uint64_t issued() const { return m_next_id; }
-  void reset();
-
- private:
-  std::vector<Tlp*> m_free;
-  std::vector<std::vector<Tlp>> m_blocks;
-  std::uint64_t m_live = 0;
-  std::uint64_t m_next_id = 1;
-};
+// The process's TLPs: TlpPool::instance().get() / put().
+using TlpPool = Pool<Tlp>;
 
 // Whether a memory request to `addr` needs the 4-DW header: below 4 GiB the
 // 3-DW (32-bit address) format is required (PCIe sec. 2.2.4.1).
 inline bool needs_addr64(std::uint64_t addr) { return addr >= (1ull << 32); }
-
-// Checksum of `len` bytes of a deterministic data pattern, as would be read
-// at byte offsets [off, off+len) of a stream identified by `stream`.
-std::uint64_t pattern_checksum(std::uint64_t stream, std::uint64_t off, std::uint32_t len);
-// Checksum of real bytes.
-std::uint64_t bytes_checksum(const std::uint8_t* p, std::uint32_t len);
-std::uint8_t pattern_byte(std::uint64_t stream, std::uint64_t off);
-void pattern_fill(std::uint64_t stream, std::uint64_t off, std::uint8_t* out, std::uint32_t len);
-// The stream whose byte at offset a is the initial content of host memory at
-// address a.
-constexpr std::uint64_t kMemoryStream = 0x5eedull;
 
 }  // namespace hx::pcie

@@ -181,9 +181,9 @@ class RostaHostDma final : public Workload {
     for (std::size_t d = 0; d < r.job.descs.size(); ++d)
       for (int k = 0; k < m_desc_writes; ++k)
         cpu.mmio_write_uc(core, bar + dma::kRostaDescRegs + ((d * 16 + static_cast<std::size_t>(k) * 8) & 0xff8), 8,
-                          pcie::kMemoryStream, d);
+                          kMemoryStream, d);
     dev->load(&r.job);
-    cpu.mmio_write_uc(core, bar + dma::kRostaDoorbell, 4, pcie::kMemoryStream, 0);
+    cpu.mmio_write_uc(core, bar + dma::kRostaDoorbell, 4, kMemoryStream, 0);
     r.t_doorbell = cpu.now();
     cpu.wait_msi(core, r.job.msi_vector);
     r.t1 = cpu.now();
@@ -472,14 +472,14 @@ class CalypteLoop final : public Workload {
           cpu.wait_watch(w);
           cpu.mmio_copy_wc(core, data, src, m_size, m_stream, m_off);
           cpu.fence(core);
-          cpu.mmio_write_wc(core, hdr, 8, pcie::kMemoryStream, static_cast<std::uint64_t>(r));
+          cpu.mmio_write_wc(core, hdr, 8, kMemoryStream, static_cast<std::uint64_t>(r));
           cpu.fence(core);
           if (!got) sc_core::wait(delivered);  // it may have arrived while an OS tick held the core
           m_lat.add(to_ns(t_del - t0) / 1000.0);
         } else {
           cpu.mmio_write_wc(core, data, m_size, m_stream, m_off);
           cpu.fence(core);
-          cpu.mmio_write_wc(core, hdr, 8, pcie::kMemoryStream, static_cast<std::uint64_t>(r));
+          cpu.mmio_write_wc(core, hdr, 8, kMemoryStream, static_cast<std::uint64_t>(r));
           cpu.fence(core);
           cpu.wait_watch(w);
           m_lat.add(to_ns(cpu.now() - t0) / 1000.0);
@@ -595,7 +595,7 @@ class BenchDmaLoad final : public Workload {
           } else {
             // Plain reads see what the buffer holds: memory's initial
             // pattern, or what an earlier WRRD wrote there.
-            dev->read(a, m_size, m_written.count(a) ? stream : pcie::kMemoryStream, m_written.count(a) ? a - buf : a,
+            dev->read(a, m_size, m_written.count(a) ? stream : kMemoryStream, m_written.count(a) ? a - buf : a,
                       [&](Tick t) { done_at = t; notify_now(ev); });
           }
           if (m_op == "wrrd") m_written.insert(a);
@@ -622,7 +622,7 @@ class BenchDmaLoad final : public Workload {
           if (wr) {
             dev->write(a + (m_op == "rw" ? m_window : 0), m_size, stream + 1 + static_cast<std::uint64_t>(i), 0, done);
           } else {
-            dev->read(a, m_size, pcie::kMemoryStream, a, done);
+            dev->read(a, m_size, kMemoryStream, a, done);
           }
         }
         if (left > 0) sc_core::wait(ev);
@@ -717,7 +717,7 @@ class CoyotePerf final : public Workload {
       for (;;) {
         cpu.wait_msi(core, m_cfg.msi_vector);
         cpu.compute(core, m_cfg.driver_miss);
-        cpu.mmio_write_uc(core, bar + dma::kCoyoteTlbFill, 8, pcie::kMemoryStream, 0);
+        cpu.mmio_write_uc(core, bar + dma::kCoyoteTlbFill, 8, kMemoryStream, 0);
       }
     });
     cpu.spawn(m_name, m_core, [this, dev, bar, src, dst, wb](int core) {
@@ -725,7 +725,7 @@ class CoyotePerf final : public Workload {
       auto invoke = [&] {
         dev->post(src, dst, m_size);
         for (int k = m_cfg.invoke_writes - 1; k >= 0; --k)
-          cpu.mmio_write_uc(core, bar + dma::kCoyoteInvoke - 8 * static_cast<std::uint64_t>(k), 8, pcie::kMemoryStream, 0);
+          cpu.mmio_write_uc(core, bar + dma::kCoyoteInvoke - 8 * static_cast<std::uint64_t>(k), 8, kMemoryStream, 0);
       };
       auto slot = [&](int n) { return wb + 8 * static_cast<std::uint64_t>(n % 512); };  // writeback of transfer n
       const Tick t0 = cpu.now();
@@ -744,7 +744,7 @@ class CoyotePerf final : public Workload {
       }
       m_elapsed = cpu.now() - t0;
       // The destination holds the source's bytes.
-      if (!m_p->rc().memory().store().holds_pattern(dst, pcie::kMemoryStream, src, m_size))
+      if (!m_p->rc().memory().store().holds_pattern(dst, kMemoryStream, src, m_size))
         sim_fail(m_name, "destination buffer differs from the source after the transfers");
       m_done = true;
     });

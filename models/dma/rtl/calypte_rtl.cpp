@@ -212,7 +212,7 @@ std::uint64_t CalypteRtl::send(int ch, std::uint32_t bytes, std::uint64_t stream
   const std::uint64_t start = r.base + calypte_ring_place(r.wptr, r.size, bytes);
   m_f2h_packets.push_back(F2hPacket{ch, bytes, stream, off, start});
   std::vector<std::uint8_t> data(bytes);
-  pcie::pattern_fill(stream, off, data.data(), bytes);
+  pattern_fill(stream, off, data.data(), bytes);
   const std::uint32_t beats = (bytes + kBytes - 1) / kBytes;
   for (std::uint32_t k = 0; k < beats; ++k) {
     Beat b;
@@ -233,8 +233,8 @@ void CalypteRtl::on_write(const Tlp& t) {
   if (!bar.contains(t.addr)) return;
   const std::uint64_t off = t.addr - bar.base;
   std::vector<std::uint8_t> bytes(t.len);
-  pcie::pattern_fill(t.data_stream, t.data_off, bytes.data(), t.len);
-  if (pcie::bytes_checksum(bytes.data(), t.len) != t.checksum) sim_fail(m_name, "BAR write data check failed");
+  pattern_fill(t.data_stream, t.data_off, bytes.data(), t.len);
+  if (bytes_checksum(bytes.data(), t.len) != t.checksum) sim_fail(m_name, "BAR write data check failed");
   if (off >= kCalypteH2FData) {
     const std::size_t ch = static_cast<std::size_t>((off - kCalypteH2FData) >> 20);
     if (ch >= m_h2f.size()) sim_fail(m_name, "H2F write beyond the last channel");
@@ -408,7 +408,7 @@ void CalypteRtl::start_rq() {
   w->len = m_rq_len;
   w->data_stream = p.stream;
   w->data_off = p.off + p.written;
-  w->checksum = pcie::pattern_checksum(w->data_stream, w->data_off, w->len);
+  w->checksum = pattern_checksum(w->data_stream, w->data_off, w->len);
   m_rq_stream = p.stream;
   m_rq_off = w->data_off;
   p.written += m_rq_len;
@@ -421,7 +421,7 @@ void CalypteRtl::finish_rq() {
   m_rq_open = false;
   if (m_rq_bytes.size() != m_rq_len) sim_fail(m_name, "RTL requester TLP ended short of its length");
   if (!is_update(m_rq_addr, m_rq_len)) {
-    if (pcie::bytes_checksum(m_rq_bytes.data(), m_rq_len) != pcie::pattern_checksum(m_rq_stream, m_rq_off, m_rq_len))
+    if (bytes_checksum(m_rq_bytes.data(), m_rq_len) != pattern_checksum(m_rq_stream, m_rq_off, m_rq_len))
       sim_fail(m_name, "RTL F2H data differs from what user logic sent");
     return;
   }
@@ -446,7 +446,7 @@ void CalypteRtl::start_h2f(int ch, std::uint32_t len) {
 void CalypteRtl::finish_h2f() {
   const std::uint32_t len = static_cast<std::uint32_t>(m_h2f_bytes.size());
   if (len != m_h2f_len) sim_fail(m_name, "RTL H2F packet ended after " + std::to_string(len) + " of " + std::to_string(m_h2f_len) + " B");
-  if (len && pcie::bytes_checksum(m_h2f_bytes.data(), len) != pcie::pattern_checksum(m_h2f_cur.stream, m_h2f_cur.off, len))
+  if (len && bytes_checksum(m_h2f_bytes.data(), len) != pattern_checksum(m_h2f_cur.stream, m_h2f_cur.off, len))
     sim_fail(m_name, "RTL H2F data differs from what the host wrote");
   m_h2f_bytes.clear();
 }

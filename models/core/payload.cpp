@@ -1,47 +1,10 @@
-#include "models/pcie/tlp.h"
+#include "models/core/payload.h"
 
-#include <algorithm>
 #include <array>
 #include <cstring>
 #include <memory>
 
-#include "models/core/error.h"
-
-namespace hx::pcie {
-
-TlpPool& TlpPool::instance() {
-  static TlpPool p;
-  return p;
-}
-
-Tlp* TlpPool::get() {
-  if (m_free.empty()) {
-    // Blocks double from 64 TLPs up to 4096: a short run touches few pages.
-    m_blocks.emplace_back(m_blocks.empty() ? 64 : std::min<std::size_t>(2 * m_blocks.back().size(), 4096));
-    for (auto& t : m_blocks.back()) m_free.push_back(&t);
-  }
-  Tlp* t = m_free.back();
-  m_free.pop_back();
-  *t = Tlp{};
-  t->id = m_next_id++;
-  ++m_live;
-  return t;
-}
-
-void TlpPool::put(Tlp* t) {
-  // A TLP consumed twice (duplicated somewhere) is a simulator bug.
-  if (t->id == 0) throw SimError("a TLP was consumed twice");
-  t->id = 0;
-  --m_live;
-  m_free.push_back(t);
-}
-
-void TlpPool::reset() {
-  m_free.clear();
-  m_blocks.clear();
-  m_live = 0;
-  m_next_id = 1;
-}
+namespace hx {
 
 namespace {
 // Eight pattern bytes at a time: word q covers byte offsets [8q, 8q+8).
@@ -175,4 +138,4 @@ std::uint64_t bytes_checksum(const std::uint8_t* p, std::uint32_t len) {
   return h.finish(len);
 }
 
-}  // namespace hx::pcie
+}  // namespace hx
