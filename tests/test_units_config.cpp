@@ -202,7 +202,7 @@ TEST(ActionQueue, PopsInTimeThenPostingOrder) {
 // across page and chunk boundaries.
 // One set of four ways: the least recently used line is the one replaced.
 TEST(LineCache, ReplacesTheLeastRecentlyUsedLine) {
-  mem::LineCache c(4 * 64, 4, 64);
+  mem::LineCache c(4 * 64, 4, 64, cache::Policy::Lru, "llc");
   ASSERT_TRUE(c.enabled());
   for (std::uint64_t l = 0; l < 4; ++l) EXPECT_FALSE(c.access(64 * l));  // fills the empty ways
   EXPECT_TRUE(c.access(0));        // 0 is now the most recent; 1 the least
@@ -214,12 +214,12 @@ TEST(LineCache, ReplacesTheLeastRecentlyUsedLine) {
   EXPECT_FALSE(c.access(64 * 9, false));  // a look-up without fill leaves the set as it was
   EXPECT_FALSE(c.access(64 * 9, false));
   EXPECT_TRUE(c.access(64 * 2));
-  EXPECT_FALSE(mem::LineCache(0, 16, 64).enabled());
+  EXPECT_FALSE(mem::LineCache(0, 16, 64, cache::Policy::Lru, "llc").enabled());
 }
 
 TEST(LineCache, HoldsNoMoreLinesThanItsSize) {
   // Two lines of capacity with 20 ways: the third line evicts the first.
-  mem::LineCache c(2 * 64, 20, 64);
+  mem::LineCache c(2 * 64, 20, 64, cache::Policy::Lru, "llc");
   EXPECT_FALSE(c.access(0));
   EXPECT_FALSE(c.access(64));
   EXPECT_FALSE(c.access(128));

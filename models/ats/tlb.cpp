@@ -18,11 +18,18 @@ std::string geometry_error(const TlbConfig& c) {
   return {};
 }
 
-Tlb::Tlb(const std::string& name, const TlbConfig& cfg) : m_cfg(cfg), m_name(name) {
-  if (const std::string e = geometry_error(cfg); !e.empty()) throw InputError(name + ": " + e);
-  m_ways = cfg.ways <= 0 ? static_cast<std::size_t>(cfg.entries) : static_cast<std::size_t>(cfg.ways);
-  m_sets = static_cast<std::size_t>(cfg.entries) / m_ways;
-  m_e.resize(m_sets * m_ways);
+namespace {
+// The constructor's guard runs before the tag array is made.
+const TlbConfig& checked(const std::string& name, const TlbConfig& c) {
+  if (const std::string e = geometry_error(c); !e.empty()) throw InputError(name + ": " + e);
+  return c;
+}
+unsigned ways_of(const TlbConfig& c) { return c.ways <= 0 ? static_cast<unsigned>(c.entries) : static_cast<unsigned>(c.ways); }
+}  // namespace
+
+Tlb::Tlb(const std::string& name, const TlbConfig& cfg)
+    : m_cfg(checked(name, cfg)), m_name(name),
+      m_e(static_cast<std::size_t>(cfg.entries) / ways_of(cfg), ways_of(cfg), cfg.replacement, name) {
   auto& reg = StatsRegistry::instance();
   reg.add_counter(name + ".misses", &m_misses, "1", "lookups that found no entry");
   reg.add_counter(name + ".fills", &m_fills, "1", "entries installed");
@@ -33,14 +40,9 @@ const Tlb::Entry* Tlb::lookup(std::uint64_t va, bool count) {
   for (unsigned s = 0; s < 64; ++s) {
     if (!(m_shifts >> s & 1)) continue;
     const std::uint64_t vpn = va >> s;
-    Entry* set = &m_e[set_of(vpn) * m_ways];
-    for (std::size_t w = 0; w < m_ways; ++w) {
-      Entry& e = set[w];
-      if (e.valid && e.shift == s && e.vpn == vpn) {
-        e.used = ++m_stamp;
-        if (count) ++m_hits[s];
-        return &e;
-      }
+    if (const Entry* e = m_e.find(m_e.set_of(vpn), [&](const Entry& x) { return x.shift == s && x.vpn == vpn; })) {
+      if (count) ++m_hits[s];
+      return e;
     }
   }
   if (count) ++m_misses;
@@ -55,47 +57,23 @@ void Tlb::insert(std::uint64_t va, unsigned shift, std::uint64_t pa_base, Tick r
                                           "lookups served by an entry of this page size");
   }
   const std::uint64_t vpn = va >> shift;
-  Entry* set = &m_e[set_of(vpn) * m_ways];
-  Entry* victim = &set[0];
-  for (std::size_t w = 0; w < m_ways; ++w) {
-    Entry& e = set[w];
-    if (e.valid && e.shift == shift && e.vpn == vpn) {  // refill of a present entry
-      victim = &e;
-      break;
-    }
-    if (!e.valid) {
-      if (victim->valid) victim = &e;
-    } else if (victim->valid && e.used < victim->used) {
-      victim = &e;
-    }
-  }
-  if (victim->valid && !(victim->shift == shift && victim->vpn == vpn)) ++m_evictions;
+  bool evicts = false;
+  Entry& e = m_e.place(m_e.set_of(vpn), [&](const Entry& x) { return x.shift == shift && x.vpn == vpn; }, &evicts);
+  if (evicts) ++m_evictions;
   ++m_fills;
-  *victim = Entry{vpn, pa_base, static_cast<std::uint8_t>(shift), true, ready, ++m_stamp};
+  e = Entry{vpn, pa_base, static_cast<std::uint8_t>(shift), ready};
 }
 
 std::size_t Tlb::invalidate(std::uint64_t va, std::uint64_t len) {
-  std::size_t n = 0;
-  for (Entry& e : m_e) {
-    if (!e.valid) continue;
+  return m_e.invalidate_if([&](const Entry& e) {
     const std::uint64_t base = e.vpn << e.shift, size = 1ull << e.shift;
-    if (base < va + len && va < base + size) {
-      e.valid = false;
-      ++n;
-    }
-  }
-  return n;
+    return base < va + len && va < base + size;
+  });
 }
 
-void Tlb::flush() {
-  for (Entry& e : m_e) e.valid = false;
-}
+void Tlb::flush() { m_e.clear(); }
 
-std::size_t Tlb::occupancy() const {
-  std::size_t n = 0;
-  for (const Entry& e : m_e) n += e.valid;
-  return n;
-}
+std::size_t Tlb::occupancy() const { return m_e.occupancy(); }
 
 std::uint64_t Tlb::hits() const {
   std::uint64_t n = 0;

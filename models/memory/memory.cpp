@@ -160,7 +160,7 @@ MemoryController::MemoryController(const std::string& name, const MemoryConfig& 
       m_rmw_slots(static_cast<unsigned>((2 * m_line_time + cfg.rmw_extra + m_line_time - 1) / m_line_time)),
       m_channels(static_cast<std::size_t>(std::max(1, cfg.channels)), SlotCalendar(m_line_time)),
       m_link(cfg.far_GBps > 0 ? line_time(cfg.line_B, cfg.far_GBps) : 0),
-      m_llc(cfg.llc_size, cfg.llc_ways, cfg.line_B) {
+      m_llc(cfg.llc_size, cfg.llc_ways, cfg.line_B, cfg.llc_replacement, name + ".llc") {
   const std::size_t n = m_channels.size();
   m_channels_pow2 = (n & (n - 1)) == 0;
   m_channel_mask = n - 1;
@@ -238,33 +238,22 @@ void MemoryController::warm(std::uint64_t addr, std::uint64_t len) {
   for (std::uint64_t a = addr / L * L; a < addr + len; a += L) m_llc.access(a);
 }
 
-LineCache::LineCache(std::uint64_t size_B, int ways, int line_B) {
+LineCache::LineCache(std::uint64_t size_B, int ways, int line_B, cache::Policy policy, const std::string& name) {
   if (size_B == 0) return;
   while ((1 << m_line_shift) < line_B) ++m_line_shift;
   // A cache smaller than its associativity holds as many lines as fit (at
   // least one), all in one set.
   const std::uint64_t lines = std::max<std::uint64_t>(1, size_B / static_cast<std::uint64_t>(line_B));
-  m_ways = static_cast<unsigned>(std::min<std::uint64_t>(lines, static_cast<std::uint64_t>(std::max(1, ways))));
-  m_sets = lines / m_ways;
-  m_tag.assign(static_cast<std::size_t>(m_sets * m_ways), 0);
-  m_used.assign(m_tag.size(), 0);
+  const auto w = static_cast<unsigned>(std::min<std::uint64_t>(lines, static_cast<std::uint64_t>(std::max(1, ways))));
+  m_tags = std::make_unique<cache::TagArray<std::uint64_t>>(static_cast<std::size_t>(lines / w), w, policy, name);
 }
 
 bool LineCache::access(std::uint64_t line_addr, bool fill) {
   const std::uint64_t line = line_addr >> m_line_shift;
-  const std::size_t base = static_cast<std::size_t>(line % m_sets) * m_ways;
-  std::size_t victim = base;
-  ++m_clock;
-  for (std::size_t w = base; w < base + m_ways; ++w) {
-    if (m_tag[w] == line + 1) {
-      m_used[w] = m_clock;
-      return true;
-    }
-    if (m_used[w] < m_used[victim]) victim = w;  // empty ways (never used) first
-  }
-  if (!fill) return false;
-  m_tag[victim] = line + 1;
-  m_used[victim] = m_clock;
+  const std::size_t set = m_tags->set_of(line);
+  const auto is_line = [line](std::uint64_t t) { return t == line; };
+  if (m_tags->find(set, is_line)) return true;
+  if (fill) m_tags->place(set, is_line) = line;
   return false;
 }
 

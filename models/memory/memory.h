@@ -13,7 +13,8 @@
 // pays far_latency on top of the memory's own latency. A core's store to a
 // device from the far socket crosses the same interconnect in order, behind
 // every line already queued on it (`cross_in_order`).
-// Simplifications: no banks/rows/refresh; no caches (DDIO/LLC) in between;
+// Simplifications: no banks/rows/refresh; the LLC holds tags only and is
+// shared by DMA and cores alike;
 // the far socket's channels are modelled by the same channel servers.
 #pragma once
 #include <array>
@@ -23,6 +24,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "models/cache/tag_array.h"
 #include "models/core/slot_calendar.h"
 #include "models/core/stats.h"
 #include "models/core/tick.h"
@@ -50,24 +52,23 @@ struct MemoryConfig {
   std::uint64_t llc_size = 0;
   int llc_ways = 16;
   Tick llc_miss = 0;
+  cache::Policy llc_replacement = cache::Policy::Lru;
 };
 
-// Which lines the last-level cache holds: set-associative, least recently
-// used replaced. Tags only; the data stays in SparseMemory.
+// Which lines the last-level cache holds: a cache::TagArray of line
+// numbers (replacement by configuration, LRU by default). Tags only; the
+// data stays in SparseMemory.
 class LineCache {
  public:
-  LineCache(std::uint64_t size_B, int ways, int line_B);
-  bool enabled() const { return m_sets != 0; }
-  // Looks the line up (a hit makes it the most recently used): true if it
-  // was held. On a miss it is filled if `fill`.
+  LineCache(std::uint64_t size_B, int ways, int line_B, cache::Policy policy, const std::string& name);
+  bool enabled() const { return m_tags != nullptr; }
+  // Looks the line up (a hit counts as a use): true if it was held. On a
+  // miss it is filled if `fill`.
   bool access(std::uint64_t line_addr, bool fill = true);
 
  private:
-  std::uint64_t m_sets = 0;
-  unsigned m_ways = 0, m_line_shift = 6;
-  std::vector<std::uint64_t> m_tag;    // line number + 1 (0: empty), m_ways per set
-  std::vector<std::uint64_t> m_used;   // last access, by a counter
-  std::uint64_t m_clock = 0;
+  unsigned m_line_shift = 6;
+  std::unique_ptr<cache::TagArray<std::uint64_t>> m_tags;  // none: no LLC
 };
 
 // Real bytes, 4 KiB pages allocated on first write; unwritten bytes read as

@@ -27,6 +27,13 @@ int pow2(const Cursor& c, long long lo, long long hi) {
   return static_cast<int>(v);
 }
 
+// A set-associative structure's replacement policy (models/cache).
+cache::Policy replacement_policy(const Cursor& v) {
+  cache::Policy p = cache::Policy::Lru;
+  cache::parse_policy(v.choice({"lru", "plru", "random"}), &p);
+  return p;
+}
+
 }  // namespace
 
 unsigned page_shift(const Cursor& v) {
@@ -188,8 +195,10 @@ const ParamTable<mem::MemoryConfig>& memory_params() {
              c.llc_size = v.size();
              if (c.llc_size > (1ull << 30)) v.fail("llc_size is at most 1GiB (its tags are kept for every line)");
            }),
-      P<C>("llc_ways", "int", "16", "LLC associativity (least recently used replaced)",
+      P<C>("llc_ways", "int", "16", "LLC associativity",
            [](C& c, const Cursor& v) { c.llc_ways = static_cast<int>(v.integer(1, 64)); }),
+      P<C>("llc_replacement", "choice", "lru", "LLC replacement: lru, plru (tree pseudo-LRU) or random",
+           [](C& c, const Cursor& v) { c.llc_replacement = replacement_policy(v); }),
       P<C>("llc_miss", "time", "0ns", "extra latency of a DMA read that misses the LLC (read_latency is a hit's)",
            [](C& c, const Cursor& v) { c.llc_miss = v.time(); }),
   };
@@ -208,6 +217,8 @@ const ParamTable<ats::IommuConfig>& iommu_params() {
       P<C>("iotlb_entries", "int", "64", "IOTLB entries", [](C& c, const Cursor& v) { c.iotlb.entries = static_cast<int>(v.integer(1, 1 << 20)); }),
       P<C>("iotlb_ways", "int", "4", "IOTLB associativity (0 = fully associative); must divide the entries",
            [](C& c, const Cursor& v) { c.iotlb.ways = static_cast<int>(v.integer(0, 1 << 20)); }),
+      P<C>("iotlb_replacement", "choice", "lru", "IOTLB replacement: lru, plru (tree pseudo-LRU) or random",
+           [](C& c, const Cursor& v) { c.iotlb.replacement = replacement_policy(v); }),
       P<C>("lookup", "time", "0ns", "IOTLB lookup, hit or miss", [](C& c, const Cursor& v) { c.iotlb.lookup = v.time(); }),
       P<C>("pwc_entries", "int", "16", "page-walk cache entries per non-leaf level (fully associative)",
            [](C& c, const Cursor& v) { c.pwc_entries = static_cast<int>(v.integer(1, 1 << 16)); }),
@@ -317,6 +328,8 @@ const ParamTable<dma::CoyoteConfig>& coyote_params() {
       P<C>("stlb_ways", "int", "4", "small-page TLB ways", [](C& c, const Cursor& v) { c.stlb.ways = static_cast<int>(v.integer(0, 1 << 20)); }),
       P<C>("ltlb_entries", "int", "512", "large-page (2 MiB) TLB entries", [](C& c, const Cursor& v) { c.ltlb.entries = static_cast<int>(v.integer(1, 1 << 20)); }),
       P<C>("ltlb_ways", "int", "2", "large-page TLB ways", [](C& c, const Cursor& v) { c.ltlb.ways = static_cast<int>(v.integer(0, 1 << 20)); }),
+      P<C>("tlb_replacement", "choice", "lru", "replacement of both TLBs: lru, plru (tree pseudo-LRU) or random",
+           [](C& c, const Cursor& v) { c.stlb.replacement = c.ltlb.replacement = replacement_policy(v); }),
       P<C>("invoke_writes", "int", "4", "8 B UC register writes the driver makes per invocation", [](C& c, const Cursor& v) { c.invoke_writes = static_cast<int>(v.integer(1, 64)); }),
       P<C>("driver_miss", "time", "2us", "host driver work per MMU miss, after the interrupt reaches it", [](C& c, const Cursor& v) { c.driver_miss = v.time(); }),
   };
@@ -342,6 +355,8 @@ const ParamTable<dma::BenchDmaConfig>& bench_params() {
            [](C& c, const Cursor& v) { c.ats = v.boolean(); }),
       P<C>("atc_entries", "int", "32", "ATC entries", [](C& c, const Cursor& v) { c.atc.entries = static_cast<int>(v.integer(1, 1 << 16)); }),
       P<C>("atc_ways", "int", "0", "ATC associativity (0 = fully associative)", [](C& c, const Cursor& v) { c.atc.ways = static_cast<int>(v.integer(0, 1 << 16)); }),
+      P<C>("atc_replacement", "choice", "lru", "ATC replacement: lru, plru (tree pseudo-LRU) or random",
+           [](C& c, const Cursor& v) { c.atc.replacement = replacement_policy(v); }),
       P<C>("atc_lookup", "time", "0ns", "ATC lookup, hit or miss", [](C& c, const Cursor& v) { c.atc.lookup = v.time(); }),
       P<C>("atc_miss", "time", "0ns", "ATS-switch time on an ATC miss besides the translation round trip (request, fill, replay)",
            [](C& c, const Cursor& v) { c.atc_miss = v.time(); }),

@@ -1,0 +1,147 @@
+// The cache substrate alone (models/cache): placement, refill, eviction and
+// each replacement policy against a hand-worked sequence.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "models/cache/tag_array.h"
+#include "models/core/rng.h"
+
+namespace hx::cache {
+namespace {
+
+using Tags = TagArray<std::uint64_t>;
+
+bool hit(Tags& t, std::uint64_t k) {
+  return t.find(t.set_of(k), [k](std::uint64_t e) { return e == k; }) != nullptr;
+}
+// Places k; returns whether a valid other entry was evicted.
+bool fill(Tags& t, std::uint64_t k) {
+  bool ev = false;
+  t.place(t.set_of(k), [k](std::uint64_t e) { return e == k; }, &ev) = k;
+  return ev;
+}
+std::set<std::uint64_t> held(Tags& t, const std::set<std::uint64_t>& ks) {
+  std::set<std::uint64_t> s;
+  for (auto k : ks)
+    if (t.find(t.set_of(k), [k](std::uint64_t e) { return e == k; }, false)) s.insert(k);
+  return s;
+}
+
+TEST(TagArray, SetOfIsTheIndexModuloTheSets) {
+  Tags a(8, 2, Policy::Lru, "a"), b(6, 2, Policy::Lru, "b");
+  EXPECT_EQ(a.set_of(13), 5u);
+  EXPECT_EQ(b.set_of(13), 1u);
+  EXPECT_EQ(b.set_of(6), 0u);
+}
+
+TEST(TagArray, FillsEmptyWaysFirstAndRefillsInPlace) {
+  Tags t(1, 4, Policy::Lru, "t");
+  EXPECT_FALSE(fill(t, 1));
+  EXPECT_FALSE(fill(t, 2));
+  EXPECT_FALSE(fill(t, 1));  // a refill takes its own way
+  EXPECT_EQ(t.occupancy(), 2u);
+  EXPECT_FALSE(fill(t, 3));
+  EXPECT_FALSE(fill(t, 4));
+  EXPECT_TRUE(fill(t, 5));  // full: 2 goes (the refill made 1 more recent)
+  EXPECT_EQ(held(t, {1, 2, 3, 4, 5}), (std::set<std::uint64_t>{1, 3, 4, 5}));
+  EXPECT_EQ(t.invalidate_if([](std::uint64_t e) { return e % 2 == 1; }), 3u);
+  EXPECT_EQ(t.occupancy(), 1u);
+  EXPECT_FALSE(fill(t, 7));  // into an emptied way: nothing evicted
+  t.clear();
+  EXPECT_EQ(t.occupancy(), 0u);
+  EXPECT_FALSE(hit(t, 7));
+}
+
+TEST(Replacement, LruReplacesTheLeastRecentlyUsed) {
+  Tags t(1, 4, Policy::Lru, "t");
+  for (std::uint64_t k : {1, 2, 3, 4}) fill(t, k);
+  ASSERT_TRUE(hit(t, 1));  // order of use now 2 3 4 1
+  fill(t, 5);              // evicts 2
+  EXPECT_EQ(held(t, {1, 2, 3, 4, 5}), (std::set<std::uint64_t>{1, 3, 4, 5}));
+  ASSERT_TRUE(hit(t, 3));  // 4 1 5 3
+  fill(t, 6);              // evicts 4
+  EXPECT_EQ(held(t, {1, 3, 4, 5, 6}), (std::set<std::uint64_t>{1, 3, 5, 6}));
+  // A look-up that does not touch leaves the order: 1 5 3 6.
+  ASSERT_NE(t.find(0, [](std::uint64_t e) { return e == 1; }, false), nullptr);
+  fill(t, 7);  // evicts 1
+  EXPECT_EQ(held(t, {1, 3, 5, 6, 7}), (std::set<std::uint64_t>{3, 5, 6, 7}));
+}
+
+// Four ways, tree bits b1 (root), b2 (ways 0-1), b3 (ways 2-3); a bit points
+// to the half to evict from. Filling ways 0..3 in order leaves b1 -> left
+// (3 was last), b2 -> way 0, b3 -> way 2.
+TEST(Replacement, TreePlruFollowsTheTree) {
+  Tags t(1, 4, Policy::Plru, "t");
+  for (std::uint64_t k : {10, 11, 12, 13}) fill(t, k);  // ways 0 1 2 3
+  fill(t, 14);  // victim way 0 (10); now b1 -> right, b2 -> way 1
+  EXPECT_EQ(held(t, {10, 11, 12, 13, 14}), (std::set<std::uint64_t>{11, 12, 13, 14}));
+  fill(t, 15);  // victim in the right half: b3 -> way 2 (12); then b1 -> left, b3 -> way 3
+  EXPECT_EQ(held(t, {11, 12, 13, 14, 15}), (std::set<std::uint64_t>{11, 13, 14, 15}));
+  ASSERT_TRUE(hit(t, 11));  // way 1: b1 -> right, b2 -> way 0
+  fill(t, 16);  // right half, b3 -> way 3 (13)
+  EXPECT_EQ(held(t, {11, 13, 14, 15, 16}), (std::set<std::uint64_t>{11, 14, 15, 16}));
+}
+
+// Three ways: the tree has four leaves, and the missing fourth is never chosen.
+TEST(Replacement, TreePlruWithWaysNotAPowerOfTwoStaysInRange) {
+  Tags t(1, 3, Policy::Plru, "t");
+  for (std::uint64_t k = 0; k < 200; ++k) {
+    fill(t, k);
+    EXPECT_LE(t.occupancy(), 3u);
+    EXPECT_TRUE(hit(t, k));  // what was just placed is there
+  }
+  EXPECT_EQ(t.occupancy(), 3u);
+}
+
+TEST(Replacement, RandomIsDeterministicPerSeedAndNameAndSpreadsOverTheWays) {
+  set_global_seed(7);
+  auto victims = [](const std::string& name) {
+    Tags t(1, 4, Policy::Random, name);
+    for (std::uint64_t k : {0, 1, 2, 3}) fill(t, k);
+    std::vector<std::uint64_t> gone;  // the key each fill evicted, in order
+    std::set<std::uint64_t> cur{0, 1, 2, 3};
+    for (std::uint64_t k = 4; k < 4004; ++k) {
+      fill(t, k);
+      const std::set<std::uint64_t> now = held(t, cur);
+      for (auto b : cur)
+        if (!now.count(b)) gone.push_back(b);
+      cur = now;
+      cur.insert(k);
+    }
+    return gone;
+  };
+  const auto a = victims("x"), b = victims("x"), c = victims("y");
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  // How many fills each key survived: with a uniform choice among 4 ways a
+  // key is evicted by each later fill with probability 1/4, so it is gone
+  // after 4 fills on average, and a quarter of keys go at the very next.
+  ASSERT_EQ(a.size(), 4000u);
+  std::map<std::uint64_t, std::uint64_t> when;  // key -> index of the fill that evicted it
+  for (std::size_t i = 0; i < a.size(); ++i) when[a[i]] = i + 4;
+  double sum = 0;
+  int next = 0, n = 0;
+  for (auto [k, at] : when) {
+    if (k < 4) continue;
+    sum += static_cast<double>(at - k);
+    next += at - k == 1;
+    ++n;
+  }
+  EXPECT_NEAR(sum / n, 4.0, 0.3);
+  EXPECT_NEAR(static_cast<double>(next) / n, 0.25, 0.03);
+}
+
+TEST(Replacement, PolicyNamesParse) {
+  Policy p = Policy::Lru;
+  EXPECT_TRUE(parse_policy("plru", &p));
+  EXPECT_EQ(p, Policy::Plru);
+  EXPECT_TRUE(parse_policy("random", &p));
+  EXPECT_EQ(p, Policy::Random);
+  EXPECT_FALSE(parse_policy("fifo", &p));
+  EXPECT_STREQ(policy_name(Policy::Lru), "lru");
+}
+
+}  // namespace
+}  // namespace hx::cache
