@@ -153,24 +153,38 @@ void HostCpu::on_mmio_completion(const Tlp& t, Tick) {
 }
 
 int HostCpu::arm_watch(std::uint64_t addr, std::uint32_t len, int core) {
-  Watch w;
+  const int id = m_next_watch++;
+  Watch& w = m_watches[id];
   w.addr = addr;
   w.len = len;
   w.core = core;
-  w.ev = std::make_unique<sc_core::sc_event>();
-  m_watches.push_back(std::move(w));
-  return static_cast<int>(m_watches.size() - 1);
+  m_undetected.push_back(id);
+  return id;
 }
 
 void HostCpu::wait_watch(int id) {
-  Watch& w = m_watches[static_cast<std::size_t>(id)];
-  if (!w.done) sc_core::wait(*w.ev);
-  wait_until(m_watches[static_cast<std::size_t>(id)].detected);
+  const auto it = m_watches.find(id);
+  if (it == m_watches.end()) sim_fail(basename(), "wait for a poll watch that is not armed");
+  if (!it->second.done) {
+    it->second.waiting = true;
+    it->second.ev = std::make_unique<sc_core::sc_event>();
+    sc_core::wait(*it->second.ev);  // notified at the detection time
+  }
+  // The event has fired (or was never notified): the watch can go.
+  const Tick detected = m_watches.at(id).detected;
+  m_watches.erase(id);
+  wait_until(detected);
 }
 
 void HostCpu::on_memory_write(std::uint64_t addr, std::uint32_t len, Tick commit) {
-  for (auto& w : m_watches) {
-    if (w.done || addr >= w.addr + w.len || w.addr >= addr + len) continue;
+  std::size_t keep = 0;
+  for (std::size_t i = 0; i < m_undetected.size(); ++i) {
+    const int id = m_undetected[i];
+    Watch& w = m_watches.at(id);
+    if (addr >= w.addr + w.len || w.addr >= addr + len) {
+      m_undetected[keep++] = id;
+      continue;
+    }
     w.done = true;
     ++polls_detected;
     // Seen on the next poll iteration after the commit, plus the line fetch,
@@ -181,8 +195,9 @@ void HostCpu::on_memory_write(std::uint64_t addr, std::uint32_t len, Tick commit
     const Tick fetch = m_rc.memory().fetch_from_socket(addr, m_far[static_cast<std::size_t>(w.core)], commit + phase);
     const Tick seen = fetch + m_cfg.poll_miss;
     w.detected = noisy_end(w.core, commit, seen);
-    notify_at(*w.ev, w.detected);
+    if (w.waiting) notify_at(*w.ev, w.detected);
   }
+  m_undetected.resize(keep);
 }
 
 void HostCpu::on_msi(std::uint32_t vector, Tick at) {

@@ -22,6 +22,7 @@
 #include <systemc>
 #include <functional>
 #include <map>
+#include <unordered_map>
 #include <memory>
 #include <vector>
 
@@ -90,6 +91,7 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
     std::uint32_t len;
     int core;
     bool done = false;
+    bool waiting = false;  // a thread waits on `ev` (notified only then)
     Tick detected = 0;
     std::unique_ptr<sc_core::sc_event> ev;
   };
@@ -103,7 +105,11 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   Rng m_rng;
   std::vector<Tick> m_tick_phase;
   std::vector<bool> m_far;
-  std::vector<Watch> m_watches;
+  // Watches armed and not yet waited for, by id; a write is compared only
+  // with those not yet detected, in arming order (the order of the RNG draws).
+  std::unordered_map<int, Watch> m_watches;
+  std::vector<int> m_undetected;
+  int m_next_watch = 0;
   std::map<std::uint32_t, MsiWait> m_msi;
   std::map<std::uint16_t, std::unique_ptr<sc_core::sc_event>> m_reads;
   std::uint16_t m_next_tag = 0;
