@@ -133,7 +133,8 @@ void BenchDma::attach(pcie::Endpoint& ep) {
 }
 
 std::string BenchDma::status() const {
-  return std::to_string(m_active) + " commands active, " + std::to_string(m_queue.size()) + " queued";
+  return std::to_string(m_active) + " commands active, " + std::to_string(m_queue.size()) + " queued" +
+         (m_source ? ", more to come" : "");
 }
 
 void BenchDma::read(std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off, Done done) {
@@ -146,9 +147,26 @@ void BenchDma::write(std::uint64_t addr, std::uint32_t len, std::uint64_t stream
   pump();
 }
 
+void BenchDma::feed(std::function<bool(Command&)> next) {
+  m_source = std::move(next);
+  pump();
+}
+
+bool BenchDma::has_next() {
+  if (m_queue.empty() && m_source) {
+    Command c;
+    if (m_source(c)) {
+      m_queue.push_back(Cmd{c.write, c.addr, c.len, c.stream, c.off, std::move(c.done)});
+    } else {
+      m_source = nullptr;
+    }
+  }
+  return !m_queue.empty();
+}
+
 void BenchDma::pump() {
   const Tick now = now_tick();
-  while (!m_queue.empty() && m_active < m_slots.size()) {
+  while (m_active < m_slots.size() && has_next()) {
     if (m_next_issue > now) {
       if (m_pump_at != m_next_issue) {
         m_pump_at = m_next_issue;
@@ -171,6 +189,7 @@ void BenchDma::pump() {
     if (c.write) period = std::max(m_cfg.write_interval, period + static_cast<Tick>(c.len) * m_cfg.write_byte_time);
     m_next_issue = now + period;
     c.start = now + m_cfg.cmd_latency;
+    if (c.len) m_ready.push_back(s);
     if (m_atc) translate(s);
     if (c.xlate_pending == 0) m_ep->scheduler().at(c.start, this, kProgress, s);
   }
@@ -220,15 +239,13 @@ void BenchDma::progress(std::size_t s) {
 
 void BenchDma::on_tx_space(int) {
   // Oldest command first, so TLPs leave in command order.
-  std::vector<std::size_t> order;
-  for (std::size_t s = 0; s < m_slots.size(); ++s)
-    if (m_slot_used[s] && m_slots[s].next < m_slots[s].len) order.push_back(s);
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return m_slots[a].seq < m_slots[b].seq; });
   const Tick now = now_tick();
-  for (std::size_t s : order) {
+  while (!m_ready.empty()) {
+    const std::size_t s = m_ready.front();
     if (m_slots[s].start > now || m_slots[s].xlate_pending) break;
     progress(s);
     if (m_slots[s].next < m_slots[s].len) break;  // blocked: younger commands wait behind it
+    m_ready.pop_front();
   }
 }
 

@@ -62,6 +62,19 @@ class BenchDma final : public pcie::Device, public Actor {
   // is checked against it.
   void read(std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off, Done done);
   void write(std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off, Done done);
+  // A stream of commands made as the engine takes them: `next` fills in the
+  // next command and returns true, or returns false when there are no more.
+  // It is asked only when the engine has room for one (one command is held
+  // ahead of its issue time), so a long run holds no queue of commands.
+  // Commands queued by read/write go first.
+  struct Command {
+    bool write = false;
+    std::uint64_t addr = 0;
+    std::uint32_t len = 0;
+    std::uint64_t stream = 0, off = 0;
+    Done done;
+  };
+  void feed(std::function<bool(Command&)> next);
   std::size_t in_flight() const { return m_active; }
 
   void on_write(const pcie::Tlp& t) override;
@@ -71,7 +84,7 @@ class BenchDma final : public pcie::Device, public Actor {
   void on_completion(const pcie::Tlp& t) override;
   void on_tx_space(int stream) override;
   void on_sent(const pcie::Tlp& t, Tick start, Tick end) override;
-  bool busy() const override { return m_active > 0 || !m_queue.empty(); }
+  bool busy() const override { return m_active > 0 || !m_queue.empty() || m_source; }
   std::string status() const override;
   void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
 
@@ -111,6 +124,8 @@ class BenchDma final : public pcie::Device, public Actor {
   BenchDmaConfig m_cfg;
   int m_s_cmd = -1;
   std::deque<Cmd> m_queue;
+  std::function<bool(Command&)> m_source;  // empty once it has no more
+  bool has_next();  // a command is at the front of m_queue (pulled from m_source if need be)
   std::vector<Cmd> m_slots;
   std::vector<bool> m_slot_used;
   std::size_t m_active = 0;
@@ -127,7 +142,9 @@ class BenchDma final : public pcie::Device, public Actor {
     std::uint32_t len = 0, got = 0;
   };
   std::vector<Tag> m_tags;
-  std::vector<std::size_t> m_ready_slots;  // slots with TLPs left to generate
+  // Slots with TLPs left to generate, in issue order: TLPs leave in command
+  // order, so only the front one advances, and it leaves once done.
+  std::deque<std::size_t> m_ready;
 };
 
 }  // namespace hx::dma

@@ -246,6 +246,30 @@ int bench(const std::string& json_out, int repeats, const std::string& self) {
       }
   }
   {
+    // Cost linear in work: the same FHF study at N and 4N repetitions (the
+    // ratio of wall times is 4 when the cost per round trip does not grow
+    // with the run), and memory flat in work: 2 M bench-engine writes.
+    const std::string fhf = std::string(HXSIM_SOURCE_DIR) + "/configs/bench/fhf_reps.yaml";
+    const Run n1 = median_of(repeats, [&] { return run_once(self, fhf, 0, dir / "fhf_reps_0.json"); });
+    const Run n4 = median_of(repeats, [&] { return run_once(self, fhf, 1, dir / "fhf_reps_1.json"); });
+    const double ratio = (n4.wall - n4.elab) / (n1.wall - n1.elab);
+    std::printf("%-18s %10.3f %12.0f %14.0f %12s %10.1f %9s  FHF 64 B x 65536 vs x 16384: %.2fx the wall time (simulation "
+                "only) for 4x the work\n",
+                "linear_fhf", n4.wall, n4.meta["tlp_hops"].get<double>(), n4.meta["tlp_hops"].get<double>() / n4.wall, "",
+                n4.rss_mb, "", ratio);
+    scen.push_back({{"name", "linear_fhf"}, {"description", "FHF 64 B: 65536 vs 16384 repetitions"},
+                    {"wall_s", n4.wall}, {"wall_s_quarter", n1.wall}, {"wall_ratio_for_4x_work", ratio},
+                    {"peak_rss_mb", n4.rss_mb}, {"peak_rss_mb_quarter", n1.rss_mb}});
+    const std::string bw = std::string(HXSIM_SOURCE_DIR) + "/configs/bench/bench_bw_2m.yaml";
+    const Run m = median_of(repeats, [&] { return run_once(self, bw, 0, dir / "bench_bw_2m.json"); });
+    const double hops = m.meta["tlp_hops"].get<double>();
+    std::printf("%-18s %10.3f %12.0f %14.0f %12s %10.1f %9.3f  2 M bench_bw writes of 128 B: peak RSS %.1f MB\n", "flat_bench_bw",
+                m.wall, hops, hops / m.wall, "", m.rss_mb, hops / m.wall / kernel, m.rss_mb);
+    scen.push_back({{"name", "flat_bench_bw"}, {"description", "2 M bench_bw writes of 128 B (S011 engine)"},
+                    {"wall_s", m.wall}, {"tlp_hops", hops}, {"tlp_hops_per_s", hops / m.wall},
+                    {"tlp_hops_per_kernel_notification", hops / m.wall / kernel}, {"peak_rss_mb", m.rss_mb}});
+  }
+  {
     // Endpoint scaling: the same traffic on hosts of 8, 64 and 512 endpoints.
     for (const int n : {8, 64, 512}) {
       const fs::path study = dir / ("scaling_" + std::to_string(n) + ".yaml");

@@ -616,16 +616,22 @@ class BenchDmaLoad final : public Workload {
           m_t1 = std::max(m_t1, t);
           if (--left == 0) notify_now(ev);
         };
-        for (int i = 0; i < m_n; ++i) {
+        // Commands are made as the engine takes them (memory flat in N).
+        int i = 0;
+        dev->feed([&](dma::BenchDma::Command& c) {
+          if (i == m_n) return false;
           const std::uint64_t a = addr_of(i);
-          const bool wr = m_op == "wr" || (m_op == "rw" && (i & 1));
-          if (wr) {
-            dev->write(a + (m_op == "rw" ? m_window : 0), m_size, stream + 1 + static_cast<std::uint64_t>(i), 0, done);
-          } else {
-            dev->read(a, m_size, kMemoryStream, a, done);
-          }
-        }
+          c.write = m_op == "wr" || (m_op == "rw" && (i & 1));
+          c.addr = c.write && m_op == "rw" ? a + m_window : a;
+          c.len = m_size;
+          c.stream = c.write ? stream + 1 + static_cast<std::uint64_t>(i) : kMemoryStream;
+          c.off = c.write ? 0 : a;
+          c.done = done;
+          ++i;
+          return true;
+        });
         if (left > 0) sc_core::wait(ev);
+        dev->feed(nullptr);  // the source refers to this frame
       }
       m_done = true;
     });
