@@ -134,7 +134,11 @@ int run_cli(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
 
-  if (*run) return ra.mpi ? hx::sim::run_study_mpi(ra, self_exe()) : hx::sim::run_study(ra, self_exe());
+  if (*run) {
+    const std::string self = self_exe();
+    if (!ra.mpi) return hx::sim::run_study(ra, self);
+    return hx::sim::run_study_mpi(ra, self, [&] { return hx::sim::run_study(ra, self); });
+  }
   if (*point) return hx::sim::run_one_point(ra, index, out_file);
   if (*serve) return hx::sim::run_point_server(ra, serve_dir, serve_cmd, serve_rep, serve_hash, serve_driver);
   if (*topo) {

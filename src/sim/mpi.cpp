@@ -200,7 +200,7 @@ std::unique_ptr<PointPool> make_mpi_pool(const RunArgs& a, const std::string& se
   return std::make_unique<MpiPool>(a, self, f, seed, dir);
 }
 
-int run_study_mpi(const RunArgs& a, const std::string& self) {
+int run_study_mpi(const RunArgs& a, const std::string& self, const std::function<int()>& rank0) {
   MPI_Init(nullptr, nullptr);
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -209,7 +209,7 @@ int run_study_mpi(const RunArgs& a, const std::string& self) {
   if (rank == 0) {
     // Rank 0 checks the study first; on bad input the others are told to stop.
     try {
-      code = run_study(a, self);
+      code = rank0();
     } catch (...) {
       for (int r = 1; r < size; ++r) {
         long long stop = -1;
@@ -234,7 +234,7 @@ std::unique_ptr<PointPool> make_mpi_pool(const RunArgs&, const std::string&, con
   throw InputError("--mpi: this hxsim was built without MPI (HXSIM_ENABLE_MPI=OFF or OpenMPI not found)");
 }
 
-int run_study_mpi(const RunArgs&, const std::string&) {
+int run_study_mpi(const RunArgs&, const std::string&, const std::function<int()>&) {
   throw InputError("--mpi: this hxsim was built without MPI (HXSIM_ENABLE_MPI=OFF or OpenMPI not found)");
 }
 

@@ -9,10 +9,12 @@
 // run: the same code computes every point with the same seed.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
-#include "src/sim/driver.h"
+#include "src/sim/point.h"
+#include "src/sim/pool.h"
 
 namespace hx::sim {
 
@@ -20,7 +22,9 @@ bool mpi_available();
 // The pool rank 0 uses inside run_study.
 std::unique_ptr<PointPool> make_mpi_pool(const RunArgs& a, const std::string& self, const StudyFiles& f, std::uint64_t seed,
                                          const std::string& dir);
-// `hxsim run --mpi`: every rank calls this; returns the process exit code.
-int run_study_mpi(const RunArgs& a, const std::string& self);
+// `hxsim run --mpi`: every rank calls this; rank 0 runs `rank0` (the
+// driver's run_study, which takes its pool from make_mpi_pool), the others
+// serve points. Returns the process exit code.
+int run_study_mpi(const RunArgs& a, const std::string& self, const std::function<int()>& rank0);
 
 }  // namespace hx::sim

@@ -1,0 +1,355 @@
+#include "src/sim/pool.h"
+
+#include <fcntl.h>
+#include <malloc.h>
+#include <poll.h>
+#include <sched.h>
+#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <system_error>
+#include <thread>
+
+#include "models/core/error.h"
+#include "src/sim/runner.h"
+#include "src/sim/study.h"
+
+extern char** environ;
+
+namespace hx::sim {
+
+namespace fs = std::filesystem;
+
+pid_t spawn_point(const std::vector<std::string>& args_in, const std::string& errf) {
+  std::vector<std::string> args = args_in;
+  std::vector<char*> argv;
+  for (auto& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 2, errf.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  pid_t pid;
+  if (posix_spawn(&pid, args[0].c_str(), &fa, nullptr, argv.data(), environ) != 0) throw SimError("cannot start a worker process");
+  posix_spawn_file_actions_destroy(&fa);
+  return pid;
+}
+
+int exit_code(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 3; }
+
+namespace {
+
+// Whole-buffer pipe I/O; false on EOF or error.
+bool write_all(int fd, const void* p, std::size_t n) {
+  const char* c = static_cast<const char*>(p);
+  while (n) {
+    const ssize_t k = ::write(fd, c, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    c += k;
+    n -= static_cast<std::size_t>(k);
+  }
+  return true;
+}
+bool read_all(int fd, void* p, std::size_t n) {
+  char* c = static_cast<char*>(p);
+  while (n) {
+    const ssize_t k = ::read(fd, c, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    c += k;
+    n -= static_cast<std::size_t>(k);
+  }
+  return true;
+}
+
+// Runs `body` on a thread of its own and returns its result. A process
+// forked from a point server allocates, on its main thread, from the
+// server's heap: the holes the server's loading left are scattered over
+// pages the server wrote, and the first write into each copies that page
+// (copy-on-write). A new thread allocates from a malloc arena of its own,
+// fresh pages filled densely. On configs/bench/sweep_1000.yaml this took
+// a point from 376 to 218 page faults and 15% less CPU time
+// (docs/performance.md). Where no thread can be started, `body` runs here.
+//
+// The arena is also asked to be backed by a 2 MiB page (a transparent huge
+// page, where the kernel offers them): a point writes a few hundred
+// kilobytes there, and one fault for a huge page costs less than faulting
+// those pages in one by one, most of all on a virtual machine whose page
+// faults trap to the hypervisor (about 11 us each on the host of
+// docs/performance.md, 92 us for a whole 2 MiB page). There it took the
+// sweep's points from 218 to 120 page faults and 10-12% of their time.
+// It is advice only: a kernel without huge pages runs the point the same
+// way, on small pages.
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25  // Linux 6.1; older kernels refuse it, harmlessly
+#endif
+int on_fresh_arena(const std::function<int()>& body) {
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  // A new arena's heap is made writable as far as the top pad reaches: the
+  // whole first huge page at once, not one small page at a time (only a
+  // range wholly inside one mapping can be a huge page).
+  ::mallopt(M_TOP_PAD, static_cast<int>(2 * kHuge));
+  int result = 3;
+  std::thread own;
+  try {
+    own = std::thread([&] {
+      // The first allocation creates this thread's arena. Its heap is
+      // aligned to the arena size (64 MiB), so the huge page holding the
+      // first block starts the heap. The heap's header is already written
+      // there, so that page is collapsed into a huge one (MADV_COLLAPSE);
+      // the next faults in as a huge page when first touched.
+      if (void* first = std::malloc(1)) {
+        void* at = reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(first) & ~(kHuge - 1));
+        ::madvise(at, 2 * kHuge, MADV_HUGEPAGE);
+        ::madvise(at, kHuge, MADV_COLLAPSE);
+        std::free(first);
+      }
+      result = body();
+    });
+  } catch (const std::system_error&) {
+    return body();
+  }
+  own.join();
+  return result;
+}
+
+// Asks for this process to be killed when its parent ends; false if the
+// parent (`parent`) has ended already.
+bool end_with_parent(pid_t parent) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  return ::getppid() == parent;
+}
+
+// What a server reports of each point: one write of fewer than PIPE_BUF
+// bytes, so that the reports of several servers on one pipe never mix.
+struct Report {
+  std::uint64_t index;
+  std::int64_t code;
+  PointTiming timing;
+};
+static_assert(sizeof(Report) <= 512, "a report must be one atomic pipe write");
+
+// Local sweeps: `jobs` point servers, each an `hxsim _serve` process started
+// afresh, take point indices from one command pipe (the driver writes them
+// 8 bytes at a time, a few ahead of need; a pipe read of 8 bytes is whole)
+// and run each point in a process forked from the server, one at a time.
+// Each server sends back a Report (the point's index, exit code and
+// wall-clock figures), having kept a failed point's stderr in
+// points/K.json.stderr.
+//
+// Forking rather than starting the executable for every point saves
+// loading and relocating the libraries, about half of a short point's cost
+// (docs/performance.md). Each server is started afresh, not forked from
+// the driver: the point processes of one parent contend in the kernel
+// (their pages are copy-on-write shares of the same parent's), and
+// servers that share no memory run their points as independently as two
+// separate sweeps do (design note 18). Nothing of SystemC is elaborated in
+// a server, so each point process elaborates exactly once. (The MPI pool
+// starts `hxsim _point` processes instead: an MPI process must not fork.)
+void serve(int cmd, int rep, const RunArgs& a, const StudyFiles& f, const Sweep& points,
+           std::uint64_t seed, const std::string& dir) {
+  ::signal(SIGPIPE, SIG_IGN);  // a driver that has gone makes report() fail, not kill this process
+  const pid_t server = ::getpid();
+  // A point process leaves its wall-clock figures in a page shared with
+  // this server (no file per point).
+  void* page = ::mmap(nullptr, sizeof(PointTiming), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (page == MAP_FAILED) throw SimError("cannot map the point server's page");
+  auto* shared = static_cast<PointTiming*>(page);
+  // False when the driver has gone (killed, or ended by another server's
+  // death, which it reports itself): this server then ends quietly, its
+  // point's file already written for a rerun.
+  auto report = [&](std::size_t k, int code, const PointTiming& t) {
+    const Report r{k, code, t};
+    return write_all(rep, &r, sizeof r);
+  };
+  for (;;) {
+    std::uint64_t msg;
+    if (!read_all(cmd, &msg, sizeof msg)) return;  // the driver is done or gone
+    const std::size_t k = static_cast<std::size_t>(msg);
+    if (k >= points.size()) throw SimError("the point server was sent a point that does not exist");
+    // The point's stderr goes to memory, kept in a file only if it fails.
+    const int err = ::memfd_create("hxsim-point-stderr", MFD_CLOEXEC);
+    const pid_t pid = err < 0 ? -1 : ::fork();
+    if (pid == 0) {
+      // A point ends with its server, as the server ends with its driver:
+      // nothing of a killed sweep runs on.
+      if (!end_with_parent(server)) ::_exit(3);
+      ::close(cmd);  // the server's pipes are not the point's
+      ::close(rep);
+      int code = 3;
+      const int null = ::open("/dev/null", O_WRONLY);
+      if (null >= 0 && ::dup2(err, 2) >= 0 && ::dup2(null, 1) >= 0) {
+        code = on_fresh_arena([&] {
+          StudyFiles own = f;  // this process's own copy of the checked study
+          return exit_status_of([&] {
+            *shared = write_point(a, own, points.at(k), k, seed, point_file(dir, k));
+            return 0;
+          });
+        });
+      }
+      std::fflush(nullptr);
+      ::_exit(code);
+    }
+    if (pid < 0) {
+      if (err >= 0) ::close(err);
+      std::ofstream(point_file(dir, k, ".stderr")) << "simulation error: cannot start a worker process\n";
+      if (!report(k, 3, {})) return;
+      continue;
+    }
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0) {
+      if (errno != EINTR) return;
+    }
+    const int code = exit_code(status);
+    if (code != 0) {
+      std::string text;
+      char buf[4096];
+      ssize_t n;
+      for (off_t at = 0; (n = ::pread(err, buf, sizeof buf, at)) > 0; at += n) text.append(buf, static_cast<std::size_t>(n));
+      std::ofstream(point_file(dir, k, ".stderr"), std::ios::binary) << text;
+    }
+    ::close(err);
+    if (!report(k, code, code == 0 ? *shared : PointTiming{})) return;
+    *shared = PointTiming{};
+  }
+}
+
+class LocalPool final : public PointPool {
+ public:
+  LocalPool(const RunArgs& a, const std::string& self, const StudyFiles& f, std::uint64_t seed, std::string dir, int jobs)
+      : m_dir(std::move(dir)), m_ahead(jobs + std::min(jobs, 64)) {
+    int cmd[2], rep[2];
+    if (::pipe2(cmd, O_CLOEXEC) != 0 || ::pipe2(rep, O_CLOEXEC) != 0) throw SimError("cannot start the point server");
+    // The servers inherit their ends; not the driver's (EOF must reach both sides).
+    ::fcntl(cmd[0], F_SETFD, 0);
+    ::fcntl(rep[1], F_SETFD, 0);
+    std::vector<std::string> args = worker_args(a, self, "_serve", seed);
+    for (const std::string& x : {std::string("--dir"), m_dir, std::string("--cmd-fd"), std::to_string(cmd[0]),
+                                 std::string("--rep-fd"), std::to_string(rep[1]), std::string("--study-hash"),
+                                 std::to_string(study_hash(f)), std::string("--driver-pid"), std::to_string(::getpid())})
+      args.push_back(x);
+    std::vector<char*> argv;
+    for (auto& x : args) argv.push_back(x.data());
+    argv.push_back(nullptr);
+    // Every library's symbols are bound in the server, once, rather than
+    // lazily in each point process (which would copy the pages it writes).
+    std::vector<char*> env;
+    for (char** e = environ; *e; ++e)
+      if (std::strncmp(*e, "LD_BIND_NOW=", 12) != 0) env.push_back(*e);
+    std::string bind_now = "LD_BIND_NOW=1";
+    env.push_back(bind_now.data());
+    env.push_back(nullptr);
+    // With a server for every CPU this process may use, each server and the
+    // points it forks stay on a CPU of their own: left to the scheduler, the
+    // two job slots of a -j2 sweep of sub-millisecond points share one CPU
+    // now and then while the other idles (docs/performance.md). Set before
+    // the server is sent its first point, so every point inherits it.
+    std::vector<int> cpus;
+    cpu_set_t allowed;
+    if (a.pin && jobs > 1 && ::sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) == jobs)
+      for (int c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+    for (int i = 0; i < jobs; ++i) {
+      pid_t pid;
+      if (posix_spawn(&pid, self.c_str(), nullptr, nullptr, argv.data(), env.data()) != 0)
+        throw SimError("cannot start the point server");
+      m_servers.push_back(pid);
+      if (!cpus.empty()) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpus[static_cast<std::size_t>(i)], &one);
+        ::sched_setaffinity(pid, sizeof one, &one);  // best effort: unpinned on failure
+      }
+    }
+    ::close(cmd[0]);
+    ::close(rep[1]);
+    m_cmd = cmd[1];
+    m_rep = rep[0];
+  }
+  ~LocalPool() override {
+    ::close(m_cmd);  // the servers see EOF, finish what they run, and end
+    ::close(m_rep);
+    for (const pid_t s : m_servers) {
+      int status;
+      while (::waitpid(s, &status, 0) < 0 && errno == EINTR) {}
+    }
+  }
+  bool can_start() const override { return m_outstanding < m_ahead; }
+  void start(std::size_t k) override {
+    const std::uint64_t msg = k;
+    if (!write_all(m_cmd, &msg, sizeof msg)) throw SimError("lost the point server");
+    ++m_outstanding;
+  }
+  bool finished_within(int timeout_ms) override {
+    check_servers();
+    pollfd p{m_rep, POLLIN, 0};
+    const int r = ::poll(&p, 1, timeout_ms);
+    return r > 0 || (r < 0 && errno != EINTR);  // an error: wait() reports it at once
+  }
+  Finished wait() override {
+    // A server that ends before the driver is done may take a point with
+    // it, and leaves a job slot empty in any case: the sweep ends with an
+    // error (a rerun resumes it). Looked for at every wait, not only when
+    // no report comes: the other servers' reports would otherwise hide the
+    // loss until the sweep's last point (two system calls per point).
+    while (!finished_within(250)) {
+    }
+    Report r;
+    if (!read_all(m_rep, &r, sizeof r)) throw SimError("lost track of the point processes");
+    --m_outstanding;
+    Finished f{static_cast<std::size_t>(r.index), static_cast<int>(r.code), {}, r.timing};
+    if (f.code != 0) f.err = read_file(point_file(m_dir, f.index, ".stderr"));
+    return f;
+  }
+
+ private:
+  void check_servers() const {
+    for (const pid_t s : m_servers) {
+      int status;
+      if (::waitpid(s, &status, WNOHANG) != s) continue;
+      // Exit 2: it found the study files changed (its own message says so).
+      if (WIFEXITED(status) && WEXITSTATUS(status) == 2) throw InputError("a point server refused the study");
+      throw SimError("a point server ended during the sweep (" +
+                     (WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
+                                          : "exit " + std::to_string(WEXITSTATUS(status))) + ")");
+    }
+  }
+  std::string m_dir;
+  int m_ahead;
+  int m_outstanding = 0;
+  std::vector<pid_t> m_servers;
+  int m_cmd = -1, m_rep = -1;
+};
+}  // namespace
+
+std::unique_ptr<PointPool> make_local_pool(const RunArgs& a, const std::string& self, const StudyFiles& f,
+                                           std::uint64_t seed, const std::string& dir, int jobs) {
+  return std::make_unique<LocalPool>(a, self, f, seed, dir, jobs);
+}
+
+int run_point_server(const RunArgs& a, const std::string& dir, int cmd, int rep, std::uint64_t expect_hash, long driver) {
+  // A server ends with its driver (killed or not): one still running would
+  // go on writing point files into a directory a rerun now owns.
+  if (driver > 0 && !end_with_parent(static_cast<pid_t>(driver))) return 3;
+  StudyFiles f = prepared(a);
+  const Sweep points(f);
+  // The driver checked every point of what it read; a server that reads
+  // something else (a file edited since) runs nothing.
+  if (study_hash(f) != expect_hash) throw InputError(a.study + ": the study or its topology changed while the sweep started");
+  serve(cmd, rep, a, f, points, study_seed(a, f), dir);
+  return 0;
+}
+
+}  // namespace hx::sim
