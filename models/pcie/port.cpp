@@ -26,6 +26,17 @@ PciePort::PciePort(PortOwner& owner, std::string name, const PortConfig& cfg)
   reg.add_counter(m_name + ".credit_stalls", &credit_stalls, "1", "times a queued TLP was found (or foreseen) to lack credits");
 }
 
+double lane_gts(const LinkConfig& l) { return l.rate_gts > 0 ? l.rate_gts : generation(l.gen).gts; }
+
+Encoding link_encoding(const LinkConfig& l) { return l.encoding_set ? l.encoding : generation(l.gen).encoding; }
+
+double link_bytes_per_ns(const LinkConfig& l) {
+  const Encoding e = link_encoding(l);
+  double rate_Bpns = lane_gts(l) * encoding_traits(e).efficiency * l.width / 8.0;
+  if (l.skp && e != Encoding::kFlit) rate_Bpns *= (1.0 - kSkpFraction);
+  return rate_Bpns;
+}
+
 void PciePort::connect(PciePort& a, PciePort& b, const LinkConfig& link) {
   if (a.m_peer || b.m_peer) sim_fail(a.m_name, "port connected twice");
   a.m_peer = &b;
@@ -33,10 +44,8 @@ void PciePort::connect(PciePort& a, PciePort& b, const LinkConfig& link) {
   for (PciePort* p : {&a, &b}) {
     PciePort* rx = p->m_peer;
     p->m_link = link;
-    const Generation& g = generation(link.gen);
-    double rate_Bpns = g.gts * g.efficiency * link.width / 8.0;  // bytes per ns
-    if (link.skp && g.encoding != Encoding::kFlit) rate_Bpns *= (1.0 - kSkpFraction);
-    p->m_ps_per_byte = 1000.0 / rate_Bpns;
+    const EncodingTraits& g = encoding_traits(link_encoding(link));
+    p->m_ps_per_byte = 1000.0 / link_bytes_per_ns(link);
     // Gen1/2 start STP on lane 0 (lane 4m on wider links): TLPs occupy whole
     // 4-byte symbol columns on x4 and wider links (spec 4.2.1). The
     // transmitter's datapath beat can be coarser (tx_align_B).

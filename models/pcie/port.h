@@ -29,6 +29,12 @@ namespace hx::pcie {
 struct LinkConfig {
   int gen = 3;
   int width = 8;
+  // A lane rate other than the generation's (CCIX ESM: 20 or 25 GT/s on a
+  // Gen4 link), 0: the generation's; and its encoding, if not the
+  // generation's (framing and DLLP sizes follow the encoding).
+  double rate_gts = 0;
+  bool encoding_set = false;
+  Encoding encoding = Encoding::k128b130b;
   Tick latency = 0;            // PHY + SerDes + propagation, one direction
   bool skp = true;             // SKP ordered-set overhead (S010: 4 B every 1538 B)
   int ack_every = 4;           // ACK DLLP after this many TLPs...
@@ -46,6 +52,13 @@ struct PortConfig {
   std::array<int, kFcClasses> credits_hdr{{32, 32, 0}};
   std::array<int, kFcClasses> credits_data{{256, 0, 0}};
 };
+
+// The link's lane rate and encoding: the generation's unless overridden.
+double lane_gts(const LinkConfig& l);
+Encoding link_encoding(const LinkConfig& l);
+// Data bytes per ns one direction carries before TLP overheads: lane rate x
+// width x encoding efficiency, less SKP ordered sets where counted.
+double link_bytes_per_ns(const LinkConfig& l);
 
 class PciePort;
 
@@ -136,7 +149,7 @@ class PciePort final : public Actor {
   PciePort* m_peer = nullptr;
   double m_ps_per_byte = 1.0;
   int m_align = 4;
-  std::uint32_t m_framing_B = 0, m_dllp_B = 0;  // of the link's generation, kept from connect()
+  std::uint32_t m_framing_B = 0, m_dllp_B = 0;  // of the link's encoding, kept from connect()
   Tick m_dllp_time = 0;
 
   // transmitter

@@ -21,12 +21,21 @@ enum class Encoding : std::uint8_t { k8b10b, k128b130b, kFlit };
 struct Generation {
   int gen;
   double gts;            // transfer rate per lane, GT/s
-  Encoding encoding;
-  double efficiency;     // payload bits per line bit
-  int tlp_framing_B;     // PHY framing + DLL bytes added to every TLP
-  int dllp_B;            // bytes of one DLLP on the wire
+  Encoding encoding;     // its costs: encoding_traits
   const char* name;
 };
+
+// What an encoding costs: payload bits per line bit, PHY framing + DLL bytes
+// added to every TLP, bytes of one DLLP on the wire. A link whose rate is
+// not its generation's keeps the framing of its encoding.
+struct EncodingTraits {
+  double efficiency;
+  int tlp_framing_B;
+  int dllp_B;
+  const char* name;  // "8b10b", "128b130b", "flit"
+};
+const EncodingTraits& encoding_traits(Encoding e);
+bool parse_encoding(const std::string& s, Encoding* out);
 
 // Data table, gen 1..6. Gen6 flit mode is approximated as in the pcie-bench
 // model (242 of 256 bytes of a flit carry TLP/DLLP bytes; no per-TLP LCRC).

@@ -77,6 +77,13 @@ const ParamTable<pcie::LinkConfig>& link_params() {
              c.width = static_cast<int>(v.integer(1, 32));
              if (!pcie::valid_width(c.width)) v.fail(v.scalar() + " is not a PCIe link width (1, 2, 4, 8, 16, 32)");
            }),
+      P<C>("rate", "rate", "0GT/s", "lane rate if not the generation's (CCIX ESM: 20GT/s or 25GT/s on a gen 4 link); 0 = the generation's",
+           [](C& c, const Cursor& v) { c.rate_gts = v.rate_gts(); }),
+      P<C>("encoding", "choice", "gen", "line encoding if not the generation's: 8b10b, 128b130b or flit (framing follows it)",
+           [](C& c, const Cursor& v) {
+             const std::string e = v.choice({"gen", "8b10b", "128b130b", "flit"});
+             c.encoding_set = e != "gen" && pcie::parse_encoding(e, &c.encoding);
+           }),
       P<C>("latency", "time", "10ns", "PHY/SerDes + propagation per direction (first bit out to first bit in)",
            [](C& c, const Cursor& v) { c.latency = v.time(); }),
       P<C>("skp", "bool", "true", "account SKP ordered sets (4 B every 1538 B, S010)",

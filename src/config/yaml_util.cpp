@@ -150,6 +150,16 @@ double Cursor::bandwidth() const {
   return *v;
 }
 
+double Cursor::rate_gts() const {
+  std::string why;
+  auto v = parse_rate_gts(scalar(), why);
+  if (!v) fail(why);
+  // Zero means "the generation's"; serial links run from 1 GT/s (below
+  // PCIe Gen1's 2.5) to 128 GT/s (twice Gen6).
+  if (*v != 0 && (*v < 1 || *v > 128)) fail("'" + scalar() + "' is outside 1GT/s to 128GT/s");
+  return *v;
+}
+
 double Cursor::freq_mhz() const {
   std::string why;
   auto v = parse_freq_mhz(scalar(), why);

@@ -53,6 +53,7 @@ struct Cursor {
   std::uint64_t size() const;
   double bandwidth() const;
   double freq_mhz() const;
+  double rate_gts() const;  // a lane's transfer rate, 0 or 1-128 GT/s
   std::string choice(const std::vector<std::string>& options) const;
 
   // Map keys; fails on a key outside `allowed`.

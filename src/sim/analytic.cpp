@@ -29,7 +29,7 @@ int mps_col(int m) {
 std::optional<double> pcie_write_bw(int gen, int width, int mps, int payload, int header_B) {
   if (!pcie::valid_generation(gen) || gen > 5 || width_row(width) < 0 || mps_col(mps) < 0 || payload <= 0) return std::nullopt;
   const auto& g = pcie::generation(gen);
-  const double raw = g.gts * 1e9 * g.efficiency * width / 8.0;
+  const double raw = g.gts * 1e9 * pcie::encoding_traits(g.encoding).efficiency * width / 8.0;
   const int tlps = (payload + mps - 1) / mps;
   const double wire = payload + tlps * (header_B + 8.0);
   const double limit = kAckLimit[std::min(gen, 3) - 1][width_row(width)][mps_col(mps)];

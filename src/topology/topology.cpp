@@ -255,8 +255,7 @@ int Topology::find(const std::string& name) const {
 const NodeSpec& Topology::node(const std::string& name) const { return nodes.at(static_cast<std::size_t>(find(name))); }
 
 double Topology::link_data_rate(const pcie::LinkConfig& l, int mps) {
-  const auto& g = pcie::generation(l.gen);
-  const double raw = g.gts * 1e9 * g.efficiency * l.width / 8.0;
+  const double raw = pcie::lane_gts(l) * 1e9 * pcie::encoding_traits(pcie::link_encoding(l)).efficiency * l.width / 8.0;
   return raw * mps / (mps + 24.0);
 }
 
