@@ -4,75 +4,13 @@
 #include <gtest/gtest.h>
 #include <systemc>
 
-#include <deque>
-#include <vector>
 
 #include "models/core/scheduler.h"
 #include "models/pcie/port.h"
+#include "tests/models/port_stub.h"
 
 namespace hx::pcie {
 namespace {
-
-// An owner with one transmit queue; what it receives it drains `drain`
-// after the TLP's last byte (never, if `hold`), releasing its credits.
-class Stub final : public PortOwner, public Actor {
- public:
-  explicit Stub(const std::string& name, const PortConfig& cfg) : sched(name), port(*this, name + ".port", cfg) {}
-  Tlp* tx_select(PciePort& p) override {
-    if (q.empty() || q.front()->ready > now_tick() || !p.can_send(*q.front())) return nullptr;
-    Tlp* t = q.front();
-    q.pop_front();
-    return t;
-  }
-  void rx_tlp(PciePort&, Tlp* t, Tick head, Tick tail) override {
-    rx.push_back({head, tail});
-    if (!hold) sched.at(tail + drain, this, 0, 0, t);
-    else held.push_back(t);
-  }
-  void tx_done(PciePort&, const Tlp&, Tick start, Tick end) override { tx.push_back({start, end}); }
-  bool tx_pending(const PciePort&) const override { return !q.empty(); }
-  Scheduler& scheduler() override { return sched; }
-  void on_action(std::uint32_t, std::uint64_t, void* p) override {
-    Tlp* t = static_cast<Tlp*>(p);
-    port.release(*t);
-    TlpPool::instance().put(t);
-  }
-  void send(TlpKind k, std::uint32_t len, Tick ready = 0) {
-    Tlp* t = TlpPool::instance().get();
-    t->kind = k;
-    t->len = carries_data(k) ? len : 0;
-    t->req_len = k == TlpKind::MemRd ? len : 0;
-    t->ready = ready;
-    q.push_back(t);
-    port.wake_for(*t);
-  }
-  Scheduler sched;
-  PciePort port;
-  std::deque<Tlp*> q;
-  std::vector<std::pair<Tick, Tick>> rx, tx;
-  std::vector<Tlp*> held;
-  bool hold = false;
-  Tick drain = 0;
-};
-
-// Runs the models up to simulated time t (the dispatcher runs ahead of the
-// SystemC clock otherwise: design note 2).
-void run_until(Tick t) {
-  Scheduler::set_horizon(t);
-  sc_core::sc_start(sc_core::sc_time::from_value(t - now_tick()));
-}
-
-LinkConfig gen(int g, int width, Tick latency = 0) {
-  LinkConfig l;
-  l.gen = g;
-  l.width = width;
-  l.latency = latency;
-  l.skp = false;
-  l.ack_every = 1 << 20;  // no ACKs unless a test asks for them
-  l.ack_timeout = kMs;
-  l.fc_update_every = 1;
-  return l;
-}
 
 // A 128 B write on Gen3 x8: 12 B header + 128 B + 8 B framing = 148 B at
 // 8 GT/s x 8 lanes x 128/130 = 7.877 B/ns: 18.79 ns; head after 16 B.
