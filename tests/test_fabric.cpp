@@ -276,7 +276,7 @@ TEST(FlowControl, CreditsBelowOneMaximumTlpAreBadInput) {
   const std::string from = "port: {p_hdr: 127, p_data: 2000}";
   topo.replace(topo.find(from), from.size(), "port: {p_hdr: 127, p_data: 2000, cpl_data: 16}");
   expect_input_error(topo, "[{type: rosta_dma, name: rd, op: read, devices: [a], bytes: 64KiB}]",
-                     {"nodes.sw.port.cpl_data", "cpl_data 16 credits (256 B) cannot hold one 512 B TLP"});
+                     {"nodes.sw.port.cpl_data", "cpl_data 16 credits (256 B) on VC0 cannot hold one 512 B TLP"});
 }
 
 // A switch with small completion buffers back-pressures the root complex's

@@ -145,7 +145,7 @@ class FoundBeforeTheRun(Workdir):
                         regex=r'^error: --set topology\.nodes\.host\.iommu\.iotlb_ways: ')
 
     def test_credits_below_one_maximum_tlp(self):
-        self.expect_bad(GOOD, 'p_data 4 credits (64 B) cannot hold one 128 B TLP (MPS 128 needs 8)', '--set', 'topology.nodes.swB.port.p_data=4')
+        self.expect_bad(GOOD, 'p_data 4 credits (64 B) on VC0 cannot hold one 128 B TLP (MPS 128 needs 8)', '--set', 'topology.nodes.swB.port.p_data=4')
 
     def test_a_vc_the_route_does_not_enable(self):
         self.expect_bad(GOOD.replace('bytes: 64KiB', 'bytes: 64KiB, vc: 1'), 'VC1 is not enabled on link swB - fpga0',

@@ -14,8 +14,7 @@ Endpoint::Endpoint(sc_core::sc_module_name name, const EndpointConfig& cfg)
     : sc_core::sc_module(name), m_cfg(cfg), m_sched(basename()) {
   PortConfig pc = cfg.port;
   pc.tx_pipeline = cfg.tx_latency;
-  pc.credits_hdr[static_cast<int>(FcClass::Cpl)] = 0;  // endpoints: infinite completion credits
-  pc.credits_data[static_cast<int>(FcClass::Cpl)] = 0;
+  pc.infinite_completion_credits();  // endpoints: infinite completion credits
   m_port = std::make_unique<PciePort>(*this, std::string(name) + ".up", pc);
   add_stream("completions", 64);
   auto& reg = StatsRegistry::instance();

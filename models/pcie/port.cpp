@@ -63,8 +63,8 @@ void PciePort::connect(PciePort& a, PciePort& b, const LinkConfig& link) {
           cr = Credits{};  // no credits: VC not enabled on this link
           continue;
         }
-        cr.hdr = rx->m_cfg.credits_hdr[c];
-        cr.data = rx->m_cfg.credits_data[c];
+        cr.hdr = rx->m_cfg.hdr_credits(vc, c);
+        cr.data = rx->m_cfg.data_credits(vc, c);
         cr.inf_hdr = cr.hdr == 0;
         cr.inf_data = cr.data == 0;
       }
@@ -255,9 +255,10 @@ void PciePort::on_received(const Tlp& t, Tick tail) {
   const int cls = static_cast<int>(t.fc());
   m_rx_hdr[t.vc][cls] += 1;
   m_rx_data[t.vc][cls] += t.data_credits();
-  if (m_cfg.credits_hdr[cls] && m_rx_hdr[t.vc][cls] > m_cfg.credits_hdr[cls])
+  const int adv_h = m_cfg.hdr_credits(t.vc, cls), adv_d = m_cfg.data_credits(t.vc, cls);
+  if (adv_h && m_rx_hdr[t.vc][cls] > adv_h)
     sim_fail(m_name, "receive buffer overflow (header credits) on " + std::string(kClassName[cls]));
-  if (m_cfg.credits_data[cls] && m_rx_data[t.vc][cls] > m_cfg.credits_data[cls])
+  if (adv_d && m_rx_data[t.vc][cls] > adv_d)
     sim_fail(m_name, "receive buffer overflow (data credits) on " + std::string(kClassName[cls]));
   // ACK policy: after ack_every TLPs, or ack_timeout after the last TLP of
   // a batch that stopped short (known once the next TLP's tail is known).
@@ -304,7 +305,8 @@ void PciePort::release(const Tlp& t) {
   m_rx_hdr[vc][cls] -= 1;
   m_rx_data[vc][cls] -= t.data_credits();
   if (m_rx_hdr[vc][cls] < 0 || m_rx_data[vc][cls] < 0) sim_fail(m_name, "released a TLP that was not buffered");
-  const bool inf_h = m_cfg.credits_hdr[cls] == 0, inf_d = m_cfg.credits_data[cls] == 0;
+  const int adv_h = m_cfg.hdr_credits(vc, cls), adv_d = m_cfg.data_credits(vc, cls);
+  const bool inf_h = adv_h == 0, inf_d = adv_d == 0;
   if (inf_h && inf_d) return;  // infinite credits are never returned
   if (!inf_h) m_fc_hdr[vc][cls] += 1;
   if (!inf_d) m_fc_data[vc][cls] += t.data_credits();
@@ -316,8 +318,7 @@ void PciePort::release(const Tlp& t) {
   const int held_h = m_rx_hdr[vc][cls] + m_fc_hdr[vc][cls];
   const int held_d = m_rx_data[vc][cls] + m_fc_data[vc][cls];
   const int max_tlp_data = (m_cfg.mps + kCreditDataUnit - 1) / kCreditDataUnit;
-  const bool starving = (!inf_h && m_cfg.credits_hdr[cls] - held_h < 1) ||
-                        (!inf_d && m_cfg.credits_data[cls] - held_d < max_tlp_data);
+  const bool starving = (!inf_h && adv_h - held_h < 1) || (!inf_d && adv_d - held_d < max_tlp_data);
   if (starving || m_fc_tlps[vc][cls] >= m_link.fc_update_every) {
     flush_fc(vc, cls);
   } else if (!m_fc_timer[vc][cls]) {

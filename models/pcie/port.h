@@ -14,6 +14,7 @@
 // Simplifications: no replay buffer or bit errors (a link is error free), no
 // power states; SKP ordered sets as a constant fraction of the line rate.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <deque>
 #include <vector>
@@ -43,14 +44,95 @@ struct LinkConfig {
   Tick fc_update_timeout = 0;  // ...or this long after the first unreported free
 };
 
+// How an egress port chooses among its VCs (PCIe sec. 6.3.3.4's VC
+// arbitration): round robin over the VCs with something to send; strict
+// priority, the highest-numbered VC first; or weighted round robin, up to
+// weights[vc] TLPs of a VC in turn. Port arbitration (among the ingress
+// ports or streams of one VC) comes after it, round robin.
+enum class VcArbitration : std::uint8_t { RoundRobin, Strict, Weighted };
+
+struct VcArbConfig {
+  VcArbitration policy = VcArbitration::RoundRobin;
+  std::array<int, kMaxVcs> weights{{1, 1, 1, 1, 1, 1, 1, 1}};
+};
+
+class VcArbiter {
+ public:
+  VcArbiter(const VcArbConfig& cfg, int vcs) : m_cfg(cfg), m_vcs(std::max(1, vcs)) {
+    m_left = m_cfg.weights[0];
+  }
+  // Offers the VCs in the policy's order to grant(vc), which returns true
+  // when it took a TLP of that VC; the first grant ends the round. Returns
+  // whether any VC was granted.
+  template <class Grant>
+  bool pick(Grant&& grant) {
+    if (m_vcs == 1) return grant(0);
+    switch (m_cfg.policy) {
+      case VcArbitration::Strict:
+        for (int vc = m_vcs - 1; vc >= 0; --vc)
+          if (grant(vc)) return true;
+        return false;
+      case VcArbitration::RoundRobin:
+        for (int k = 0; k < m_vcs; ++k) {
+          const int vc = (m_next + k) % m_vcs;
+          if (grant(vc)) {
+            m_next = (vc + 1) % m_vcs;
+            return true;
+          }
+        }
+        return false;
+      case VcArbitration::Weighted:
+        break;
+    }
+    // Weighted: the current VC while its quota lasts, then the next ones.
+    for (int k = 0; k < m_vcs; ++k) {
+      const int vc = (m_next + k) % m_vcs;
+      if (k == 0 && m_left <= 0) continue;
+      if (!grant(vc)) continue;
+      if (vc != m_next) m_left = m_cfg.weights[static_cast<std::size_t>(vc)];
+      m_next = vc;
+      if (--m_left <= 0) {
+        m_next = (vc + 1) % m_vcs;
+        m_left = m_cfg.weights[static_cast<std::size_t>(m_next)];
+      }
+      return true;
+    }
+    return false;
+  }
+
+ private:
+  VcArbConfig m_cfg;
+  int m_vcs;
+  int m_next = 0, m_left = 1;
+};
+
 struct PortConfig {
   int mps = 128;               // programmed Max_Payload_Size of this port
   int tx_align_B = 4;          // transmitter datapath beat: TLPs start on a beat
   Tick tx_pipeline = 0;        // transaction-layer TX pipeline after arbitration (endpoints)
   int vcs = 1;
-  // Receive buffer advertised to the link partner, per VC; 0 = infinite.
+  // Receive buffer advertised to the link partner for each VC; 0 = infinite.
   std::array<int, kFcClasses> credits_hdr{{32, 32, 0}};
   std::array<int, kFcClasses> credits_data{{256, 0, 0}};
+  // Per-VC buffers where they differ: entry k for VC k, -1 = the values above.
+  struct VcCredits {
+    std::array<int, kFcClasses> hdr{{-1, -1, -1}}, data{{-1, -1, -1}};
+  };
+  std::vector<VcCredits> vc_credits;
+  int hdr_credits(int vc, int cls) const {
+    const int v = static_cast<std::size_t>(vc) < vc_credits.size() ? vc_credits[static_cast<std::size_t>(vc)].hdr[static_cast<std::size_t>(cls)] : -1;
+    return v >= 0 ? v : credits_hdr[static_cast<std::size_t>(cls)];
+  }
+  int data_credits(int vc, int cls) const {
+    const int v = static_cast<std::size_t>(vc) < vc_credits.size() ? vc_credits[static_cast<std::size_t>(vc)].data[static_cast<std::size_t>(cls)] : -1;
+    return v >= 0 ? v : credits_data[static_cast<std::size_t>(cls)];
+  }
+  VcArbConfig vc_arb;  // at this port's egress, where its owner arbitrates VCs (switch)
+  // Completion credits infinite on every VC (endpoints and root ports, sec. 2.6.1).
+  void infinite_completion_credits() {
+    credits_hdr[2] = credits_data[2] = 0;
+    for (auto& v : vc_credits) v.hdr[2] = v.data[2] = 0;
+  }
 };
 
 // The link's lane rate and encoding: the generation's unless overridden.

@@ -15,11 +15,15 @@ Switch::Switch(sc_core::sc_module_name name, const SwitchConfig& cfg)
     m_ports.push_back(std::make_unique<PciePort>(*this, pn, cfg.ports[i]));
     m_ports.back()->index = static_cast<int>(i);
   }
+  for (const auto& pc : cfg.ports) m_vcs = std::max(m_vcs, std::min(pc.vcs, kMaxVcs));
   m_egress.resize(cfg.ports.size());
-  for (auto& e : m_egress) {
-    e.q.resize(cfg.ports.size());
+  for (std::size_t i = 0; i < m_egress.size(); ++i) {
+    Egress& e = m_egress[i];
+    e.q.assign(cfg.ports.size(), std::vector<std::array<Fifo<Tlp*>, kFcClasses>>(static_cast<std::size_t>(m_vcs)));
     e.per_in.assign(cfg.ports.size(), 0);
     e.busy.assign((cfg.ports.size() + 63) / 64, 0);
+    e.rr.assign(static_cast<std::size_t>(m_vcs), 0);
+    e.arb = std::make_unique<VcArbiter>(cfg.ports[i].vc_arb, m_vcs);
   }
   for (std::size_t p = 1; p < cfg.routes.size() && p < cfg.ports.size(); ++p) {
     const PortRoute& r = cfg.routes[p];
@@ -97,19 +101,16 @@ std::size_t Switch::Egress::next_busy(std::size_t from) const {
   }
 }
 
-Tlp* Switch::tx_select(PciePort& p) {
-  Egress& e = m_egress[p.index];
+Tlp* Switch::select_vc(PciePort& p, Egress& e, int vc, Tick now, Tick& next_ready) {
   const std::size_t n = e.q.size();
-  const Tick now = now_tick();
-  Tick next_ready = kNever;
+  std::size_t& rr = e.rr[static_cast<std::size_t>(vc)];
   // Round robin over the ingress ports with something queued: rr..n-1, then 0..rr-1.
   for (int pass = 0; pass < 2; ++pass) {
-   const std::size_t lo = pass == 0 ? e.rr : 0, hi = pass == 0 ? n : e.rr;
-   for (std::size_t in = e.next_busy(lo); in < hi; in = e.next_busy(in + 1)) {
-    for (int vc = 0; vc < kMaxVcs; ++vc) {
-      auto& qs = e.q[in][vc];
-      // Ordering inside one ingress: the oldest eligible head, but a read or
-      // completion never passes an older posted write (spec table 2-40).
+    const std::size_t lo = pass == 0 ? rr : 0, hi = pass == 0 ? n : rr;
+    for (std::size_t in = e.next_busy(lo); in < hi; in = e.next_busy(in + 1)) {
+      auto& qs = e.q[in][static_cast<std::size_t>(vc)];
+      // Ordering inside one ingress and VC: the oldest eligible head, but a
+      // read or completion never passes an older posted write (spec table 2-40).
       auto& P = qs[0];
       const std::uint64_t p_seq = P.empty() ? ~0ull : P.front()->seq;
       int best = -1;
@@ -133,14 +134,23 @@ Tlp* Switch::tx_select(PciePort& p) {
         --m_queued;
         --e.queued;
         if (--e.per_in[in] == 0) e.busy[in / 64] &= ~(1ull << (in % 64));
-        e.rr = in + 1 == n ? 0 : in + 1;
+        rr = in + 1 == n ? 0 : in + 1;
         ++forwarded;
         m_ports[t->src_port]->release(*t);  // leaves the ingress buffer now
         return t;
       }
     }
-   }
   }
+  return nullptr;
+}
+
+Tlp* Switch::tx_select(PciePort& p) {
+  Egress& e = m_egress[p.index];
+  const Tick now = now_tick();
+  Tick next_ready = kNever;
+  Tlp* t = nullptr;
+  e.arb->pick([&](int vc) { return (t = select_vc(p, e, vc, now, next_ready)) != nullptr; });
+  if (t) return t;
   if (next_ready != kNever) p.wake_at(next_ready);
   return nullptr;
 }

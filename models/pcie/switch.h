@@ -6,9 +6,11 @@
 //    which sends every peer request up to the root complex;
 //  - ingress-to-egress latency, cut-through (the egress may start once the
 //    header is in and the tail can no longer catch up) or store-and-forward;
-//  - per-egress round-robin arbitration among ingress ports, inside each
-//    ingress keeping PCIe ordering (reads and completions never pass an
-//    older posted write; posted writes may pass blocked reads);
+//  - per-egress VC arbitration (the egress port's vc_arbitration), then
+//    round-robin port arbitration among the ingress ports of that VC,
+//    inside each ingress and VC keeping PCIe ordering (reads and
+//    completions never pass an older posted write; posted writes may pass
+//    blocked reads);
 //  - per-port MPS: a TLP above the egress port's MPS is a malformed TLP.
 // Simplifications: one shared latency for all port pairs; no multicast.
 #pragma once
@@ -60,11 +62,12 @@ class Switch final : public sc_core::sc_module, public PortOwner {
   static int find_claim(const std::vector<Claim>& v, std::uint64_t key);
   std::vector<Claim> m_addr_claims, m_id_claims;
   struct Egress {
-    // [ingress][vc][class] FIFOs; rr = next ingress to look at
-    std::vector<std::array<std::array<Fifo<Tlp*>, kFcClasses>, kMaxVcs>> q;
+    // [ingress][vc][class] FIFOs (the switch's VCs); rr[vc] = next ingress to look at
+    std::vector<std::vector<std::array<Fifo<Tlp*>, kFcClasses>>> q;
     std::vector<std::uint32_t> per_in;  // TLPs queued from each ingress
     std::vector<std::uint64_t> busy;    // bit per ingress with per_in > 0: idle ports are never visited
-    std::size_t rr = 0;
+    std::vector<std::size_t> rr;
+    std::unique_ptr<VcArbiter> arb;
     // The first ingress at or after `from` with something queued (q.size() if none).
     std::size_t next_busy(std::size_t from) const;
     std::size_t queued = 0;
@@ -73,6 +76,10 @@ class Switch final : public sc_core::sc_module, public PortOwner {
   Scheduler m_sched;
   std::vector<std::unique_ptr<PciePort>> m_ports;
   std::vector<Egress> m_egress;
+  int m_vcs = 1;  // the most VCs any port enables
+  // The oldest sendable TLP of one VC, round robin over the ingress ports
+  // (nullptr if none); not-ready heads lower next_ready.
+  Tlp* select_vc(PciePort& p, Egress& e, int vc, Tick now, Tick& next_ready);
   std::uint64_t m_seq = 0;
   std::size_t m_queued = 0;
 };

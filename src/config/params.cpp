@@ -43,26 +43,36 @@ unsigned page_shift(const Cursor& v) {
   v.fail(v.scalar() + " is not a supported page size (4KiB, 64KiB, 2MiB, 32MiB, 1GiB)");
 }
 
-std::uint64_t page_size_set(const Cursor& v) {
+namespace {
+// The items of a list value; `example` shows its form in errors. A default
+// or a --set value comes as a flow list in one scalar: it is parsed here,
+// and its items are located at the value.
+std::vector<Cursor> list_items(const Cursor& v, const char* what, const char* example) {
   Cursor list = v;
   if (!v.node.IsSequence()) {
-    // A default, or a --set value, written as a flow list in one scalar.
     // reset() rebinds the copy; assigning would write the parsed list into
     // the node it shares with `v` (a parameter's default, read by the point
     // checks' threads at once).
     try {
       list.node.reset(YAML::Load(v.scalar()));
     } catch (const YAML::Exception&) {
-      v.fail("expected a list of page sizes");
+      v.fail(std::string("expected a list of ") + what);
     }
-    if (!list.node.IsSequence()) v.fail("expected a list of page sizes, e.g. [4KiB, 2MiB]");
+    if (!list.node.IsSequence()) v.fail(std::string("expected a list of ") + what + ", e.g. " + example);
   }
-  std::uint64_t mask = 0;
+  std::vector<Cursor> items;
   for (std::size_t i = 0; i < list.node.size(); ++i) {
     Cursor it = list.item(i);
     if (!v.node.IsSequence()) it.src = v.src, it.fallback = v.node.Mark();
-    mask |= 1ull << page_shift(it);
+    items.push_back(it);
   }
+  return items;
+}
+}  // namespace
+
+std::uint64_t page_size_set(const Cursor& v) {
+  std::uint64_t mask = 0;
+  for (const Cursor& it : list_items(v, "page sizes", "[4KiB, 2MiB]")) mask |= 1ull << page_shift(it);
   if (!(mask & (1ull << 12))) v.fail("the page sizes must include 4KiB");
   return mask;
 }
@@ -105,8 +115,44 @@ const ParamTable<pcie::PortConfig>& port_params() {
   static const ParamTable<C> t = {
       P<C>("tx_align", "size", "4B", "transmitter datapath beat: each TLP occupies whole beats on the wire",
            [](C& c, const Cursor& v) { c.tx_align_B = pow2(v, 1, 64); }),
-      P<C>("vcs", "int", "1", "virtual channels enabled (VC0, VC1)",
+      P<C>("vcs", "int", "1", "virtual channels enabled, VC0 up to VC7 (VC0: PCIe and ATS, VC1: CCIX)",
            [](C& c, const Cursor& v) { c.vcs = static_cast<int>(v.integer(1, pcie::kMaxVcs)); }),
+      P<C>("vc_credits", "list of credit maps", "[]",
+           "per-VC receive buffers where they differ: item k for VC k, a map of p_hdr, p_data, np_hdr, np_data, cpl_hdr, "
+           "cpl_data; a key not given takes the port's value",
+           [](C& c, const Cursor& v) {
+             c.vc_credits.clear();
+             const auto items = list_items(v, "credit maps", "[{}, {p_hdr: 16, p_data: 128}]");
+             if (items.size() > static_cast<std::size_t>(pcie::kMaxVcs)) v.fail("at most 8 VCs");
+             for (const Cursor& it : items) {
+               pcie::PortConfig::VcCredits vc;
+               if (!it.node.IsNull()) {
+                 it.keys({"p_hdr", "p_data", "np_hdr", "np_data", "cpl_hdr", "cpl_data"});
+                 const char* names[] = {"p", "np", "cpl"};
+                 for (int cls = 0; cls < pcie::kFcClasses; ++cls) {
+                   if (it.has(std::string(names[cls]) + "_hdr"))
+                     vc.hdr[static_cast<std::size_t>(cls)] = static_cast<int>(it.child(std::string(names[cls]) + "_hdr").integer(0, 127));
+                   if (it.has(std::string(names[cls]) + "_data"))
+                     vc.data[static_cast<std::size_t>(cls)] = static_cast<int>(it.child(std::string(names[cls]) + "_data").integer(0, 2047));
+                 }
+               }
+               c.vc_credits.push_back(vc);
+             }
+           }),
+      P<C>("vc_arbitration", "choice", "rr", "how this port's egress chooses among VCs (switch ports): rr (round robin), "
+           "strict (highest VC first) or weighted (vc_weights TLPs of each VC in turn)",
+           [](C& c, const Cursor& v) {
+             const std::string a = v.choice({"rr", "strict", "weighted"});
+             c.vc_arb.policy = a == "strict" ? pcie::VcArbitration::Strict
+                               : a == "weighted" ? pcie::VcArbitration::Weighted : pcie::VcArbitration::RoundRobin;
+           }),
+      P<C>("vc_weights", "list of int", "[1, 1, 1, 1, 1, 1, 1, 1]", "weighted VC arbitration: TLPs of VC k per turn (1-255)",
+           [](C& c, const Cursor& v) {
+             const auto items = list_items(v, "weights", "[3, 1]");
+             if (items.empty() || items.size() > static_cast<std::size_t>(pcie::kMaxVcs)) v.fail("one weight per VC, 1 to 8 of them");
+             c.vc_arb.weights.fill(1);
+             for (std::size_t k = 0; k < items.size(); ++k) c.vc_arb.weights[k] = static_cast<int>(items[k].integer(1, 255));
+           }),
       P<C>("p_hdr", "int", "32", "posted header credits advertised per VC (0 = infinite)",
            [](C& c, const Cursor& v) { c.credits_hdr[0] = static_cast<int>(v.integer(0, 127)); }),
       P<C>("p_data", "int", "256", "posted data credits (16 B each) per VC (0 = infinite)",

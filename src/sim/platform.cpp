@@ -22,7 +22,7 @@ Platform::Platform(const topo::Topology& t) : m_topo(t) {
       host::RootComplexConfig c = n.rc;
       const std::size_t np = std::max<std::size_t>(1, n.child_links.size());
       pcie::PortConfig pc = n.port;
-      pc.credits_hdr[2] = pc.credits_data[2] = 0;  // root ports advertise infinite completion credits
+      pc.infinite_completion_credits();  // root ports advertise infinite completion credits
       c.ports.assign(np, pc);
       c.routes = n.routes;
       m_rc = std::make_unique<host::RootComplex>(n.name.c_str(), c);

@@ -435,16 +435,19 @@ Topology load_topology(const Cursor& root, const std::string& file) {
     int largest = n.mps;
     for (const auto& [port, m] : n.port_mps) largest = std::max(largest, m);
     const int need = (largest + pcie::kCreditDataUnit - 1) / pcie::kCreditDataUnit;
-    for (const auto& [cls, key] : {std::pair<int, const char*>{0, "p_data"}, {2, "cpl_data"}}) {
-      if (cls == 2 && n.type == NodeType::RootComplex) continue;  // root ports: infinite completion credits
-      const int have = n.port.credits_data[cls];
-      if (have == 0 || have >= need) continue;
-      const Cursor pc = n.where.child("port");
-      (pc.has(key) ? pc.child(key) : n.where)
-          .fail(std::string(key) + " " + std::to_string(have) + " credits (" + std::to_string(have * pcie::kCreditDataUnit) +
-                " B) cannot hold one " + std::to_string(largest) + " B TLP (MPS " + std::to_string(largest) + " needs " +
-                std::to_string(need) + ")");
-    }
+    for (int vc = 0; vc < n.port.vcs; ++vc)
+      for (const auto& [cls, key] : {std::pair<int, const char*>{0, "p_data"}, {2, "cpl_data"}}) {
+        if (cls == 2 && n.type == NodeType::RootComplex) continue;  // root ports: infinite completion credits
+        const int have = n.port.data_credits(vc, cls);
+        if (have == 0 || have >= need) continue;
+        const Cursor pc = n.where.child("port");
+        const bool own = static_cast<std::size_t>(vc) < n.port.vc_credits.size() &&
+                         n.port.vc_credits[static_cast<std::size_t>(vc)].data[static_cast<std::size_t>(cls)] >= 0;
+        const Cursor at = own && pc.has("vc_credits") ? pc.child("vc_credits") : pc.has(key) ? pc.child(key) : n.where;
+        at.fail(std::string(key) + " " + std::to_string(have) + " credits (" + std::to_string(have * pcie::kCreditDataUnit) +
+                " B) on VC" + std::to_string(vc) + " cannot hold one " + std::to_string(largest) + " B TLP (MPS " +
+                std::to_string(largest) + " needs " + std::to_string(need) + ")");
+      }
   }
 
   // Enumeration: bus numbers depth-first, BARs and windows. Each PCI

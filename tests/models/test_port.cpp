@@ -144,5 +144,28 @@ TEST(Port, AStarvedTransmitterNamesTheCreditItLacks) {
   EXPECT_TRUE(b.port.has_rx_occupancy());
 }
 
+// Per-VC buffers: VC1 advertises one posted header credit and the receiver
+// never drains: three VC0 writes go on VC0's 32 credits, then VC1 stops
+// after one.
+TEST(Port, EachVcHasItsOwnCredits) {
+  PortConfig two;
+  two.vcs = 2;
+  PortConfig rx = two;
+  rx.vc_credits.resize(2);
+  rx.vc_credits[1].hdr[0] = 1;
+  Stub a("a", two), b("b", rx);
+  b.hold = true;
+  PciePort::connect(a.port, b.port, gen(3, 8));
+  for (int i = 0; i < 3; ++i) a.send(TlpKind::MemWr, 64)->vc = 0;
+  for (int i = 0; i < 3; ++i) a.send(TlpKind::MemWr, 64)->vc = 1;
+  sc_core::sc_start();
+  ASSERT_EQ(b.got.size(), 4u);
+  EXPECT_EQ(b.got[3].vc, 1);
+  EXPECT_NE(a.port.blocked_reason().find("VC1 P header credits starved"), std::string::npos) << a.port.blocked_reason();
+  EXPECT_EQ(rx.hdr_credits(0, 0), 32);
+  EXPECT_EQ(rx.hdr_credits(1, 0), 1);
+  EXPECT_EQ(rx.data_credits(1, 0), 256);  // not overridden: the port's value
+}
+
 }  // namespace
 }  // namespace hx::pcie

@@ -17,13 +17,17 @@ constexpr std::uint64_t kWin0 = 0x1000'0000, kWin1 = 0x2000'0000, kWinSize = 1 <
 
 // Ports: 0 up, 1 and 2 down, with windows kWin0 and kWin1 and buses 1 and 2.
 struct Rig {
-  explicit Rig(bool cut_through = true, bool acs = false, PortConfig down0 = PortConfig{}) {
+  // `vcs` on every port and link end; `up_arb` at the switch's upstream egress.
+  explicit Rig(bool cut_through = true, bool acs = false, PortConfig down0 = PortConfig{}, int vcs = 1,
+               VcArbConfig up_arb = VcArbConfig{}) {
     SwitchConfig c;
     c.latency = 100 * kNs;
     c.cut_through = cut_through;
     c.acs_redirect = acs;
     for (auto& pc : {PortConfig{}, PortConfig{}, PortConfig{}}) c.ports.push_back(pc);
     c.ports[1].mps = c.ports[2].mps = c.ports[0].mps = 256;
+    for (auto& pc : c.ports) pc.vcs = vcs;
+    c.ports[0].vc_arb = up_arb;
     c.routes.resize(3);
     c.routes[1].windows = {AddrRange{kWin0, kWinSize}};
     c.routes[1].sec_bus = c.routes[1].sub_bus = 1;
@@ -32,7 +36,9 @@ struct Rig {
     sw = std::make_unique<Switch>("sw", c);
     PortConfig p;
     p.mps = 256;
+    p.vcs = vcs;
     down0.mps = 256;
+    down0.vcs = vcs;
     up = std::make_unique<Stub>("host", p);
     d0 = std::make_unique<Stub>("d0", down0);
     d1 = std::make_unique<Stub>("d1", p);
@@ -150,6 +156,57 @@ TEST(Switch, AWriteMayPassAReadBlockedForCredits) {
   EXPECT_EQ(r.d0->got[0].kind, TlpKind::MemRd);
   EXPECT_EQ(r.d0->got[1].kind, TlpKind::MemWr);  // past the second read
   EXPECT_EQ(r.sw->queued(), 1u);
+}
+
+// VC0 from d0 and VC1 from d1 both saturate the upstream link; the share
+// of TLPs each VC gets there is the arbitration's closed form: 1/2 with
+// round robin, w1/(w0+w1) weighted, all of VC1 first with strict priority.
+std::vector<int> upstream_vcs(const VcArbConfig& arb, int n) {
+  Rig r(true, false, PortConfig{}, 2, arb);
+  for (int i = 0; i < n; ++i) {
+    r.d0->send(TlpKind::MemWr, 256, 0, 0x8000'0000)->vc = 0;
+    r.d1->send(TlpKind::MemWr, 256, 0, 0x8000'0000)->vc = 1;
+  }
+  sc_core::sc_start();
+  std::vector<int> vcs;
+  for (const Tlp& t : r.up->got) vcs.push_back(t.vc);
+  return vcs;
+}
+
+double vc1_share(const std::vector<int>& v, std::size_t from, std::size_t to) {
+  int n = 0;
+  for (std::size_t i = from; i < to; ++i) n += v[i] == 1;
+  return static_cast<double>(n) / static_cast<double>(to - from);
+}
+
+TEST(Switch, RoundRobinVcArbitrationGivesEachVcHalf) {
+  const auto v = upstream_vcs(VcArbConfig{}, 64);
+  ASSERT_EQ(v.size(), 128u);
+  // Once both streams are in (the first TLP of d1 arrives one hop later), exactly alternating.
+  EXPECT_DOUBLE_EQ(vc1_share(v, 4, 124), 0.5);
+}
+
+TEST(Switch, WeightedVcArbitrationGivesVc1ItsWeightsShare) {
+  VcArbConfig w;
+  w.policy = VcArbitration::Weighted;
+  w.weights[0] = 3;
+  w.weights[1] = 1;
+  const auto v = upstream_vcs(w, 64);
+  ASSERT_EQ(v.size(), 128u);
+  EXPECT_DOUBLE_EQ(vc1_share(v, 8, 80), 0.25);  // 18 rounds of 3 + 1 while both VCs are backlogged
+}
+
+TEST(Switch, StrictVcArbitrationServesTheHighestVcFirst) {
+  VcArbConfig s;
+  s.policy = VcArbitration::Strict;
+  const auto v = upstream_vcs(s, 32);
+  ASSERT_EQ(v.size(), 64u);
+  // While VC1 has TLPs waiting, no VC0 TLP goes (a VC0 TLP may lead while VC1's first is still arriving).
+  std::size_t last_vc1 = 0;
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (v[i] == 1) last_vc1 = i;
+  EXPECT_LE(last_vc1, 34u);
+  EXPECT_GE(vc1_share(v, 0, last_vc1 + 1), 32.0 / 35.0);
 }
 
 }  // namespace
