@@ -253,6 +253,44 @@ TEST(VirtualChannels, Vc1CarriesTrafficWhereEnabled) {
   EXPECT_NEAR(r["metrics"]["p.a_to_b.rx_MiB_per_s"].get<double>() / (analytic_write_Bps(2, 4, 256) / kMiB), 1.0, 0.002);
 }
 
+// Peer writes a -> b on VC0 and c -> d on VC1; a and c on root ports of
+// their own, b and d behind a switch on the third: the one place the two
+// streams meet is the root complex's egress toward that switch, whose VC
+// arbitration shares the link. Weighted 3:1 gives VC0 three
+// quarters of b's link and VC1 one; shared transmit queues (FIFO by
+// arrival) gave each half whatever the weights.
+std::string three_ports(const std::string& arb) {
+  const std::string ep = "{type: endpoint, device: rosta, mps_supported: 256B, port: {vcs: 2, p_hdr: 127, p_data: 2000},"
+                         " rosta: {clock: 16000MHz}, endpoint: {tx_latency: 100ns, rx_latency: 100ns, bar_size: 2MiB}}";
+  return "platform: t\nlink_defaults: {latency: 10ns, gen: 2, width: 4}\n"
+         "nodes:\n"
+         "  host: {type: root_complex, root_ports: 3, mps_supported: 256B, port: {vcs: 2, p_hdr: 127, p_data: 2000, " + arb + "}}\n"
+         "  sw: {type: switch, latency: 150ns, mps_supported: 256B, port: {vcs: 2, p_hdr: 127, p_data: 2000}}\n"
+         "  a: " + ep + "\n  b: " + ep + "\n  c: " + ep + "\n  d: " + ep + "\n"
+         "links: [{up: host, down: a}, {up: host, down: c}, {up: host, down: sw}, {up: sw, down: b}, {up: sw, down: d}]\n";
+}
+const char* kTwoVcs = "[{type: rosta_peer, name: v0, pairs: [[a, b]], bytes: 2MiB, payload: 256B, vc: 0},"
+                      " {type: rosta_peer, name: v1, pairs: [[c, d]], bytes: 2MiB, payload: 256B, vc: 1}]";
+
+TEST(VirtualChannels, TheRootComplexSharesAnEgressByItsVcWeights) {
+  const auto r = simulate(three_ports("vc_arbitration: weighted, vc_weights: [3, 1]"), kTwoVcs);
+  const double v0 = r["metrics"]["v0.a_to_b.rx_MiB_per_s"].get<double>(), v1 = r["metrics"]["v1.c_to_d.rx_MiB_per_s"].get<double>();
+  const double link = analytic_write_Bps(2, 4, 256) / kMiB;
+  // While both stream, 3:1; VC0's 2 MiB ends first, then VC1 has the link
+  // alone: VC1's average over its whole transfer is (1/4 of the link for
+  // the 2/3 MiB it sends beside VC0's 2 MiB, then all of it).
+  EXPECT_NEAR(v0 / link, 0.75, 0.01);
+  const double t1 = (2.0 / 0.75 + (2.0 - 2.0 / 3.0)) / 2.0;  // VC1's time per MiB, in link-MiB times
+  EXPECT_NEAR(v1 / link, 1.0 / t1, 0.01);
+}
+
+TEST(VirtualChannels, RoundRobinAtTheRootComplexGivesEachVcHalf) {
+  const auto r = simulate(three_ports("vc_arbitration: rr"), kTwoVcs);
+  const double link = analytic_write_Bps(2, 4, 256) / kMiB;
+  EXPECT_NEAR(r["metrics"]["v0.a_to_b.rx_MiB_per_s"].get<double>() / link, 0.5, 0.01);
+  EXPECT_NEAR(r["metrics"]["v1.c_to_d.rx_MiB_per_s"].get<double>() / link, 0.5, 0.01);
+}
+
 TEST(VirtualChannels, Vc1OnALinkWithoutItIsBadInput) {
   expect_input_error(two_devices(2, 4), "[{type: rosta_peer, name: p, pairs: [[a, b]], bytes: 64KiB, vc: 1}]",
                      {"VC1 is not enabled on link sw - a (port.vcs: 1 at sw, 1 at a)"});

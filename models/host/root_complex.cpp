@@ -38,9 +38,12 @@ RootComplex::RootComplex(sc_core::sc_module_name name, const RootComplexConfig& 
                                              return llc ? t + m_cfg.iommu.pte_read : m_mem.read_line(line, t);
                                            });
   }
-  m_txq.resize(cfg.ports.size());
+  for (const auto& pc : cfg.ports) m_vcs = std::max(m_vcs, std::min(pc.vcs, pcie::kMaxVcs));
+  const auto vcs = static_cast<std::size_t>(m_vcs);
+  m_txq.assign(cfg.ports.size(), std::vector<std::array<std::deque<Tlp*>, pcie::kFcClasses>>(vcs));
   m_posted_release.assign(cfg.ports.size(), 0);
-  m_reads.resize(cfg.ports.size());
+  m_reads.assign(cfg.ports.size(), std::vector<std::deque<ReadJob>>(vcs));
+  for (const auto& pc : cfg.ports) m_arb.push_back(std::make_unique<pcie::VcArbiter>(pc.vc_arb, m_vcs));
   auto& reg = StatsRegistry::instance();
   const std::string n(name);
   reg.add_counter(n + ".writes", &writes, "TLP", "inbound memory writes");
@@ -72,11 +75,13 @@ bool RootComplex::idle() const {
   // Writes still committing are accepted and complete by themselves (their
   // entries retire lazily); only writes refused entry are outstanding.
   if (!m_posted_wait.empty() || !m_tracker_wait.empty()) return false;
-  for (const auto& q : m_txq)
-    for (const auto& c : q)
-      if (!c.empty()) return false;
-  for (const auto& r : m_reads)
-    if (!r.empty()) return false;
+  for (const auto& port : m_txq)
+    for (const auto& vc : port)
+      for (const auto& c : vc)
+        if (!c.empty()) return false;
+  for (const auto& port : m_reads)
+    for (const auto& r : port)
+      if (!r.empty()) return false;
   return true;
 }
 
@@ -336,8 +341,9 @@ void RootComplex::serve_read(Tlp* t, int port) {
     j.line_ready.push_back(ready);
     issue = slot + m_cfg.read_line_interval;
   }
-  m_reads[port].push_back(std::move(j));
-  m_ports[port]->wake_at(m_reads[port].back().line_ready.front());
+  auto& jobs = m_reads[port][t->vc];
+  jobs.push_back(std::move(j));
+  m_ports[port]->wake_at(jobs.back().line_ready.front());
 }
 
 // The next completion of read job `j`: the contiguous data ready now, up to
@@ -420,18 +426,25 @@ void RootComplex::issue_mmio(Tlp* t) {
 void RootComplex::enqueue(int port, Tlp* t, Tick ready) {
   t->ready = ready;
   t->seq = m_seq++;
-  m_txq[port][static_cast<int>(t->fc())].push_back(t);
+  m_txq[port][t->vc][static_cast<int>(t->fc())].push_back(t);
   m_ports[port]->wake_at(ready);
 }
 
 Tlp* RootComplex::tx_select(pcie::PciePort& p) {
-  auto& qs = m_txq[p.index];
-  auto& jobs = m_reads[p.index];
   const Tick now = now_tick();
+  Tick wake = kNever;
+  Tlp* t = nullptr;
+  m_arb[static_cast<std::size_t>(p.index)]->pick([&](int vc) { return (t = select_vc(p, vc, now, wake)) != nullptr; });
+  if (!t && wake != kNever) p.wake_at(wake);
+  return t;
+}
+
+Tlp* RootComplex::select_vc(pcie::PciePort& p, int vc, Tick now, Tick& wake) {
+  auto& qs = m_txq[p.index][static_cast<std::size_t>(vc)];
+  auto& jobs = m_reads[p.index][static_cast<std::size_t>(vc)];
   const std::uint64_t p_seq = qs[0].empty() ? ~0ull : qs[0].front()->seq;
   int best = -1;
   std::uint64_t best_seq = ~0ull;
-  Tick wake = kNever;
   for (int c = 0; c < pcie::kFcClasses; ++c) {
     if (qs[c].empty()) continue;
     Tlp* h = qs[c].front();
@@ -467,10 +480,7 @@ Tlp* RootComplex::tx_select(pcie::PciePort& p) {
     }
     return c;
   }
-  if (best < 0) {
-    if (wake != kNever) p.wake_at(wake);
-    return nullptr;
-  }
+  if (best < 0) return nullptr;
   Tlp* t = qs[best].front();
   qs[best].pop_front();
   return t;

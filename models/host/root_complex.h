@@ -136,8 +136,14 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   Scheduler m_sched;
   mem::MemoryController m_mem;
   std::vector<std::unique_ptr<pcie::PciePort>> m_ports;
-  std::vector<std::array<std::deque<Tlp*>, pcie::kFcClasses>> m_txq;
-  std::vector<std::deque<ReadJob>> m_reads;
+  // Per root port and VC: the transmit queue of each class and the read
+  // jobs whose completions it sends, so one VC never waits behind another;
+  // the port's vc_arbitration chooses among VCs.
+  int m_vcs = 1;
+  std::vector<std::vector<std::array<std::deque<Tlp*>, pcie::kFcClasses>>> m_txq;
+  std::vector<std::vector<std::deque<ReadJob>>> m_reads;
+  std::vector<std::unique_ptr<pcie::VcArbiter>> m_arb;
+  Tlp* select_vc(pcie::PciePort& p, int vc, Tick now, Tick& wake);
   SlotCalendar m_lines;
   void retire_writes();
   std::deque<std::pair<Tlp*, int>> m_posted_wait;  // requests behind a write waiting for an entry
