@@ -40,6 +40,23 @@ RootComplex::RootComplex(sc_core::sc_module_name name, const RootComplexConfig& 
   }
   for (const auto& pc : cfg.ports) m_vcs = std::max(m_vcs, std::min(pc.vcs, pcie::kMaxVcs));
   const auto vcs = static_cast<std::size_t>(m_vcs);
+  // The address map: DRAM (its upper half on the far socket when there are
+  // two), the MSI page, and each root port's windows from enumeration.
+  using K = AddressTarget::Kind;
+  std::vector<std::string> bad;
+  const std::uint64_t far = memory_of(cfg).far_base;
+  if (far) {
+    bad.push_back(m_map.add(cfg.dram_base, far - cfg.dram_base, {K::Dram, 0}, "DRAM of socket 0"));
+    bad.push_back(m_map.add(far, cfg.dram_base + cfg.dram_size - far, {K::Dram, 1}, "DRAM of socket 1"));
+  } else {
+    bad.push_back(m_map.add(cfg.dram_base, cfg.dram_size, {K::Dram, 0}, "DRAM"));
+  }
+  bad.push_back(m_map.add(cfg.msi_base, 4096, {K::Msi, 0}, "the MSI page"));
+  for (std::size_t i = 0; i < cfg.routes.size(); ++i)
+    for (const auto& w : cfg.routes[i].windows)
+      if (w.size) bad.push_back(m_map.add(w.base, w.size, {K::Mmio, static_cast<int>(i)}, "root port " + std::to_string(i) + "'s window"));
+  for (const std::string& b : bad)
+    if (!b.empty()) throw InputError(std::string(name) + ": address map: " + b);
   m_txq.assign(cfg.ports.size(), std::vector<std::array<std::deque<Tlp*>, pcie::kFcClasses>>(vcs));
   m_posted_release.assign(cfg.ports.size(), 0);
   m_reads.assign(cfg.ports.size(), std::vector<std::deque<ReadJob>>(vcs));
@@ -58,9 +75,8 @@ RootComplex::RootComplex(sc_core::sc_module_name name, const RootComplexConfig& 
 }
 
 int RootComplex::port_for_addr(std::uint64_t a) const {
-  for (std::size_t i = 0; i < m_cfg.routes.size(); ++i)
-    if (m_cfg.routes[i].claims_addr(a)) return static_cast<int>(i);
-  return -1;
+  const AddressTarget t = target_of(a);
+  return t.kind == AddressTarget::Kind::Mmio ? t.index : -1;
 }
 
 void RootComplex::retire_writes() {
@@ -257,10 +273,6 @@ void RootComplex::inbound(Tlp* t, int port) {
   dispatch(t, port);
 }
 
-bool RootComplex::is_dram(const Tlp& t) const {
-  return t.addr >= m_cfg.dram_base && t.addr - m_cfg.dram_base < m_cfg.dram_size;
-}
-
 void RootComplex::forward_p2p(Tlp* t, int port) {
   const int out = port_for_addr(t->addr);
   if (out < 0) {
@@ -279,7 +291,7 @@ void RootComplex::dispatch(Tlp* t, int port) {
   if (t->kind == TlpKind::MemRd) {
     if (is_dram(*t)) serve_read(t, port);
     else forward_p2p(t, port);
-  } else if (t->addr >= m_cfg.msi_base && t->addr < m_cfg.msi_base + 4096) {
+  } else if (target_of(t->addr).kind == AddressTarget::Kind::Msi) {
     m_ports[port]->release(*t);
     ++msis;
     if (m_host) m_host->on_msi(static_cast<std::uint32_t>(t->data_off), now_tick());

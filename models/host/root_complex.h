@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "models/ats/iommu.h"
+#include "models/core/address_map.h"
 #include "models/core/scheduler.h"
 #include "models/core/slot_calendar.h"
 #include "models/memory/memory.h"
@@ -66,7 +67,7 @@ struct RootComplexConfig {
   int posted_buffer = 64;
   int read_trackers = 0;  // inbound memory reads in flight at once (0 = unlimited)
   bool p2p = true;
-  std::uint64_t dram_base = 0, dram_size = 1ull << 36;
+  std::uint64_t dram_base = 4ull << 30, dram_size = 1ull << 36;  // the rc_params defaults
   std::uint64_t msi_base = 0xfee00000ull;
   std::vector<pcie::PortConfig> ports;
   std::vector<pcie::PortRoute> routes;
@@ -89,6 +90,7 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   pcie::PciePort& root_port(std::size_t i) { return *m_ports[i]; }
   std::size_t num_ports() const { return m_ports.size(); }
   mem::MemoryController& memory() { return m_mem; }
+  const AddressMap& address_map() const { return m_map; }
   ats::Iommu* iommu() { return m_iommu.get(); }
   void attach_host(HostSide* h) { m_host = h; }
   const RootComplexConfig& config() const { return m_cfg; }
@@ -118,7 +120,14 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   void accept_write(Tlp* t, int port);
   void dispatch(Tlp* t, int port);
   void forward_p2p(Tlp* t, int port);
-  bool is_dram(const Tlp& t) const;
+  // Where an address goes (DRAM of each socket, the MSI page, each root
+  // port's windows); the last range found is kept, as most requests in a
+  // row go to the same one.
+  AddressTarget target_of(std::uint64_t a) const {
+    if (!m_last_range || !m_last_range->contains(a)) m_last_range = m_map.find(a);
+    return m_last_range ? m_last_range->target : AddressTarget{};
+  }
+  bool is_dram(const Tlp& t) const { return target_of(t.addr).kind == AddressTarget::Kind::Dram; }
   void serve_read(Tlp* t, int port);
   void enqueue(int port, Tlp* t, Tick ready);
   int port_for_addr(std::uint64_t a) const;
@@ -133,6 +142,8 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   Tlp* make_completion(ReadJob& j, std::uint64_t stop, Tick now);
 
   RootComplexConfig m_cfg;
+  AddressMap m_map;
+  mutable const AddressMap::Range* m_last_range = nullptr;
   Scheduler m_sched;
   mem::MemoryController m_mem;
   std::vector<std::unique_ptr<pcie::PciePort>> m_ports;

@@ -512,6 +512,8 @@ Topology load_topology(const Cursor& root, const std::string& file) {
   }
   if (rc.rc.dram_base < kMmioLimit && rc.rc.dram_base + rc.rc.dram_size > kMmioBase)
     rc.where.child("rc").child("dram_base").fail("host DRAM overlaps the MMIO window " + hex(kMmioBase) + "-" + hex(kMmioLimit));
+  if (rc.rc.dram_base < rc.rc.msi_base + 4096 && rc.rc.dram_base + rc.rc.dram_size > rc.rc.msi_base)
+    rc.where.child("rc").child("dram_base").fail("host DRAM overlaps the MSI page at " + hex(rc.rc.msi_base));
   for (const auto& n : t.nodes)
     if (n.type == NodeType::Endpoint && n.device == "bench" && n.bench.ats && !rc.rc.iommu.enabled)
       n.where.child("bench").child("ats").fail("ATS needs the host's IOMMU: set nodes." + rc.name + ".iommu.enabled: true");
