@@ -17,7 +17,11 @@
 //  - MWr to the MSI window becomes an interrupt to the host CPU model;
 //  - requests to another root port's hierarchy (or back down the same port,
 //    after an ACS redirect) are forwarded only if peer-to-peer is enabled;
-//  - core MMIO reads/writes leave through the root port owning the address.
+//  - core MMIO reads/writes leave through the root port owning the address;
+//  - every inbound request goes where the address map (core/address_map.h)
+//    sends it: DRAM, the MSI page or a root port's window;
+//  - transmit queues and read jobs per (root port, VC), one VC chosen per
+//    transmission by the port's VC arbitration;
 //  - with the IOMMU on (models/ats/iommu.h), every untranslated DMA to DRAM
 //    is remapped first; a request leaves the translation stage when its
 //    translation is ready, but never before an older posted request does
@@ -31,8 +35,9 @@
 //    arrival order, still holding their link credits (back-pressure). A
 //    translation miss then costs the read rate its walk in full: while the
 //    missed read holds its tracker, the hits behind it cannot use it.
-// Simplifications: the LLC/DDIO is not modelled separately from memory
-// latency.
+// Simplifications: the LLC holds tags only (memory.h) and no data comes from
+// a core's cache; the posted-write buffer and read trackers are shared by
+// all VCs; one root complex per host.
 #pragma once
 #include <systemc>
 #include <array>
