@@ -44,8 +44,8 @@ struct LinkConfig {
   Tick fc_update_timeout = 0;  // ...or this long after the first unreported free
 };
 
-// How an egress port chooses among its VCs (PCIe sec. 6.3.3.4's VC
-// arbitration): round robin over the VCs with something to send; strict
+// How an egress port chooses among its VCs (the PCIe base spec's VC
+// arbitration, under its virtual channel mechanism): round robin over the VCs with something to send; strict
 // priority, the highest-numbered VC first; or weighted round robin, up to
 // weights[vc] TLPs of a VC in turn. Port arbitration (among the ingress
 // ports or streams of one VC) comes after it, round robin.
@@ -127,7 +127,7 @@ struct PortConfig {
     const int v = static_cast<std::size_t>(vc) < vc_credits.size() ? vc_credits[static_cast<std::size_t>(vc)].data[static_cast<std::size_t>(cls)] : -1;
     return v >= 0 ? v : credits_data[static_cast<std::size_t>(cls)];
   }
-  VcArbConfig vc_arb;  // at this port's egress, where its owner arbitrates VCs (switch)
+  VcArbConfig vc_arb;  // at this port's egress, where its owner arbitrates VCs (switch and root ports)
   // Completion credits infinite on every VC (endpoints and root ports, sec. 2.6.1).
   void infinite_completion_credits() {
     credits_hdr[2] = credits_data[2] = 0;
