@@ -10,6 +10,8 @@
 
 #include "models/core/error.h"
 #include "models/core/scheduler.h"
+#include "models/pcie/endpoint.h"
+#include "src/topology/devices.h"
 #include "tests/sim_fixture.h"
 
 using hx::test::analytic_write_Bps;
@@ -691,3 +693,46 @@ TEST_P(RandomPlatform, FinishesOrDiagnosesADeadlock) {
   }
 }
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomPlatform, ::testing::Range(0, 24));
+
+// A device kind registered from outside (as a user's RTL endpoint will be):
+// the topology accepts it under `device:`, checks its BAR need at the key,
+// and elaboration makes its model. Only this process sees the registration.
+namespace {
+struct ProbeDevice final : public hx::pcie::Device {
+  static inline int made = 0;
+  void on_write(const hx::pcie::Tlp&) override {}
+  void on_completion(const hx::pcie::Tlp&) override {}
+  bool busy() const override { return false; }
+};
+void register_probe() {
+  hx::topo::register_device_kind(
+      {"probe", "a test device",
+       [](const hx::cfg::Cursor& s, hx::topo::DeviceConfigs&) {
+         if (s.node && s.is_map()) s.keys({});
+       },
+       [](const hx::topo::DeviceConfigs&) -> std::uint64_t { return 1u << 20; },
+       [](const std::string&, const hx::topo::DeviceConfigs&) -> std::unique_ptr<hx::pcie::Device> {
+         ++ProbeDevice::made;
+         return std::make_unique<ProbeDevice>();
+       }});
+}
+}  // namespace
+
+std::string with_probe(const std::string& probe) {
+  return "platform: t\nlink_defaults: {latency: 10ns, gen: 3, width: 8}\n"
+         "nodes: {host: {type: root_complex}, sw: {type: switch}, a: {type: endpoint, device: rosta},\n"
+         "        b: {type: endpoint, device: probe" + probe + "}}\n"
+         "links: [{up: host, down: sw}, {up: sw, down: a}, {up: sw, down: b}]\n";
+}
+const char* kOneDma = "[{type: rosta_dma, name: d, devices: [a], op: write, bytes: 64KiB}]";
+
+TEST(DeviceKinds, ARegisteredKindIsParsedCheckedAndElaborated) {
+  register_probe();
+  simulate(with_probe(", endpoint: {bar_size: 1MiB}"), kOneDma);
+  EXPECT_EQ(ProbeDevice::made, 1);
+  EXPECT_THROW(hx::topo::register_device_kind({"probe", "", {}, {}, {}}), std::invalid_argument);
+  expect_input_error(with_probe(", endpoint: {bar_size: 64KiB}"), kOneDma, {"nodes.b.endpoint.bar_size", "a probe device needs a BAR0 of at least 1024KiB"});
+  expect_input_error(with_probe(", endpoint: {bar_size: 1MiB}, probe: {x: 1}"), kOneDma, {"unknown key 'x'"});
+  expect_input_error(with_probe(", endpoint: {bar_size: 1MiB}, rosta: {clock: 100MHz}"), kOneDma,
+                     {"settings for a 'rosta' device on a 'probe' endpoint"});
+}

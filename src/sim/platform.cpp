@@ -4,9 +4,6 @@
 #include <sstream>
 
 #include "models/core/error.h"
-#ifdef HXSIM_HAVE_RTL
-#include "models/dma/rtl/calypte_rtl.h"
-#endif
 
 namespace hx::sim {
 
@@ -58,21 +55,7 @@ Platform::Platform(const topo::Topology& t) : m_topo(t) {
       auto ep = std::make_unique<pcie::Endpoint>(n.name.c_str(), c);
       up_port_of[ni] = &ep->upstream();
       std::unique_ptr<pcie::Device> dev;
-      if (n.device == "rosta") dev = std::make_unique<dma::RostaDma>(n.name + ".rosta", n.rosta);
-      if (n.device == "calypte") {
-#ifdef HXSIM_HAVE_RTL
-        if (n.calypte.rtl) {
-          dma::CalypteRtlConfig rc;
-          rc.clock_mhz = n.calypte.clock_mhz;
-          rc.wave = n.calypte.wave;
-          rc.user_ready_every = n.calypte.user_ready_every;
-          dev = std::make_unique<dma::CalypteRtl>(n.name + ".rtl", rc);
-        }
-#endif
-        if (!dev) dev = std::make_unique<dma::CalypteDma>(n.name + ".calypte", n.calypte);
-      }
-      if (n.device == "bench") dev = std::make_unique<dma::BenchDma>(n.name + ".bench", n.bench);
-      if (n.device == "coyote") dev = std::make_unique<dma::CoyoteDma>(n.name + ".coyote", n.coyote);
+      if (const topo::DeviceKind* kind = topo::device_kind(n.device)) dev = kind->make(n.name, n);
       if (dev) {
         ep->set_device(dev.get());
         m_devs[n.name] = std::move(dev);

@@ -133,15 +133,18 @@ const cfg::KeyTable& switch_keys() {
   return t;
 }
 
+// Built from the device registry (rebuilt if a kind was registered since).
 const cfg::KeyTable& endpoint_keys() {
-  static const cfg::KeyTable t = {
-      {"device", "the device logic: none, rosta, calypte, bench or coyote"},
-      {"endpoint", "endpoint parameters (latencies, BAR)"},
-      {"rosta", "its parameters, with device: rosta"},
-      {"calypte", "its parameters, with device: calypte"},
-      {"bench", "its parameters, with device: bench"},
-      {"coyote", "its parameters, with device: coyote"},
-  };
+  static cfg::KeyTable t;
+  static std::string device_doc;
+  static std::size_t kinds = ~std::size_t{0};
+  if (kinds != device_kinds().size()) {
+    kinds = device_kinds().size();
+    device_doc = "the device logic: none";
+    for (const DeviceKind& k : device_kinds()) device_doc += ", " + k.name;
+    t = {{"device", device_doc.c_str()}, {"endpoint", "endpoint parameters (latencies, BAR)"}};
+    for (const DeviceKind& k : device_kinds()) t.push_back({k.name.c_str(), k.doc.c_str()});
+  }
   return t;
 }
 
@@ -215,27 +218,16 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults, Arena& a
     }
   } else {
     c.keys(cfg::key_names(endpoint_keys(), common));
-    n.device = c.has("device") ? c.child("device").choice({"none", "rosta", "calypte", "bench", "coyote"}) : "none";
+    n.device = c.has("device") ? c.child("device").choice(device_names()) : "none";
     cfg::load_params(c.child("endpoint"), n.ep, cfg::endpoint_params());
-    for (const char* d : {"rosta", "calypte", "bench", "coyote"})
-      if (c.has(d) && n.device != d) c.child(d).fail(std::string("settings for a '") + d + "' device on a '" + n.device + "' endpoint");
-    cfg::load_params(c.child("rosta"), n.rosta, cfg::rosta_params());
-    cfg::load_params(c.child("calypte"), n.calypte, cfg::calypte_params());
-    if (n.calypte.rtl && (n.calypte.channels != 16 || n.calypte.bus_bits != 256))
-      c.child("calypte").child("model").fail("the RTL engine is built with 16 channels and a 256-bit datapath");
-#ifndef HXSIM_HAVE_RTL
-    if (n.calypte.rtl) c.child("calypte").child("model").fail("this hxsim was built without the RTL (HXSIM_ENABLE_RTL=OFF)");
-#endif
-    cfg::load_params(c.child("bench"), n.bench, cfg::bench_params());
-    cfg::load_params(c.child("coyote"), n.coyote, cfg::coyote_params());
-    check_tlb(c.child("bench"), "atc_ways", n.bench.atc);
-    check_tlb(c.child("coyote"), "stlb_ways", n.coyote.stlb);
-    check_tlb(c.child("coyote"), "ltlb_ways", n.coyote.ltlb);
+    for (const DeviceKind& k : device_kinds())
+      if (c.has(k.name) && n.device != k.name)
+        c.child(k.name).fail("settings for a '" + k.name + "' device on a '" + n.device + "' endpoint");
+    // Every kind's section is read (an absent one gives its defaults).
+    for (const DeviceKind& k : device_kinds()) k.parse(c.child(k.name), n);
     // Each device's register map must fit in BAR0.
-    std::uint64_t need = 0;
-    if (n.device == "rosta") need = dma::kRostaEpRx + (1u << 20);
-    if (n.device == "calypte") need = dma::kCalypteH2FData + (static_cast<std::uint64_t>(n.calypte.channels) << 20);
-    if (n.device == "coyote") need = dma::kCoyoteTlbFill + 8;
+    const DeviceKind* kind = device_kind(n.device);
+    const std::uint64_t need = kind ? kind->bar_need(n) : 0;
     if (need > n.ep.bar_size) {
       std::uint64_t p2 = 4096;
       while (p2 < need) p2 <<= 1;

@@ -8,13 +8,15 @@
 #include <vector>
 
 #include "src/config/params.h"
+#include "src/topology/devices.h"
 
 namespace hx::topo {
 
 enum class NodeType { RootComplex, Switch, Endpoint };
 const char* type_name(NodeType t);
 
-struct NodeSpec {
+// An endpoint's device parameters are the DeviceConfigs part (n.bench, ...).
+struct NodeSpec : DeviceConfigs {
   std::string name;
   NodeType type = NodeType::Endpoint;
   cfg::Cursor where;
@@ -32,11 +34,7 @@ struct NodeSpec {
   std::map<std::string, int> port_mps;  // per-port MPS overrides: up, down0, down1, ...
   // endpoint
   cfg::EndpointParams ep;
-  std::string device = "none";
-  dma::RostaConfig rosta;
-  dma::CalypteConfig calypte;
-  dma::BenchDmaConfig bench;
-  dma::CoyoteConfig coyote;
+  std::string device = "none";  // a registered device kind (devices.h), or none
 
   // derived by enumeration
   int mps = 128;                       // programmed MPS (switches: of ports without an override)
