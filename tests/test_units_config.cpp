@@ -1,7 +1,9 @@
 // Unit tier: no simulation kernel runs here.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <deque>
 #include <fstream>
 #include <map>
@@ -479,16 +481,19 @@ std::string value_error(const std::string& text) {
 }
 
 std::string file_error(const std::string& text) {
-  const std::string path = ::testing::TempDir() + "hxsim_strict.yaml";
+  // One file per process: ctest runs these tests in parallel processes.
+  const std::string path = ::testing::TempDir() + std::to_string(::getpid()) + "_hxsim_strict.yaml";
   {
     std::ofstream(path, std::ios::binary) << text;
   }
+  std::string err;
   try {
     cfg::load_file(path);
   } catch (const InputError& e) {
-    return e.what();
+    err = e.what();
   }
-  return "";
+  std::remove(path.c_str());
+  return err;
 }
 }  // namespace
 
