@@ -37,6 +37,13 @@ double link_bytes_per_ns(const LinkConfig& l) {
   return rate_Bpns;
 }
 
+double write_payload_bytes_per_ns(const LinkConfig& l, int payload, int tx_align_B) {
+  const auto p = static_cast<std::uint32_t>(payload);
+  const std::uint32_t wire = tlp_wire_bytes(16, (p + 3u) & ~3u, static_cast<std::uint32_t>(encoding_traits(link_encoding(l)).tlp_framing_B),
+                                            false, static_cast<std::uint32_t>(tlp_align(l, tx_align_B)));
+  return link_bytes_per_ns(l) * payload / wire;
+}
+
 void PciePort::connect(PciePort& a, PciePort& b, const LinkConfig& link) {
   if (a.m_peer || b.m_peer) sim_fail(a.m_name, "port connected twice");
   a.m_peer = &b;
@@ -49,8 +56,7 @@ void PciePort::connect(PciePort& a, PciePort& b, const LinkConfig& link) {
     // Gen1/2 start STP on lane 0 (lane 4m on wider links): TLPs occupy whole
     // 4-byte symbol columns on x4 and wider links (spec 4.2.1). The
     // transmitter's datapath beat can be coarser (tx_align_B).
-    const int lane_align = std::min(link.width, 4);
-    p->m_align = std::max(lane_align, p->m_cfg.tx_align_B);
+    p->m_align = tlp_align(link, p->m_cfg.tx_align_B);
     if (p->m_align & (p->m_align - 1)) sim_fail(p->m_name, "TLP alignment must be a power of two");
     p->m_framing_B = static_cast<std::uint32_t>(g.tlp_framing_B);
     p->m_dllp_B = static_cast<std::uint32_t>(g.dllp_B);
@@ -73,9 +79,7 @@ void PciePort::connect(PciePort& a, PciePort& b, const LinkConfig& link) {
 }
 
 std::uint32_t PciePort::wire_bytes(const Tlp& t) const {
-  std::uint32_t b = static_cast<std::uint32_t>(t.header_B()) + t.payload_wire_B() + m_framing_B + (t.ecrc ? 4u : 0u);
-  const std::uint32_t a = static_cast<std::uint32_t>(m_align);  // a power of two: lanes, tx_align
-  return (b + a - 1) & ~(a - 1);
+  return tlp_wire_bytes(t.header_B(), t.payload_wire_B(), m_framing_B, t.ecrc, static_cast<std::uint32_t>(m_align));
 }
 
 Tick PciePort::serialize(std::uint32_t bytes) const {

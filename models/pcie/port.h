@@ -141,6 +141,20 @@ Encoding link_encoding(const LinkConfig& l);
 // Data bytes per ns one direction carries before TLP overheads: lane rate x
 // width x encoding efficiency, less SKP ordered sets where counted.
 double link_bytes_per_ns(const LinkConfig& l);
+// Wire bytes of one TLP: header, payload in whole DWs, the encoding's
+// framing and an ECRC if any, rounded up to whole beats of `align` bytes
+// (lanes on x4 and wider, or the transmitter's datapath beat).
+inline std::uint32_t tlp_wire_bytes(int header_B, std::uint32_t payload_wire_B, std::uint32_t framing_B, bool ecrc,
+                                    std::uint32_t align) {
+  const std::uint32_t b = static_cast<std::uint32_t>(header_B) + payload_wire_B + framing_B + (ecrc ? 4u : 0u);
+  return (b + align - 1) & ~(align - 1);
+}
+// The transmitter's beat on a link: 4-byte symbol columns on x4 and wider
+// links (PCIe sec. 4.2.1), coarser if its datapath is.
+inline int tlp_align(const LinkConfig& l, int tx_align_B) { return std::max(std::min(l.width, 4), tx_align_B); }
+// Payload bytes per ns of back-to-back writes of `payload` bytes with 4-DW
+// headers, as the port serialises them (DLLPs of the reverse traffic aside).
+double write_payload_bytes_per_ns(const LinkConfig& l, int payload, int tx_align_B);
 
 class PciePort;
 

@@ -246,9 +246,8 @@ int Topology::find(const std::string& name) const {
 
 const NodeSpec& Topology::node(const std::string& name) const { return nodes.at(static_cast<std::size_t>(find(name))); }
 
-double Topology::link_data_rate(const pcie::LinkConfig& l, int mps) {
-  const double raw = pcie::lane_gts(l) * 1e9 * pcie::encoding_traits(pcie::link_encoding(l)).efficiency * l.width / 8.0;
-  return raw * mps / (mps + 24.0);
+double Topology::link_data_rate(const pcie::LinkConfig& l, int mps, int tx_align_B) {
+  return pcie::write_payload_bytes_per_ns(l, mps, tx_align_B) * 1e9;
 }
 
 std::vector<int> Topology::path(int a, int b) const {
@@ -553,7 +552,7 @@ std::string describe(const Topology& t) {
     for (int l : pl) {
       const auto& L = t.links[static_cast<std::size_t>(l)];
       const int mps = std::min(t.nodes[static_cast<std::size_t>(L.up_node)].mps, t.nodes[static_cast<std::size_t>(L.down_node)].mps);
-      const double r = Topology::link_data_rate(L.cfg, mps);
+      const double r = Topology::link_data_rate(L.cfg, mps, t.nodes[static_cast<std::size_t>(L.up_node)].port.tx_align_B);
       if (r < best) { best = r; at = l; }
     }
     os << "  ";

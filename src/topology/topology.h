@@ -71,9 +71,10 @@ struct Topology {
   // complex where ACS redirects it or where it crosses root ports) needs
   // peer-to-peer allowed there, and every link of it enables `vc`.
   std::string peer_route_error(int a, int b, int vc) const;
-  // Data bandwidth of a link direction for payloads of `mps` bytes (B/s):
-  // line rate x encoding x payload/(payload + 24 B of header and framing).
-  static double link_data_rate(const pcie::LinkConfig& l, int mps);
+  // Payload bandwidth of a link direction for back-to-back writes of `mps`
+  // bytes (B/s), from the port's own wire model (pcie::tlp_wire_bytes: 4-DW
+  // header, framing, beat alignment of a transmitter of `tx_align_B`, SKP).
+  static double link_data_rate(const pcie::LinkConfig& l, int mps, int tx_align_B);
 };
 
 // The structural keys of a topology file: top level, every node, each node

@@ -144,6 +144,27 @@ TEST(Port, AStarvedTransmitterNamesTheCreditItLacks) {
   EXPECT_TRUE(b.port.has_rx_occupancy());
 }
 
+// The static estimate `hxsim topo` prints is the port's own wire model: a
+// link's back-to-back 4-DW-header writes, on x1 and on x8 from a
+// transmitter with a 32-byte datapath beat (152 wire bytes become 160).
+TEST(Port, TheStaticWriteRateIsWhatThePortSerialises) {
+  for (const auto& [width, beat] : {std::pair<int, int>{1, 4}, {8, 32}}) {
+    LinkConfig l = gen(3, width);
+    l.skp = true;
+    PortConfig tx;
+    tx.tx_align_B = beat;
+    Stub a("a" + std::to_string(width), tx), b("b" + std::to_string(width), PortConfig{});
+    PciePort::connect(a.port, b.port, l);
+    Tlp t;
+    t.kind = TlpKind::MemWr;
+    t.addr64 = true;
+    t.len = 126;  // a payload of whole DWs on the wire: 128 B
+    const double per_ns = 126.0 / (static_cast<double>(a.port.wire_bytes(t)) / a.port.bytes_per_ns());
+    EXPECT_EQ(a.port.wire_bytes(t), beat == 32 ? 160u : 152u);
+    EXPECT_NEAR(write_payload_bytes_per_ns(l, 126, beat) / per_ns, 1.0, 1e-12) << width;
+  }
+}
+
 // Per-VC buffers: VC1 advertises one posted header credit and the receiver
 // never drains: three VC0 writes go on VC0's 32 credits, then VC1 stops
 // after one.
