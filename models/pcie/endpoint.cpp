@@ -16,6 +16,9 @@ Endpoint::Endpoint(sc_core::sc_module_name name, const EndpointConfig& cfg)
   pc.tx_pipeline = cfg.tx_latency;
   pc.infinite_completion_credits();  // endpoints: infinite completion credits
   m_port = std::make_unique<PciePort>(*this, std::string(name) + ".up", pc);
+  const int vcs = std::max(1, std::min(pc.vcs, kMaxVcs));
+  m_arb = std::make_unique<VcArbiter>(pc.vc_arb, vcs);
+  m_rr.assign(static_cast<std::size_t>(vcs), 1);
   add_stream("completions", 64);
   auto& reg = StatsRegistry::instance();
   reg.add_counter(std::string(name) + ".rx_tlps", &rx_tlps, "TLP", "TLPs received");
@@ -78,19 +81,32 @@ Tlp* Endpoint::tx_select(PciePort& p) {
     return h;
   };
   if (Tlp* t = try_stream(0)) return t;  // completions first
-  // Round robin over the data streams 1..n-1, from m_rr on (no division:
-  // this runs once per TLP sent).
+  // VC arbitration among the data streams' heads, then round robin over the
+  // streams 1..n-1 of the chosen VC, from m_rr[vc] on (no division: this
+  // runs once per TLP sent).
   const std::size_t n = m_streams.size();
-  std::size_t s = m_rr;
-  for (std::size_t k = 1; k < n; ++k) {
-    const std::size_t after = s + 1 == n ? 1 : s + 1;
-    if (Tlp* t = try_stream(s)) {
-      m_rr = after;
-      if (m_dev) m_dev->on_tx_space(static_cast<int>(s));
-      return t;
+  Tlp* sent = nullptr;
+  m_arb->pick([&](int vc) {
+    std::size_t& rr = m_rr[static_cast<std::size_t>(vc)];
+    std::size_t s = rr;
+    for (std::size_t k = 1; k < n; ++k) {
+      const std::size_t after = s + 1 == n ? 1 : s + 1;
+      const auto& q = m_streams[s].q;
+      // A head on a VC this port lacks is offered with the highest one, so
+      // that the port names the error instead of the stream waiting for ever.
+      if (!q.empty() && std::min<std::size_t>(q.front()->vc, m_rr.size() - 1) == static_cast<std::size_t>(vc)) {
+        if (Tlp* t = try_stream(s)) {
+          rr = after;
+          if (m_dev) m_dev->on_tx_space(static_cast<int>(s));
+          sent = t;
+          return true;
+        }
+      }
+      s = after;
     }
-    s = after;
-  }
+    return false;
+  });
+  if (sent) return sent;
   if (next != kNever) p.wake_at(next);
   return nullptr;
 }

@@ -4,8 +4,10 @@
 //  - TX pipeline latency (user logic -> wire) and RX pipeline latency
 //    (last byte in -> user logic), at the block's clock;
 //  - TX streams: bounded FIFOs that the device fills; the transmit arbiter
-//    gives completions (stream 0) absolute priority and serves the other
-//    streams round-robin (S001's Rosta TX arbiter; a common design);
+//    gives completions (stream 0) absolute priority, then arbitrates VCs
+//    among the other streams' heads (the port's vc_arbitration) and serves
+//    the streams of that VC round-robin (S001's Rosta TX arbiter; a common
+//    design);
 //  - the transmitter's datapath beat (PortConfig::tx_align_B) rounds each
 //    TLP's wire time up to whole beats;
 //  - BAR reads answered by the function after reg_read_latency.
@@ -95,7 +97,10 @@ class Endpoint final : public sc_core::sc_module, public PortOwner, public Actor
   Scheduler m_sched;
   std::unique_ptr<PciePort> m_port;
   std::vector<Stream> m_streams;
-  std::size_t m_rr = 1;
+  // VC arbitration (the port's vc_arbitration) among the data streams'
+  // heads, then round robin over the streams of that VC from m_rr[vc].
+  std::unique_ptr<VcArbiter> m_arb;
+  std::vector<std::size_t> m_rr;
   Device* m_dev = nullptr;
 };
 

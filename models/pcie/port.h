@@ -127,7 +127,7 @@ struct PortConfig {
     const int v = static_cast<std::size_t>(vc) < vc_credits.size() ? vc_credits[static_cast<std::size_t>(vc)].data[static_cast<std::size_t>(cls)] : -1;
     return v >= 0 ? v : credits_data[static_cast<std::size_t>(cls)];
   }
-  VcArbConfig vc_arb;  // at this port's egress, where its owner arbitrates VCs (switch and root ports)
+  VcArbConfig vc_arb;  // at this port's egress (switch, root port and endpoint alike)
   // Completion credits infinite on every VC (endpoints and root ports, sec. 2.6.1).
   void infinite_completion_credits() {
     credits_hdr[2] = credits_data[2] = 0;

@@ -139,7 +139,7 @@ const ParamTable<pcie::PortConfig>& port_params() {
                c.vc_credits.push_back(vc);
              }
            }),
-      P<C>("vc_arbitration", "choice", "rr", "how this port's egress chooses among VCs (switch and root ports; an endpoint sends its streams round robin): rr (round robin), "
+      P<C>("vc_arbitration", "choice", "rr", "how this port's egress chooses among VCs (switch, root and endpoint ports; an endpoint's completions go first): rr (round robin), "
            "strict (highest VC first) or weighted (vc_weights TLPs of each VC in turn)",
            [](C& c, const Cursor& v) {
              const std::string a = v.choice({"rr", "strict", "weighted"});
