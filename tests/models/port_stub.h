@@ -79,4 +79,11 @@ inline LinkConfig gen(int g, int width, Tick latency = 0) {
   return l;
 }
 
+// The share of VC1 among the VCs of TLPs [from, to) of `v` (in arrival order).
+inline double vc1_share(const std::vector<int>& v, std::size_t from, std::size_t to) {
+  int n = 0;
+  for (std::size_t i = from; i < to; ++i) n += v[i] == 1;
+  return static_cast<double>(n) / static_cast<double>(to - from);
+}
+
 }  // namespace hx::pcie

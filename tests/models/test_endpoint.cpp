@@ -71,12 +71,6 @@ std::vector<int> vcs_received(const VcArbConfig& arb, int per_stream) {
   return v;
 }
 
-double vc1_share(const std::vector<int>& v, std::size_t from, std::size_t to) {
-  int n = 0;
-  for (std::size_t i = from; i < to; ++i) n += v[i] == 1;
-  return static_cast<double>(n) / static_cast<double>(to - from);
-}
-
 TEST(Endpoint, RoundRobinVcArbitrationAlternatesTheVcs) {
   const auto v = vcs_received(VcArbConfig{}, 32);
   ASSERT_EQ(v.size(), 64u);

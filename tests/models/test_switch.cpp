@@ -173,12 +173,6 @@ std::vector<int> upstream_vcs(const VcArbConfig& arb, int n) {
   return vcs;
 }
 
-double vc1_share(const std::vector<int>& v, std::size_t from, std::size_t to) {
-  int n = 0;
-  for (std::size_t i = from; i < to; ++i) n += v[i] == 1;
-  return static_cast<double>(n) / static_cast<double>(to - from);
-}
-
 TEST(Switch, RoundRobinVcArbitrationGivesEachVcHalf) {
   const auto v = upstream_vcs(VcArbConfig{}, 64);
   ASSERT_EQ(v.size(), 128u);
