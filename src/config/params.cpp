@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "models/ats/tlb.h"
+
 namespace hx::cfg {
 
 Cursor default_cursor(const ParamDecl& d) {
@@ -69,6 +71,11 @@ std::vector<Cursor> list_items(const Cursor& v, const char* what, const char* ex
   return items;
 }
 }  // namespace
+
+void check_tlb(const Cursor& section, const char* ways_key, const ats::TlbConfig& c) {
+  const std::string e = ats::geometry_error(c);
+  if (!e.empty()) (section.has(ways_key) ? section.child(ways_key) : section).fail(e);
+}
 
 std::uint64_t page_size_set(const Cursor& v) {
   std::uint64_t mask = 0;

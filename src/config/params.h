@@ -65,6 +65,9 @@ const ParamTable<host::HostCpuConfig>& cpu_params();
 // A page size (4KiB, 64KiB, 2MiB, 32MiB, 1GiB) as its shift; a list of them as a mask of shifts.
 unsigned page_shift(const Cursor& v);
 std::uint64_t page_size_set(const Cursor& v);
+// A TLB geometry the model would refuse (ats::geometry_error), refused at
+// the section's `ways_key` (or the section) before anything runs.
+void check_tlb(const Cursor& section, const char* ways_key, const ats::TlbConfig& c);
 const ParamTable<EndpointParams>& endpoint_params();
 const ParamTable<dma::RostaConfig>& rosta_params();
 const ParamTable<dma::CalypteConfig>& calypte_params();

@@ -3,7 +3,6 @@
 #include <deque>
 #include <stdexcept>
 
-#include "models/ats/tlb.h"
 #include "models/dma/bench_dma.h"
 #include "models/dma/calypte_dma.h"
 #include "models/dma/coyote_dma.h"
@@ -17,13 +16,6 @@ namespace hx::topo {
 namespace {
 
 using cfg::Cursor;
-
-// A TLB geometry the model would refuse, refused at its ways key (or its
-// section) before anything runs.
-void check_tlb(const Cursor& section, const char* ways_key, const ats::TlbConfig& c) {
-  const std::string e = ats::geometry_error(c);
-  if (!e.empty()) (section.has(ways_key) ? section.child(ways_key) : section).fail(e);
-}
 
 std::deque<DeviceKind>& registry() {
   // A deque: registering a kind never moves the others (the key reference
@@ -63,7 +55,7 @@ std::deque<DeviceKind>& registry() {
     k.push_back({"bench", "its parameters, with device: bench",
                  [](const Cursor& s, DeviceConfigs& d) {
                    cfg::load_params(s, d.bench, cfg::bench_params());
-                   check_tlb(s, "atc_ways", d.bench.atc);
+                   cfg::check_tlb(s, "atc_ways", d.bench.atc);
                  },
                  [](const DeviceConfigs&) -> std::uint64_t { return 0; },
                  [](const std::string& node, const DeviceConfigs& d) -> std::unique_ptr<pcie::Device> {
@@ -72,8 +64,8 @@ std::deque<DeviceKind>& registry() {
     k.push_back({"coyote", "its parameters, with device: coyote",
                  [](const Cursor& s, DeviceConfigs& d) {
                    cfg::load_params(s, d.coyote, cfg::coyote_params());
-                   check_tlb(s, "stlb_ways", d.coyote.stlb);
-                   check_tlb(s, "ltlb_ways", d.coyote.ltlb);
+                   cfg::check_tlb(s, "stlb_ways", d.coyote.stlb);
+                   cfg::check_tlb(s, "ltlb_ways", d.coyote.ltlb);
                  },
                  [](const DeviceConfigs&) -> std::uint64_t { return dma::kCoyoteTlbFill + 8; },
                  [](const std::string& node, const DeviceConfigs& d) -> std::unique_ptr<pcie::Device> {

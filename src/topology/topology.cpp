@@ -1,7 +1,5 @@
 #include "src/topology/topology.h"
 
-#include "models/ats/tlb.h"
-
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/connected_components.hpp>
 
@@ -27,13 +25,6 @@ const char* type_name(NodeType t) {
 }
 
 namespace {
-
-// A TLB geometry the model would refuse, refused here at its ways key (or
-// its section) before anything runs.
-void check_tlb(const Cursor& section, const char* ways_key, const ats::TlbConfig& c) {
-  const std::string e = ats::geometry_error(c);
-  if (!e.empty()) (section.has(ways_key) ? section.child(ways_key) : section).fail(e);
-}
 
 constexpr std::uint64_t kMmioBase = 0xC0000000ull;
 constexpr std::uint64_t kMmioLimit = 0xFEC00000ull;  // below the IOAPIC/MSI region
@@ -189,7 +180,7 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults, Arena& a
     cfg::load_params(c.child("rc"), n.rc, cfg::rc_params());
     cfg::load_params(c.child("memory"), n.rc.memory, cfg::memory_params());
     cfg::load_params(c.child("iommu"), n.rc.iommu, cfg::iommu_params());
-    check_tlb(c.child("iommu"), "iotlb_ways", n.rc.iommu.iotlb);
+    cfg::check_tlb(c.child("iommu"), "iotlb_ways", n.rc.iommu.iotlb);
     if (n.rc.iommu.table_region >= n.rc.dram_size)
       (c.child("iommu").has("table_region") ? c.child("iommu").child("table_region") : c.child("rc"))
           .fail("iommu.table_region (" + cfg::format_size(n.rc.iommu.table_region) + ") does not fit in DRAM (" +
