@@ -84,10 +84,10 @@ class VcArbiter {
       case VcArbitration::Weighted:
         break;
     }
-    // Weighted: the current VC while its quota lasts, then the next ones.
+    // Weighted: the current VC while its quota lasts (m_left >= 1: a spent
+    // quota moves on to the next VC at once), then the next ones.
     for (int k = 0; k < m_vcs; ++k) {
       const int vc = (m_next + k) % m_vcs;
-      if (k == 0 && m_left <= 0) continue;
       if (!grant(vc)) continue;
       if (vc != m_next) m_left = m_cfg.weights[static_cast<std::size_t>(vc)];
       m_next = vc;
