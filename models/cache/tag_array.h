@@ -49,9 +49,10 @@ class TagArray {
   // Room for an entry in `set`: the valid entry matching it (a refill), else
   // the first empty way, else the policy's victim. The entry is returned
   // valid, touched and still holding its old content for the caller to
-  // overwrite; `*evicts` says whether that content is another valid entry.
+  // overwrite; `*evicts` says whether that content is another valid entry,
+  // `*present` whether it was the matching one (a hit, touched as find does).
   template <class Match>
-  Entry& place(std::size_t set, Match&& match, bool* evicts = nullptr) {
+  Entry& place(std::size_t set, Match&& match, bool* evicts = nullptr, bool* present = nullptr) {
     const std::size_t base = set * m_ways;
     unsigned way = m_ways, empty = m_ways;
     for (unsigned w = 0; w < m_ways; ++w) {
@@ -65,6 +66,7 @@ class TagArray {
     const bool refill = way != m_ways;
     if (!refill) way = empty != m_ways ? empty : m_policy->victim(set);
     if (evicts) *evicts = !refill && m_valid[base + way];
+    if (present) *present = refill;
     m_valid[base + way] = 1;
     m_policy->touch(set, way);
     return m_entries[base + way];

@@ -252,9 +252,10 @@ bool LineCache::access(std::uint64_t line_addr, bool fill) {
   const std::uint64_t line = line_addr >> m_line_shift;
   const std::size_t set = m_tags->set_of(line);
   const auto is_line = [line](std::uint64_t t) { return t == line; };
-  if (m_tags->find(set, is_line)) return true;
-  if (fill) m_tags->place(set, is_line) = line;
-  return false;
+  if (!fill) return m_tags->find(set, is_line) != nullptr;
+  bool hit = false;
+  m_tags->place(set, is_line, nullptr, &hit) = line;  // one scan: a hit is touched, a miss filled
+  return hit;
 }
 
 }  // namespace hx::mem
