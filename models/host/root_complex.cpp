@@ -101,7 +101,7 @@ bool RootComplex::idle() const {
   return true;
 }
 
-void RootComplex::rx_tlp(pcie::PciePort& p, Tlp* t, Tick, Tick tail) {
+void RootComplex::rx_arrive(pcie::PciePort& p, Tlp* t, Tick, Tick tail) {
   const std::uint32_t next = m_cfg.read_trackers > 0 ? kAdmit : m_iommu ? kArrive : kInbound;
   m_sched.at(tail + m_cfg.inbound_latency, this, next, static_cast<std::uint64_t>(p.index), t);
 }

@@ -121,7 +121,7 @@ void Endpoint::tx_done(PciePort&, const Tlp& t, Tick start, Tick end) {
   if (m_dev) m_dev->on_sent(t, start, end);
 }
 
-void Endpoint::rx_tlp(PciePort&, Tlp* t, Tick, Tick tail) {
+void Endpoint::rx_arrive(PciePort&, Tlp* t, Tick, Tick tail) {
   m_sched.at(tail + m_cfg.rx_latency, this, kRx, 0, t);
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "models/core/tick.h"
+#include "models/link/vc_arbiter.h"
 
 namespace hx::pcie {
 
@@ -46,7 +47,7 @@ bool valid_width(int width);
 // Flow-control classes (sec. 2.6.1): posted, non-posted, completion.
 enum class FcClass : std::uint8_t { P = 0, NP = 1, Cpl = 2 };
 constexpr int kFcClasses = 3;
-constexpr int kMaxVcs = 8;  // VC0-VC7 (sec. 2.5); VC0: PCIe and ATS; VC1: CCIX (S000)
+constexpr int kMaxVcs = link::kMaxVcs;  // VC0-VC7 (sec. 2.5); VC0: PCIe and ATS; VC1: CCIX (S000)
 
 // Transaction kinds. Beyond memory reads/writes and completions the enum
 // reserves the message families that later models carry over the same ports:

@@ -54,7 +54,7 @@ int Switch::route(const Tlp& t, int) const {
   return find_claim(m_addr_claims, t.addr);
 }
 
-void Switch::rx_tlp(PciePort& p, Tlp* t, Tick head, Tick tail) {
+void Switch::rx_arrive(PciePort& p, Tlp* t, Tick head, Tick tail) {
   t->src_port = static_cast<std::uint16_t>(p.index);
   // Cut-through: forwarding may begin `latency` after the header arrived,
   // but the egress must not finish before the tail has arrived. The egress

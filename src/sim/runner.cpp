@@ -168,12 +168,12 @@ nlohmann::json run_point_in_place(StudyFiles& f, const SweepPoint& point, std::u
   std::uint64_t hops = 0;
   for (auto* p : plat.ports()) {
     if (!p->connected()) continue;
-    hops += p->tx_tlps.value;
+    hops += p->tx_units.value;
     links[p->name()] = {{"peer", p->peer()->name()},
-                        {"tx_tlps", p->tx_tlps.value},
+                        {"tx_tlps", p->tx_units.value},
                         {"tx_bytes", p->tx_bytes.value},
                         {"tx_payload_B", p->tx_payload.value},
-                        {"tx_dllps", p->tx_dllps.value},
+                        {"tx_dllps", p->tx_ctrl.value},
                         {"utilisation", end ? static_cast<double>(p->busy_ps.value) / static_cast<double>(end) : 0.0}};
   }
   nlohmann::json stats = nlohmann::json::object();

@@ -24,7 +24,7 @@ class Stub final : public PortOwner, public Actor {
     q.pop_front();
     return t;
   }
-  void rx_tlp(PciePort&, Tlp* t, Tick head, Tick tail) override {
+  void rx_arrive(PciePort&, Tlp* t, Tick head, Tick tail) override {
     rx.push_back({head, tail});
     got.push_back(*t);
     if (!hold) sched.at(tail + drain, this, 0, 0, t);

@@ -80,7 +80,7 @@ TEST(Port, ATransmitterWaitsForCreditsReturnedByUpdateFc) {
   EXPECT_EQ(a.tx[2].first, freed0 + dllp + lat);
   EXPECT_EQ(a.tx[3].first, std::max(a.tx[2].second, freed1 + dllp + lat));
   EXPECT_GE(a.port.credit_stalls.value, 1u);
-  EXPECT_EQ(b.port.tx_dllps.value, 4u);  // one UpdateFC per freed TLP (fc_update_every 1)
+  EXPECT_EQ(b.port.tx_ctrl.value, 4u);  // one UpdateFC per freed TLP (fc_update_every 1)
 }
 
 // ACK every 2 TLPs: an ACK is due when its second TLP's last byte is in,
@@ -100,13 +100,13 @@ TEST(Port, AnAckDueInAnIdleGapTakesTheGap) {
   for (int i = 0; i < 4; ++i) a.send(TlpKind::MemWr, 128);
   b.send(TlpKind::MemRd, 64, 500 * kNs);  // long after both ACKs were due
   run_until(600 * kNs);
-  EXPECT_EQ(b.port.tx_dllps.value, 2u);
+  EXPECT_EQ(b.port.tx_ctrl.value, 2u);
   ASSERT_EQ(b.tx.size(), 1u);
   EXPECT_EQ(b.tx[0].first, 500 * kNs);  // not delayed: both ACKs went in the gap
   EXPECT_EQ(b.port.tx_bytes.value, 2u * 8u + 20u);
   Scheduler::set_horizon(kNever);
   sc_core::sc_start();
-  EXPECT_EQ(b.port.tx_dllps.value, 3u);  // and the UpdateFC, at its timer
+  EXPECT_EQ(b.port.tx_ctrl.value, 3u);  // and the UpdateFC, at its timer
 }
 
 TEST(Port, AnAckDueWhileTheWireIsBusyGoesRightBehind) {
@@ -124,7 +124,7 @@ TEST(Port, AnAckDueWhileTheWireIsBusyGoesRightBehind) {
   ASSERT_EQ(b.tx.size(), 2u);
   EXPECT_EQ(b.tx[0].first, due - rd / 2);
   EXPECT_EQ(b.tx[1].first, b.tx[0].second + b.port.serialize(8));  // the ACK went in between
-  EXPECT_EQ(b.port.tx_dllps.value, 1u);
+  EXPECT_EQ(b.port.tx_ctrl.value, 1u);
 }
 
 // A receiver that never drains: the transmitter stops at the advertised

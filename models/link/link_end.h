@@ -1,0 +1,197 @@
+// One end of a serial link, for any protocol that runs over one: the
+// transmit serialiser of one link direction and the receive buffer of the
+// other. PCIe ports (models/pcie/port.h) and socket links are this engine
+// with their own traits. Mechanisms (DESIGN.md section 4):
+//  - serialisation: wire bytes of a unit (its header, payload and framing,
+//    rounded up to the transmitter's beat, as the traits count them) over
+//    the link's bytes per ns;
+//  - wake/select: the owner keeps its queues; the end asks it for the next
+//    unit (Owner::tx_select) when the wire is free and something could go,
+//    and the owner asks for a wake when new work becomes ready. One event
+//    at most per transmission;
+//  - flow control per VC and credit class (header and data credits): the
+//    transmitter only sends what the receiver advertised; the receiver frees
+//    credits when its owner drains the unit and returns them in control
+//    packets (PCIe: UpdateFC DLLPs) that occupy its own transmit wire and
+//    arrive after the link latency; a return is sent at once when the
+//    partner would otherwise starve, else batched by count or timer;
+//  - acknowledgements every N units or on a timer, also occupying the
+//    reverse wire. An ACK's only effect modelled is that occupancy (no
+//    replay buffer), so it costs no event: it is due at a known time and is
+//    placed on the wire when the wire next transmits (in the idle gap, or
+//    behind the unit on the wire then). ACKs due after a wire's last
+//    transmission are not counted;
+//  - checks always on: credits never negative, no receive-buffer overflow,
+//    no unit on a VC the link does not enable, no release of what was not
+//    received; a starved end names its VC, class and credit holder.
+// Simplifications: no replay buffer or bit errors (a link is error free), no
+// power states.
+//
+// Traits T (see pcie::PcieLinkTraits for the PCIe one) give:
+//  - Unit (with fields vc, ready, rx_start, hops, id, len), EndConfig (vcs,
+//    tx_pipeline, hdr_credits(vc, cls), data_credits(vc, cls): 0 = infinite)
+//    and Link (derived from LinkLayerConfig);
+//  - kClasses and class_name(cls); the statistic names and units of units
+//    and control packets;
+//  - cls(u), data_credits(u), name(u), head_bytes(u) (bytes before the
+//    receiver can act on its header), wire(link, cfg) -> Wire,
+//    wire_bytes(u, wire), max_data_credits(cfg) (the largest unit's), and
+//    check_transmit(from, u) for the protocol's own size rules.
+#pragma once
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "models/core/scheduler.h"
+#include "models/core/stats.h"
+#include "models/link/vc_arbiter.h"
+
+namespace hx::link {
+
+// The link layer's policies, whatever the physical layer below.
+struct LinkLayerConfig {
+  Tick latency = 0;            // PHY + SerDes + propagation, one direction
+  int ack_every = 4;           // ACK after this many units...
+  Tick ack_timeout = 0;        // ...or this long after the first un-ACKed unit
+  int fc_update_every = 4;     // credit return after this many freed units of a class...
+  Tick fc_update_timeout = 0;  // ...or this long after the first unreported free
+};
+
+// What one end's wire costs, fixed when the link is connected.
+struct Wire {
+  double ps_per_byte = 1.0;
+  std::uint32_t align = 4;      // units start on a beat of this many bytes
+  std::uint32_t framing_B = 0;  // added to every unit (PCIe: PHY framing + DLL)
+  std::uint32_t ctrl_B = 0;     // one control packet (PCIe: a DLLP)
+};
+
+template <class T>
+class LinkEnd;
+
+// The component an end belongs to: it queues what the end transmits and
+// takes what it receives.
+template <class T>
+class Owner {
+ public:
+  using Unit = typename T::Unit;
+  virtual ~Owner() = default;
+  // Pick the next unit for `p` (use p.can_send()); nullptr if none is
+  // eligible now. An owner whose work becomes ready later calls p.wake_at().
+  virtual Unit* tx_select(LinkEnd<T>& p) = 0;
+  // A unit will arrive: its header at `head`, its last byte at `tail`.
+  virtual void rx_arrive(LinkEnd<T>& p, Unit* u, Tick head, Tick tail) = 0;
+  // A unit left on the wire [start, end).
+  virtual void tx_done(LinkEnd<T>& p, const Unit& u, Tick start, Tick end) {}
+  // Whether anything is queued for `p` (it then wakes when its wire frees).
+  virtual bool tx_pending(const LinkEnd<T>& p) const { return true; }
+  // Whether every unit queued for `p` that is ready by `at` is sure to lack
+  // credits then (ordering rules aside), so that selecting at `at` would
+  // find nothing; `next_ready` gets the earliest ready time after `at`.
+  // False when unsure: the end then simply tries at `at`.
+  virtual bool tx_none_eligible(const LinkEnd<T>& p, Tick at, Tick& next_ready) const { return false; }
+  virtual Scheduler& scheduler() = 0;
+};
+
+template <class T>
+class LinkEnd final : public Actor {
+ public:
+  using Unit = typename T::Unit;
+  using Config = typename T::EndConfig;
+  using Link = typename T::Link;
+  static constexpr int kClasses = T::kClasses;
+
+  LinkEnd(Owner<T>& owner, std::string name, const Config& cfg);
+  static void connect(LinkEnd& a, LinkEnd& b, const Link& link);
+
+  const std::string& name() const { return m_name; }
+  bool connected() const { return m_peer != nullptr; }
+  LinkEnd* peer() const { return m_peer; }
+  const Config& config() const { return m_cfg; }
+  const Link& link() const { return m_link; }
+  int index = 0;  // owner's port index
+
+  void wake_at(Tick t);  // retry selection at t
+  // The owner queued u (ready at u.ready): retry when it could go, or, when
+  // it could not have credits then, when credits come back (design note 17).
+  void wake_for(const Unit& u);
+  bool can_send(const Unit& u);
+  // Whether u would have credits at `at`, counting those in flight by then.
+  bool credits_at(const Unit& u, Tick at) const;
+  // For an owner's tx_none_eligible: whether queue head h could go at `at`
+  // (ready and with credits); a head not yet ready lowers `next_ready`.
+  bool head_sendable(const Unit& h, Tick at, Tick& next_ready) const;
+  void release(const Unit& u);  // the owner drained u from this end's receive buffer
+
+  std::uint32_t wire_bytes(const Unit& u) const { return T::wire_bytes(u, m_wire); }
+  Tick serialize(std::uint32_t bytes) const {
+    return static_cast<Tick>(static_cast<double>(bytes) * m_wire.ps_per_byte + 0.5);  // round half up (never negative)
+  }
+  double bytes_per_ns() const { return 1000.0 / m_wire.ps_per_byte; }
+  Tick wire_free() const { return m_wire_free; }
+
+  // Diagnosis for the deadlock watchdog: what the transmitter waits for.
+  std::string blocked_reason();
+  bool has_rx_occupancy() const;
+
+  void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
+
+  // statistics
+  Counter tx_units, tx_bytes, tx_payload, tx_ctrl, busy_ps, credit_stalls;
+
+ private:
+  enum : std::uint32_t { kWake, kFcDue };
+  struct Credits {
+    int hdr = 0, data = 0;
+    bool inf_hdr = false, inf_data = false;
+  };
+  struct InFlight {
+    Tick t;
+    int vc, cls, hdr, data;
+  };
+  template <class V>
+  using PerVcClass = std::array<std::array<V, kClasses>, kMaxVcs>;
+
+  void try_send();
+  Tick wake_time_for(const Unit& u);
+  Tick credit_after(Tick at) const;  // the first credit return in flight arriving after `at`
+  void check_vc(const Unit& u) const;  // fails on a VC this link does not enable
+  void transmit(Unit* u, Tick now);
+  void refresh_credits(Tick now);
+  Tick send_ctrl(Tick at);
+  void place_ctrl(Tick due);
+  void place_due_acks(Tick now);
+  void on_received(const Unit& u, Tick tail);
+  void flush_fc(int vc, int cls);
+
+  Owner<T>& m_owner;
+  std::string m_name;
+  Config m_cfg;
+  Link m_link;
+  LinkEnd* m_peer = nullptr;
+  Wire m_wire;
+  Tick m_ctrl_time = 0;
+
+  // transmitter
+  int m_trace_tx = -1, m_trace_rx = -1;  // trace tracks, made on first use
+  Tick m_wire_free = 0;
+  Tick m_next_wake = kNever;        // the earliest wake pending
+  bool m_selecting = false;         // inside the owner's tx_select
+  Tick m_deferred_wake = kNever;    // wakes asked for meanwhile
+  std::vector<const Unit*> m_deferred_units;  // units queued meanwhile
+  PerVcClass<Credits> m_tx_credits{};
+  std::deque<InFlight> m_credit_inflight;
+  bool m_blocked = false;
+
+  // receiver
+  PerVcClass<int> m_rx_hdr{}, m_rx_data{};                  // occupancy
+  PerVcClass<int> m_fc_hdr{}, m_fc_data{}, m_fc_units{};    // freed, unreported
+  PerVcClass<bool> m_fc_timer{};
+  int m_unacked = 0;
+  Tick m_last_rx_tail = 0;
+  std::deque<Tick> m_acks_due;  // ACKs this end owes its wire
+};
+
+}  // namespace hx::link

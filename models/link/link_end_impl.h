@@ -1,0 +1,377 @@
+// The link engine's definitions. Include it in exactly one .cpp per
+// protocol, which instantiates LinkEnd<Traits> explicitly; everyone else
+// sees only link_end.h (and an `extern template` beside the traits).
+#pragma once
+#include <sstream>
+
+#include "models/core/error.h"
+#include "models/core/trace.h"
+#include "models/link/link_end.h"
+
+namespace hx::link {
+
+template <class T>
+LinkEnd<T>::LinkEnd(Owner<T>& owner, std::string name, const Config& cfg)
+    : m_owner(owner), m_name(std::move(name)), m_cfg(cfg) {
+  auto& reg = StatsRegistry::instance();
+  reg.add_counter(m_name + "." + T::kUnitStat, &tx_units, T::kUnitUnit, T::kUnitStatDesc);
+  reg.add_counter(m_name + ".tx_bytes", &tx_bytes, "B", T::kBytesStatDesc);
+  reg.add_counter(m_name + ".tx_payload", &tx_payload, "B", T::kPayloadStatDesc);
+  reg.add_counter(m_name + "." + T::kCtrlStat, &tx_ctrl, T::kCtrlUnit, T::kCtrlStatDesc);
+  reg.add_counter(m_name + ".busy", &busy_ps, "ps", "time the transmit wire was occupied");
+  reg.add_counter(m_name + ".credit_stalls", &credit_stalls, "1",
+                  std::string("times a queued ") + T::kUnitUnit + " was found (or foreseen) to lack credits");
+}
+
+template <class T>
+void LinkEnd<T>::connect(LinkEnd& a, LinkEnd& b, const Link& link) {
+  if (a.m_peer || b.m_peer) sim_fail(a.m_name, "port connected twice");
+  a.m_peer = &b;
+  b.m_peer = &a;
+  for (LinkEnd* p : {&a, &b}) {
+    LinkEnd* rx = p->m_peer;
+    p->m_link = link;
+    p->m_wire = T::wire(link, p->m_cfg);
+    if (p->m_wire.align == 0 || (p->m_wire.align & (p->m_wire.align - 1)))
+      sim_fail(p->m_name, std::string(T::kUnitUnit) + " alignment must be a power of two");
+    p->m_ctrl_time = p->serialize(p->m_wire.ctrl_B);
+    const int vcs = std::min(p->m_cfg.vcs, rx->m_cfg.vcs);
+    for (int vc = 0; vc < kMaxVcs; ++vc) {
+      for (int c = 0; c < kClasses; ++c) {
+        Credits& cr = p->m_tx_credits[vc][c];
+        if (vc >= vcs) {
+          cr = Credits{};  // no credits: VC not enabled on this link
+          continue;
+        }
+        cr.hdr = rx->m_cfg.hdr_credits(vc, c);
+        cr.data = rx->m_cfg.data_credits(vc, c);
+        cr.inf_hdr = cr.hdr == 0;
+        cr.inf_data = cr.data == 0;
+      }
+    }
+  }
+}
+
+template <class T>
+void LinkEnd<T>::refresh_credits(Tick now) {
+  while (!m_credit_inflight.empty() && m_credit_inflight.front().t <= now) {
+    const InFlight& f = m_credit_inflight.front();
+    Credits& c = m_tx_credits[f.vc][f.cls];
+    c.hdr += f.hdr;
+    c.data += f.data;
+    m_credit_inflight.pop_front();
+  }
+}
+
+template <class T>
+bool LinkEnd<T>::can_send(const Unit& u) {
+  refresh_credits(now_tick());
+  const Credits& c = m_tx_credits[u.vc][T::cls(u)];
+  const bool ok = (c.inf_hdr || c.hdr >= 1) && (c.inf_data || c.data >= T::data_credits(u));
+  if (!ok) {
+    check_vc(u);
+    ++credit_stalls;
+    m_blocked = true;
+  }
+  return ok;
+}
+
+template <class T>
+void LinkEnd<T>::check_vc(const Unit& u) const {
+  if (u.vc >= std::min(m_cfg.vcs, m_peer->m_cfg.vcs))
+    sim_fail(m_name, std::string(T::kUnitUnit) + " on VC" + std::to_string(u.vc) + " which this link does not enable");
+}
+
+template <class T>
+bool LinkEnd<T>::credits_at(const Unit& u, Tick at) const {
+  const int cls = T::cls(u);
+  Credits c = m_tx_credits[u.vc][cls];
+  for (const InFlight& f : m_credit_inflight) {
+    if (f.t > at) break;
+    if (f.vc == u.vc && f.cls == cls) {
+      c.hdr += f.hdr;
+      c.data += f.data;
+    }
+  }
+  return (c.inf_hdr || c.hdr >= 1) && (c.inf_data || c.data >= T::data_credits(u));
+}
+
+// When to try for u: when it is ready and the wire is free; or, if its
+// credits could not have come back by then, not at all (the end counts as
+// blocked, so a credit return wakes it) unless credits already in flight
+// arrive later.
+template <class T>
+Tick LinkEnd<T>::wake_time_for(const Unit& u) {
+  const Tick at = std::max({u.ready, now_tick(), m_wire_free});
+  if (credits_at(u, at)) return at;
+  check_vc(u);
+  ++credit_stalls;
+  m_blocked = true;
+  return credit_after(at);
+}
+
+template <class T>
+Tick LinkEnd<T>::credit_after(Tick at) const {
+  for (const InFlight& f : m_credit_inflight)
+    if (f.t > at) return f.t;
+  return kNever;
+}
+
+template <class T>
+bool LinkEnd<T>::head_sendable(const Unit& h, Tick at, Tick& next_ready) const {
+  if (h.ready > at) {
+    next_ready = std::min(next_ready, h.ready);
+    return false;
+  }
+  return credits_at(h, at);
+}
+
+template <class T>
+void LinkEnd<T>::wake_for(const Unit& u) {
+  if (m_selecting) {
+    m_deferred_units.push_back(&u);
+    return;
+  }
+  const Tick w = wake_time_for(u);
+  if (w != kNever) wake_at(w);
+}
+
+template <class T>
+void LinkEnd<T>::wake_at(Tick t) {
+  if (m_selecting) {  // asked from inside tx_select: decided after the transmission
+    m_deferred_wake = std::min(m_deferred_wake, t);
+    return;
+  }
+  const Tick now = now_tick();
+  if (t < now) t = now;
+  // Nothing can start before the wire frees (try_send would only wake again).
+  if (t < m_wire_free) t = m_wire_free;
+  if (m_next_wake != kNever && m_next_wake >= now && m_next_wake <= t) return;
+  m_next_wake = t;
+  m_owner.scheduler().at(t, this, kWake, t);
+}
+
+template <class T>
+void LinkEnd<T>::try_send() {
+  if (!m_peer) return;
+  const Tick now = now_tick();
+  place_due_acks(now);
+  if (m_wire_free > now) {
+    wake_at(m_wire_free);
+    return;
+  }
+  m_blocked = false;
+  // Wakes the owner asks for while selecting (a later unit's ready time, say)
+  // are held until the wire time of what is selected now is known: a wake
+  // inside that transmission would only find the wire busy.
+  m_selecting = true;
+  m_deferred_wake = kNever;
+  m_deferred_units.clear();
+  Unit* u = m_owner.tx_select(*this);
+  m_selecting = false;
+  Tick wake = m_deferred_wake;
+  if (!u) {
+    if (m_blocked && !m_credit_inflight.empty()) wake = std::min(wake, m_credit_inflight.front().t);
+  } else {
+    transmit(u, now);
+    Tick next_ready = kNever;
+    if (!m_owner.tx_pending(*this)) {
+      // nothing queued: new work wakes the end
+    } else if (m_owner.tx_none_eligible(*this, m_wire_free, next_ready)) {
+      // Trying when the wire frees would fail for credits: set up what that
+      // failure would (a wake at the next credit or ready time, and wakes on
+      // credit returns) without the attempt.
+      m_blocked = true;
+      wake = std::min({wake, next_ready, credit_after(m_wire_free)});
+    } else {
+      wake = std::min(wake, m_wire_free);
+    }
+  }
+  // Units the owner queued while selecting, now that the wire time is known.
+  for (const Unit* d : m_deferred_units) wake = std::min(wake, wake_time_for(*d));
+  if (wake != kNever) wake_at(wake);
+}
+
+template <class T>
+void LinkEnd<T>::transmit(Unit* u, Tick now) {
+  Credits& c = m_tx_credits[u->vc][T::cls(*u)];
+  if (!c.inf_hdr) c.hdr -= 1;
+  if (!c.inf_data) c.data -= T::data_credits(*u);
+  if (c.hdr < 0 || c.data < 0) sim_fail(m_name, "flow-control credits went negative");
+  T::check_transmit(*this, *u);
+  const std::uint32_t bytes = wire_bytes(*u);
+  const Tick dur = serialize(bytes);
+  const Tick start = now;
+  const Tick end = start + dur;
+  m_wire_free = end;
+  tx_units += 1;
+  tx_bytes += bytes;
+  tx_payload += u->len;
+  busy_ps += dur;
+  ++u->hops;
+  // The TX pipeline of an endpoint's transaction layer is a constant delay
+  // after arbitration: it shifts arrival, not the wire's occupancy.
+  const Tick head = start + serialize(T::head_bytes(*u)) + m_link.latency + m_cfg.tx_pipeline;
+  const Tick tail = end + m_link.latency + m_cfg.tx_pipeline;
+  u->rx_start = start + m_link.latency + m_cfg.tx_pipeline;
+  auto& trace = Trace::instance();
+  if (trace.want(start)) {
+    if (m_trace_tx < 0) m_trace_tx = trace.track("link " + m_name + " -> " + m_peer->m_name);
+    if (m_peer->m_trace_rx < 0) m_peer->m_trace_rx = trace.track("in " + m_peer->m_name);
+    trace.span(m_trace_tx, T::name(*u), start, end, u->id, u->len);
+    if (trace.want(head)) trace.span(m_peer->m_trace_rx, T::name(*u), head, tail, u->id, u->len);
+  }
+  m_owner.tx_done(*this, *u, start, end);
+  m_peer->on_received(*u, tail);
+  m_peer->m_owner.rx_arrive(*m_peer, u, head, tail);
+}
+
+// Receiver side: buffer occupancy and the ACK policy.
+template <class T>
+void LinkEnd<T>::on_received(const Unit& u, Tick tail) {
+  const int cls = T::cls(u);
+  m_rx_hdr[u.vc][cls] += 1;
+  m_rx_data[u.vc][cls] += T::data_credits(u);
+  const int adv_h = m_cfg.hdr_credits(u.vc, cls), adv_d = m_cfg.data_credits(u.vc, cls);
+  if (adv_h && m_rx_hdr[u.vc][cls] > adv_h)
+    sim_fail(m_name, "receive buffer overflow (header credits) on " + std::string(T::class_name(cls)));
+  if (adv_d && m_rx_data[u.vc][cls] > adv_d)
+    sim_fail(m_name, "receive buffer overflow (data credits) on " + std::string(T::class_name(cls)));
+  // ACK policy: after ack_every units, or ack_timeout after the last unit of
+  // a batch that stopped short (known once the next unit's tail is known).
+  if (m_unacked > 0 && tail > m_last_rx_tail + m_link.ack_timeout) {
+    m_acks_due.push_back(m_last_rx_tail + m_link.ack_timeout);
+    m_unacked = 0;
+  }
+  m_last_rx_tail = tail;
+  if (++m_unacked >= m_link.ack_every) {
+    m_unacked = 0;
+    m_acks_due.push_back(tail);
+  }
+}
+
+// Place a control packet due at `due` on this end's wire: in the idle gap
+// if the wire was free then, otherwise right behind what was on the wire.
+template <class T>
+void LinkEnd<T>::place_ctrl(Tick due) {
+  m_wire_free = std::max(due, m_wire_free) + m_ctrl_time;
+  tx_ctrl += 1;
+  tx_bytes += m_wire.ctrl_B;
+  busy_ps += m_ctrl_time;
+}
+
+template <class T>
+void LinkEnd<T>::place_due_acks(Tick now) {
+  while (!m_acks_due.empty() && m_acks_due.front() <= now) {
+    place_ctrl(m_acks_due.front());
+    m_acks_due.pop_front();
+  }
+  if (m_unacked > 0 && m_last_rx_tail + m_link.ack_timeout <= now) {
+    place_ctrl(m_last_rx_tail + m_link.ack_timeout);
+    m_unacked = 0;
+  }
+}
+
+template <class T>
+Tick LinkEnd<T>::send_ctrl(Tick at) {
+  place_due_acks(at);
+  place_ctrl(at);
+  return m_wire_free + m_link.latency;  // arrival at the partner
+}
+
+template <class T>
+void LinkEnd<T>::release(const Unit& u) {
+  const int cls = T::cls(u);
+  const int vc = u.vc;
+  m_rx_hdr[vc][cls] -= 1;
+  m_rx_data[vc][cls] -= T::data_credits(u);
+  if (m_rx_hdr[vc][cls] < 0 || m_rx_data[vc][cls] < 0)
+    sim_fail(m_name, std::string("released a ") + T::kUnitUnit + " that was not buffered");
+  const int adv_h = m_cfg.hdr_credits(vc, cls), adv_d = m_cfg.data_credits(vc, cls);
+  const bool inf_h = adv_h == 0, inf_d = adv_d == 0;
+  if (inf_h && inf_d) return;  // infinite credits are never returned
+  if (!inf_h) m_fc_hdr[vc][cls] += 1;
+  if (!inf_d) m_fc_data[vc][cls] += T::data_credits(u);
+  m_fc_units[vc][cls] += 1;
+  // The receiver knows what its partner can still send: advertised minus
+  // what it holds unreported. When that would block a maximum-size unit, it
+  // returns credits at once; otherwise it batches (PCIe spec 2.6.1.2 leaves
+  // the policy to the implementation within the UpdateFC latency limits).
+  const int held_h = m_rx_hdr[vc][cls] + m_fc_hdr[vc][cls];
+  const int held_d = m_rx_data[vc][cls] + m_fc_data[vc][cls];
+  const int max_data = T::max_data_credits(m_cfg);
+  const bool starving = (!inf_h && adv_h - held_h < 1) || (!inf_d && adv_d - held_d < max_data);
+  if (starving || m_fc_units[vc][cls] >= m_link.fc_update_every) {
+    flush_fc(vc, cls);
+  } else if (!m_fc_timer[vc][cls]) {
+    m_fc_timer[vc][cls] = true;
+    m_owner.scheduler().at(now_tick() + m_link.fc_update_timeout, this, kFcDue,
+                           static_cast<std::uint64_t>(vc * kClasses + cls));
+  }
+}
+
+template <class T>
+void LinkEnd<T>::flush_fc(int vc, int cls) {
+  if (m_fc_units[vc][cls] == 0) return;
+  const Tick arrive = send_ctrl(now_tick());
+  m_peer->m_credit_inflight.push_back(InFlight{arrive, vc, cls, m_fc_hdr[vc][cls], m_fc_data[vc][cls]});
+  m_fc_hdr[vc][cls] = m_fc_data[vc][cls] = m_fc_units[vc][cls] = 0;
+  if (m_peer->m_blocked) m_peer->wake_at(arrive);
+}
+
+template <class T>
+void LinkEnd<T>::on_action(std::uint32_t kind, std::uint64_t arg, void*) {
+  switch (kind) {
+    case kWake:
+      if (arg == m_next_wake) m_next_wake = kNever;
+      try_send();
+      break;
+    case kFcDue: {
+      const int vc = static_cast<int>(arg) / kClasses, cls = static_cast<int>(arg) % kClasses;
+      m_fc_timer[vc][cls] = false;
+      flush_fc(vc, cls);
+      break;
+    }
+  }
+}
+
+template <class T>
+bool LinkEnd<T>::has_rx_occupancy() const {
+  for (int vc = 0; vc < kMaxVcs; ++vc)
+    for (int c = 0; c < kClasses; ++c)
+      if (m_rx_hdr[vc][c]) return true;
+  return false;
+}
+
+template <class T>
+std::string LinkEnd<T>::blocked_reason() {
+  refresh_credits(now_tick());
+  std::ostringstream os;
+  // A class is starved when it cannot send one unit of the largest size this
+  // link carries: no header credit, or fewer data credits than that takes.
+  const int max_data = T::max_data_credits(m_cfg);
+  const bool waiting = m_owner.tx_pending(*this);
+  for (int vc = 0; vc < std::min(m_cfg.vcs, m_peer ? m_peer->m_cfg.vcs : 1); ++vc)
+    for (int c = 0; c < kClasses; ++c) {
+      const Credits& cr = m_tx_credits[vc][c];
+      const bool no_hdr = !cr.inf_hdr && cr.hdr <= 0;
+      const bool few_data = !cr.inf_data && cr.data < max_data;
+      if (!no_hdr && !few_data) continue;
+      os << " VC" << vc << " " << T::class_name(c) << " " << (no_hdr ? "header" : "data") << " credits starved (";
+      if (!cr.inf_hdr) os << cr.hdr << " header";
+      if (!cr.inf_hdr && !cr.inf_data) os << ", ";
+      if (!cr.inf_data) os << cr.data << " data of the " << max_data << " " << T::kLargestUnit << " takes";
+      os << " left";
+      if (m_peer) {
+        // Who holds them: units the receiver has taken and not released, and
+        // credits it freed but has not returned.
+        os << "; " << m_peer->m_name << " holds " << m_peer->m_rx_hdr[vc][c] << " " << T::kUnitUnit << "s ("
+           << m_peer->m_rx_data[vc][c] << " data credits) unreleased and " << m_peer->m_fc_hdr[vc][c] << " header/"
+           << m_peer->m_fc_data[vc][c] << " data credits freed but not yet returned";
+      }
+      os << (waiting ? std::string("; ") + T::kUnitUnit + "s are waiting to be sent" : std::string()) << ");";
+    }
+  return os.str();
+}
+
+}  // namespace hx::link
