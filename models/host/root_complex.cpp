@@ -70,6 +70,7 @@ RootComplex::RootComplex(sc_core::sc_module_name name, const RootComplexConfig& 
   reg.add_counter(n + ".completions", &completions, "TLP", "completions sent");
   reg.add_counter(n + ".msis", &msis, "1", "MSI writes received");
   reg.add_counter(n + ".p2p_forwarded", &p2p_forwarded, "TLP", "peer-to-peer requests forwarded");
+  if (cfg.atomic_completer) reg.add_counter(n + ".atomics", &atomics, "TLP", "AtomicOps completed on memory");
   if (cfg.read_trackers > 0)
     reg.add_counter(n + ".tracker_waits", &tracker_waits, "TLP", "inbound reads that waited for a free read tracker");
 }
@@ -142,7 +143,7 @@ void RootComplex::arrive(Tlp* t, int port) {
     serve_ats(t, port, m_iommu->translate(t->addr, now));
     return;
   }
-  if ((t->kind == TlpKind::MemRd || t->kind == TlpKind::MemWr) && t->at == 0 && is_dram(*t)) {
+  if ((t->kind == TlpKind::MemRd || t->kind == TlpKind::MemWr || pcie::is_atomic(t->kind)) && t->at == 0 && is_dram(*t)) {
     const auto r = m_iommu->translate(t->addr, now);
     if (r.pa != t->addr) sim_fail(basename(), "IOVA and physical address differ under the identity mapping");
     ready = r.ready;
@@ -258,7 +259,7 @@ void RootComplex::inbound(Tlp* t, int port) {
     if (done) done(now_tick());
     return;
   }
-  if (t->kind != TlpKind::MemWr && t->kind != TlpKind::MemRd)
+  if (t->kind != TlpKind::MemWr && t->kind != TlpKind::MemRd && !pcie::is_atomic(t->kind))
     sim_fail(basename(), std::string("unsupported inbound ") + kind_name(t->kind));
   // Requests stay behind posted writes (spec table 2-40): nothing, MSI and
   // reads included, passes a write waiting for a posted-buffer entry.
@@ -290,6 +291,9 @@ void RootComplex::forward_p2p(Tlp* t, int port) {
 void RootComplex::dispatch(Tlp* t, int port) {
   if (t->kind == TlpKind::MemRd) {
     if (is_dram(*t)) serve_read(t, port);
+    else forward_p2p(t, port);
+  } else if (pcie::is_atomic(t->kind)) {
+    if (is_dram(*t)) serve_atomic(t, port);
     else forward_p2p(t, port);
   } else if (target_of(t->addr).kind == AddressTarget::Kind::Msi) {
     m_ports[port]->release(*t);
@@ -356,6 +360,61 @@ void RootComplex::serve_read(Tlp* t, int port) {
   auto& jobs = m_reads[port][t->vc];
   jobs.push_back(std::move(j));
   m_ports[port]->wake_at(jobs.back().line_ready.front());
+}
+
+// An AtomicOp on memory (PCIe sec. 6.15), the root complex its completer.
+// Like a read it starts after older posted writes commit and takes a slot
+// of the line pipeline; when the line's data is there the operation is
+// applied to the real bytes, the line written back whole, and the original
+// value leaves in one completion. Its latency is the sum of those stages.
+void RootComplex::serve_atomic(Tlp* t, int port) {
+  m_ports[port]->release(*t);
+  if (!m_cfg.atomic_completer)
+    sim_fail(basename(), std::string("an AtomicOp (") + kind_name(t->kind) +
+                             ") to memory, but the root complex completes none (atomic_completer: false)");
+  const std::uint32_t size = pcie::atomic_operand_B(t->kind, t->len);
+  if (!size)
+    sim_fail(basename(), std::string("a ") + kind_name(t->kind) + " of " + std::to_string(t->len) +
+                             " B: its operands must be 4 or 8 B");
+  if (t->addr % size) sim_fail(basename(), std::string("a ") + kind_name(t->kind) + " not aligned to its operand size");
+  ++atomics;
+  const Tick now = now_tick();
+  const Tick start = std::max(now, m_last_write_commit);
+  const std::uint64_t L = static_cast<std::uint64_t>(m_cfg.memory.line_B);
+  const std::uint64_t line = t->addr / L * L;
+  const Tick data = m_mem.read_line(line, line_slot(start));
+  auto& store = m_mem.store();
+  std::uint8_t b[8] = {};
+  store.read(t->addr, b, size);
+  std::uint64_t old = 0;
+  for (std::uint32_t i = 0; i < size; ++i) old |= static_cast<std::uint64_t>(b[i]) << (8 * i);
+  const std::uint64_t mask = size == 8 ? ~0ull : (1ull << (8 * size)) - 1;
+  std::uint64_t now_value = old;
+  switch (t->kind) {
+    case TlpKind::FetchAdd: now_value = (old + t->operand[0]) & mask; break;
+    case TlpKind::Swap: now_value = t->operand[0] & mask; break;
+    default: if (old == (t->operand[0] & mask)) now_value = t->operand[1] & mask; break;  // CAS
+  }
+  Tlp* c = pcie::TlpPool::instance().get();
+  c->kind = TlpKind::CplD;
+  c->vc = t->vc;
+  c->requester = t->requester;
+  c->tag = t->tag;
+  c->addr = t->addr;
+  c->len = size;
+  c->req_len = size;
+  c->operand[0] = old;
+  c->checksum = store.checksum(t->addr, size);
+  c->ctx = t->ctx;
+  c->created = data;
+  for (std::uint32_t i = 0; i < size; ++i) b[i] = static_cast<std::uint8_t>(now_value >> (8 * i));
+  store.write(t->addr, b, size);
+  const Tick commit = m_mem.write(line, static_cast<std::uint32_t>(L), data);
+  if (m_host) m_host->on_memory_write(t->addr, size, commit);
+  read_bytes += size;
+  ++completions;
+  pcie::TlpPool::instance().put(t);
+  enqueue(port, c, data + m_cfg.completion_latency);
 }
 
 // The next completion of read job `j`: the contiguous data ready now, up to

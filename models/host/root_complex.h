@@ -28,6 +28,11 @@
 //    (writes stay in order, and nothing passes a write), so a miss stalls
 //    only what the ordering rules say it must. ATS translation requests are
 //    answered from the same IOMMU; translated requests (AT=10b) bypass it.
+//  - with atomic_completer, AtomicOps (FetchAdd, Swap, CAS; PCIe sec. 6.15)
+//    to DRAM are completed here: ordered behind older posted writes like a
+//    read, their line read through the line pipeline, the operation applied
+//    to the real bytes when the data is there, the whole line written back,
+//    and the original value returned in one completion;
 //  - with read_trackers > 0, an inbound read of memory takes one of that
 //    many read trackers when it reaches the root complex (after the inbound
 //    pipeline) and holds it through its translation and its memory reads
@@ -37,7 +42,8 @@
 //    missed read holds its tracker, the hits behind it cannot use it.
 // Simplifications: the LLC holds tags only (memory.h) and no data comes from
 // a core's cache; the posted-write buffer and read trackers are shared by
-// all VCs; one root complex per host.
+// all VCs; one root complex per host; AtomicOps take no read tracker and
+// are not ordered against each other beyond the memory's own line order.
 #pragma once
 #include <systemc>
 #include <array>
@@ -72,6 +78,7 @@ struct RootComplexConfig {
   int posted_buffer = 64;
   int read_trackers = 0;  // inbound memory reads in flight at once (0 = unlimited)
   bool p2p = true;
+  bool atomic_completer = false;  // AtomicOps on DRAM completed here (sec. 6.15); off: one is an error
   std::uint64_t dram_base = 4ull << 30, dram_size = 1ull << 36;  // the rc_params defaults
   std::uint64_t msi_base = 0xfee00000ull;
   std::vector<pcie::PortConfig> ports;
@@ -113,7 +120,7 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   Scheduler& scheduler() override { return m_sched; }
   void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
 
-  Counter writes, reads, completions, msis, p2p_forwarded, write_bytes, read_bytes, tracker_waits;
+  Counter writes, reads, completions, msis, p2p_forwarded, write_bytes, read_bytes, tracker_waits, atomics;
 
  private:
   void admit(Tlp* t, int port);
@@ -134,6 +141,7 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   }
   bool is_dram(const Tlp& t) const { return target_of(t.addr).kind == AddressTarget::Kind::Dram; }
   void serve_read(Tlp* t, int port);
+  void serve_atomic(Tlp* t, int port);
   void enqueue(int port, Tlp* t, Tick ready);
   int port_for_addr(std::uint64_t a) const;
   Tick line_slot(Tick t);

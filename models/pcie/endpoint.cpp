@@ -147,6 +147,11 @@ void Endpoint::on_action(std::uint32_t kind, std::uint64_t, void* ptr) {
       case TlpKind::MemRd:
         m_sched.at(now_tick() + m_cfg.reg_read_latency, this, kRegRead, 0, t);
         break;
+      case TlpKind::FetchAdd:
+      case TlpKind::Swap:
+      case TlpKind::Cas:
+        sim_fail(basename(), std::string("an AtomicOp (") + kind_name(t->kind) +
+                                 ") reached an endpoint, which completes none (its AtomicOp Completer Supported bits are 0)");
       default:
         sim_fail(basename(), std::string("unexpected ") + kind_name(t->kind));
     }

@@ -52,6 +52,9 @@ const char* kind_name(TlpKind k) {
     case TlpKind::Msg: return "Msg";
     case TlpKind::MsgD: return "MsgD";
     case TlpKind::AtsReq: return "AtsReq";
+    case TlpKind::FetchAdd: return "FetchAdd";
+    case TlpKind::Swap: return "Swap";
+    case TlpKind::Cas: return "CAS";
   }
   return "?";
 }

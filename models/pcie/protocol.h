@@ -61,6 +61,13 @@ enum class TlpKind : std::uint8_t {
   Msg,      // message without data (e.g. ATS invalidation completion)
   MsgD,     // message with data (e.g. ATS invalidation request, CCIX message)
   AtsReq,   // translation request: non-posted memory read with AT=01b
+  // AtomicOps (sec. 6.15): non-posted requests with data, executed by the
+  // completer on the addressed memory and answered by a CplD carrying the
+  // original value. FetchAdd and Swap carry one operand of 4 or 8 B; CAS
+  // carries two (compare, then swap) of 4 or 8 B each.
+  FetchAdd,
+  Swap,
+  Cas,
 };
 
 const char* kind_name(TlpKind k);
@@ -73,14 +80,26 @@ inline FcClass fc_class(TlpKind k) {
       return FcClass::P;
     case TlpKind::MemRd:
     case TlpKind::AtsReq:
+    case TlpKind::FetchAdd:
+    case TlpKind::Swap:
+    case TlpKind::Cas:
       return FcClass::NP;
     default:
       return FcClass::Cpl;
   }
 }
 
+inline bool is_atomic(TlpKind k) { return k == TlpKind::FetchAdd || k == TlpKind::Swap || k == TlpKind::Cas; }
+
 inline bool carries_data(TlpKind k) {
-  return k == TlpKind::MemWr || k == TlpKind::CplD || k == TlpKind::MsgD;
+  return k == TlpKind::MemWr || k == TlpKind::CplD || k == TlpKind::MsgD || is_atomic(k);
+}
+
+// The operand size of an AtomicOp of `len` payload bytes (CAS: two operands),
+// or 0 if the size is not one the spec allows here (4 or 8 B operands).
+inline std::uint32_t atomic_operand_B(TlpKind k, std::uint32_t len) {
+  const std::uint32_t op = k == TlpKind::Cas ? len / 2 : len;
+  return (op == 4 || op == 8) && (k != TlpKind::Cas || len == 2 * op) ? op : 0;
 }
 
 constexpr int kCreditDataUnit = 16;  // one data credit = 4 DW (sec. 2.6.1)

@@ -35,6 +35,10 @@ struct Tlp {
   // that stores a write regenerates them from here and checks `checksum`.
   std::uint64_t data_stream = 0;
   std::uint64_t data_off = 0;
+  // AtomicOp operands (FetchAdd: the addend; Swap: the new value; CAS: the
+  // compare value, then the swap value) and, in its completion, the
+  // original value (operand[0]). Little-endian values of the operand size.
+  std::uint64_t operand[2] = {0, 0};
   std::uint64_t id = 0;          // unique per simulation: conservation checks
   Tick created = 0;              // when its producer made it
   Tick ready = 0;                // earliest time it may be transmitted
@@ -50,6 +54,9 @@ struct Tlp {
       case TlpKind::MemWr:
       case TlpKind::MemRd:
       case TlpKind::AtsReq:
+      case TlpKind::FetchAdd:
+      case TlpKind::Swap:
+      case TlpKind::Cas:
         return addr64 ? 16 : 12;
       case TlpKind::Msg:
       case TlpKind::MsgD:

@@ -1,0 +1,145 @@
+// The root complex alone (models/host/root_complex): one root port with a
+// stub device on its link, memory behind it, no switch, no YAML. AtomicOps
+// completed on memory: the original value comes back, memory holds the
+// result, and the round trip is the sum of its stages.
+#include <gtest/gtest.h>
+#include <systemc>
+
+#include <cstdint>
+#include <string>
+
+#include "models/core/error.h"
+#include "models/host/root_complex.h"
+#include "tests/models/port_stub.h"
+
+namespace hx::host {
+namespace {
+
+using pcie::Stub;
+using pcie::TlpKind;
+
+constexpr std::uint64_t kDram = 4ull << 30;  // the root complex's dram_base: 4-DW headers
+
+RootComplexConfig config(bool atomics) {
+  RootComplexConfig c;
+  c.inbound_latency = 100 * kNs;
+  c.completion_latency = 5 * kNs;
+  c.line_interval = 5 * kNs;
+  c.memory.read_latency = 80 * kNs;
+  c.atomic_completer = atomics;
+  pcie::PortConfig rp;
+  rp.infinite_completion_credits();
+  c.ports.push_back(rp);
+  c.routes.resize(1);
+  return c;
+}
+
+std::uint64_t load(RootComplex& rc, std::uint64_t addr, std::uint32_t size) {
+  std::uint8_t b[8] = {};
+  rc.memory().store().read(addr, b, size);
+  std::uint64_t v = 0;
+  for (std::uint32_t i = 0; i < size; ++i) v |= static_cast<std::uint64_t>(b[i]) << (8 * i);
+  return v;
+}
+
+void store(RootComplex& rc, std::uint64_t addr, std::uint64_t v, std::uint32_t size) {
+  std::uint8_t b[8];
+  for (std::uint32_t i = 0; i < size; ++i) b[i] = static_cast<std::uint8_t>(v >> (8 * i));
+  rc.memory().store().write(addr, b, size);
+}
+
+pcie::Tlp* atomic(Stub& dev, TlpKind k, std::uint32_t len, std::uint64_t addr, std::uint64_t op0, std::uint64_t op1 = 0) {
+  pcie::Tlp* t = dev.send(k, len, 0, addr);
+  t->addr64 = pcie::needs_addr64(addr);
+  t->operand[0] = op0;
+  t->operand[1] = op1;
+  return t;
+}
+
+// A CAS of 8-byte operands from the device: 16 B header + 16 B + 8 B framing
+// = 40 B on the link; 100 ns inbound pipeline; one line read (80 ns, its
+// channel idle, at its next slot); 5 ns to build the completion; a 28 B CplD (12 + 8 + 8)
+// back over the link. Each stage adds exactly its own time.
+TEST(RootComplexAtomics, ACasReturnsTheOldValueUpdatesMemoryAndCostsItsStages) {
+  RootComplex rc("host", config(true));
+  Stub dev("dev", pcie::PortConfig{});
+  pcie::PciePort::connect(rc.root_port(0), dev.port, pcie::gen(3, 8, 10 * kNs));
+  const std::uint64_t a = kDram + 0x1040;
+  store(rc, a, 0x1122334455667788ull, 8);
+  atomic(dev, TlpKind::Cas, 16, a, 0x1122334455667788ull, 0xcafef00d00000001ull);
+  sc_core::sc_start();
+  ASSERT_EQ(dev.got.size(), 1u);
+  const pcie::Tlp& c = dev.got[0];
+  EXPECT_EQ(c.kind, TlpKind::CplD);
+  EXPECT_EQ(c.len, 8u);
+  EXPECT_EQ(c.operand[0], 0x1122334455667788ull);
+  EXPECT_EQ(load(rc, a, 8), 0xcafef00d00000001ull);
+  EXPECT_EQ(rc.atomics.value, 1u);
+  ASSERT_EQ(dev.tx.size(), 1u);
+  EXPECT_EQ(dev.tx[0].second - dev.tx[0].first, dev.port.serialize(40));
+  // The line pipeline and the memory channel serve on fixed grids (slot
+  // calendars from time zero: 5 ns, and 64 B / 10 GB/s = 6.4 ns): the line
+  // waits for the next slot of each.
+  const auto next_slot = [](Tick t, Tick grid) { return (t + grid - 1) / grid * grid; };
+  const Tick at_rc = dev.tx[0].second + 10 * kNs;                       // the request's tail in
+  const Tick line = next_slot(at_rc + 100 * kNs, 5 * kNs);              // inbound pipeline, line slot
+  const Tick data = next_slot(line, 6400) + 80 * kNs;                    // channel slot, line read
+  const Tick back = data + 5 * kNs + rc.root_port(0).serialize(28) + 10 * kNs;
+  EXPECT_EQ(dev.rx[0].second, back);
+}
+
+// A CAS whose compare value differs leaves memory alone and still returns
+// the value found; FetchAdd and Swap of 4 B operands wrap within 32 bits and
+// leave the neighbouring bytes as they were.
+TEST(RootComplexAtomics, FailedCasFetchAddAndSwapActOnTheOperandBytesOnly) {
+  RootComplex rc("host", config(true));
+  Stub dev("dev", pcie::PortConfig{});
+  pcie::PciePort::connect(rc.root_port(0), dev.port, pcie::gen(3, 8, 10 * kNs));
+  const std::uint64_t a = kDram + 0x2000;
+  store(rc, a, 0xffffffff00000005ull, 8);
+  store(rc, a + 8, 0x0123456789abcdefull, 8);
+  atomic(dev, TlpKind::Cas, 16, a, 7, 9);              // compare fails
+  atomic(dev, TlpKind::FetchAdd, 4, a + 4, 2);         // 0xffffffff + 2 wraps to 1
+  atomic(dev, TlpKind::Swap, 4, a, 0x12345678);
+  sc_core::sc_start();
+  ASSERT_EQ(dev.got.size(), 3u);
+  EXPECT_EQ(dev.got[0].operand[0], 0xffffffff00000005ull);
+  EXPECT_EQ(dev.got[1].operand[0], 0xffffffffull);
+  EXPECT_EQ(dev.got[2].operand[0], 5u);
+  EXPECT_EQ(load(rc, a, 8), 0x0000000112345678ull);
+  EXPECT_EQ(load(rc, a + 8, 8), 0x0123456789abcdefull);  // the next word untouched
+  EXPECT_EQ(rc.atomics.value, 3u);
+}
+
+// A root complex that completes no AtomicOps says so, naming the setting.
+TEST(RootComplexAtomics, WithoutAtomicCompleterAnAtomicOpIsAnError) {
+  RootComplex rc("host", config(false));
+  Stub dev("dev", pcie::PortConfig{});
+  pcie::PciePort::connect(rc.root_port(0), dev.port, pcie::gen(3, 8, 10 * kNs));
+  atomic(dev, TlpKind::FetchAdd, 8, kDram, 1);
+  try {
+    sc_core::sc_start();
+    FAIL() << "no error";
+  } catch (const std::exception& e) {  // a SimError, wrapped by the kernel when thrown inside a process
+    EXPECT_NE(std::string(e.what()).find("atomic_completer: false"), std::string::npos) << e.what();
+  }
+}
+
+// Operands of 4 or 8 B only, naturally aligned.
+void expect_refused(std::uint32_t len, std::uint64_t addr, const char* why) {
+  RootComplex rc("host", config(true));
+  Stub dev("dev", pcie::PortConfig{});
+  pcie::PciePort::connect(rc.root_port(0), dev.port, pcie::gen(3, 8, 10 * kNs));
+  atomic(dev, TlpKind::Swap, len, addr, 1);
+  try {
+    sc_core::sc_start();
+    FAIL() << "no error";
+  } catch (const std::exception& e) {  // a SimError, wrapped by the kernel when thrown inside a process
+    EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+  }
+}
+TEST(RootComplexAtomics, AMisalignedAtomicOpIsAnError) { expect_refused(8, kDram + 4, "not aligned"); }
+TEST(RootComplexAtomics, AnAtomicOpOfAnOddSizeIsAnError) { expect_refused(6, kDram, "must be 4 or 8 B"); }
+
+}  // namespace
+}  // namespace hx::host
