@@ -4,7 +4,10 @@
 
 #include <map>
 #include <set>
+#include <vector>
 
+#include "models/cache/event_state.h"
+#include "models/cache/mshr.h"
 #include "models/cache/tag_array.h"
 #include "models/core/rng.h"
 
@@ -141,6 +144,79 @@ TEST(Replacement, PolicyNamesParse) {
   EXPECT_EQ(p, Policy::Random);
   EXPECT_FALSE(parse_policy("fifo", &p));
   EXPECT_STREQ(policy_name(Policy::Lru), "lru");
+}
+
+// Two entries of two targets each: a second request to a line merges, a
+// third to it finds its targets full, a third line finds the table full;
+// completing a line hands its targets back in arrival order and frees it.
+TEST(Mshr, MergesPerLineAndRefusesWhenFull) {
+  MshrTable<int> m("mshr", 2, 2);
+  using O = MshrTable<int>::Outcome;
+  EXPECT_EQ(m.request(0x40, 1), O::Allocated);
+  EXPECT_EQ(m.request(0x40, 2), O::Merged);
+  EXPECT_EQ(m.request(0x40, 3), O::TargetsFull);
+  EXPECT_EQ(m.request(0x80, 4), O::Allocated);
+  EXPECT_TRUE(m.full());
+  EXPECT_EQ(m.request(0xc0, 5), O::TableFull);
+  std::vector<int> got;
+  m.complete(0x40, [&](int t) { got.push_back(t); });
+  EXPECT_EQ(got, (std::vector<int>{1, 2}));
+  EXPECT_FALSE(m.outstanding(0x40));
+  EXPECT_EQ(m.in_use(), 1u);
+  EXPECT_EQ(m.request(0xc0, 5), O::Allocated);
+  EXPECT_EQ(m.allocations.value, 3u);
+  EXPECT_EQ(m.merges.value, 1u);
+  EXPECT_EQ(m.full_stalls.value, 2u);
+  EXPECT_THROW(m.complete(0x100, [](int) {}), SimError);
+}
+
+// A target's callback may start the line's next transaction at once: it
+// gets an entry of its own, and the targets being handed back stay intact.
+TEST(Mshr, ACompletionMayStartTheNextTransactionOfItsLine) {
+  MshrTable<int> m("mshr", 2, 4);
+  for (int t : {1, 2, 3}) m.request(0x40, t);
+  std::vector<int> got;
+  m.complete(0x40, [&](int t) {
+    got.push_back(t);
+    m.request(0x40, 10 + t);  // the first allocates, the others merge
+  });
+  EXPECT_EQ(got, (std::vector<int>{1, 2, 3}));
+  EXPECT_TRUE(m.outstanding(0x40));
+  std::vector<int> next;
+  m.complete(0x40, [&](int t) { next.push_back(t); });
+  EXPECT_EQ(next, (std::vector<int>{11, 12, 13}));
+  EXPECT_EQ(m.in_use(), 0u);
+}
+
+// A one-entry table whose only entry is handing back its targets has no
+// room for another line meanwhile.
+TEST(Mshr, AnEntryBeingDrainedIsNotReused) {
+  MshrTable<int> m("mshr", 1, 1);
+  m.request(0x40, 1);
+  MshrTable<int>::Outcome inner{};
+  m.complete(0x40, [&](int) { inner = m.request(0x80, 2); });
+  EXPECT_EQ(inner, MshrTable<int>::Outcome::TableFull);
+  EXPECT_EQ(m.request(0x80, 2), MshrTable<int>::Outcome::Allocated);
+}
+
+// Event x state counters are registered once, by name, and count each
+// pair apart.
+TEST(EventState, CountsEachPairUnderItsOwnName) {
+  StatsRegistry::instance().clear();
+  EventStateCounters c("l1", {"GetS", "GetM"}, {"I", "S", "M"});
+  c.count(0, 0);
+  c.count(0, 0);
+  c.count(1, 1);
+  EXPECT_EQ(c.get(0, 0), 2u);
+  EXPECT_EQ(c.get(1, 1), 1u);
+  EXPECT_EQ(c.get(1, 2), 0u);
+  EXPECT_EQ(c.total(), 3u);
+  const auto& e = StatsRegistry::instance().entries();
+  ASSERT_EQ(e.count("l1.GetS_I"), 1u);
+  EXPECT_EQ(e.at("l1.GetS_I").counter->value, 2u);
+  EXPECT_EQ(e.at("l1.GetM_S").counter->value, 1u);
+  EXPECT_EQ(e.at("l1.GetM_M").unit, "1");
+  EXPECT_EQ(e.size(), 6u);
 }
 
 }  // namespace
