@@ -1,0 +1,192 @@
+#include "models/coherence/engine.h"
+
+#include <sstream>
+
+#include "models/core/error.h"
+
+namespace hx::coherence {
+
+namespace {
+std::string hex(std::uint64_t v) {
+  std::ostringstream os;
+  os << "0x" << std::hex << v;
+  return os.str();
+}
+
+[[noreturn]] void fail(const std::string& who, std::uint64_t line, const std::string& what) {
+  throw SimError(who + " line " + hex(line) + ": " + what);
+}
+
+std::string agent(AgentId a) { return "agent " + std::to_string(a); }
+}  // namespace
+
+std::string describe(const Msg& m) {
+  return std::string(msg_name(m.type)) + " from agent " + std::to_string(m.src) + " to agent " + std::to_string(m.dst) +
+         " for line " + hex(m.line);
+}
+
+RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId home, std::uint64_t line,
+               std::uint64_t store_value, Sink& out) {
+  RnStep r;
+  r.row = rn_row(l.state, e);
+  if (!r.row) {
+    if (in) fail(agent(self), line, std::string("in ") + rn_state_name(l.state) + " received " + describe(*in) + ", which the protocol has no row for");
+    return r;  // a core operation that waits for the outstanding request
+  }
+  const std::uint8_t ops = r.row->ops;
+  if (ops & kOpInstall) {
+    if (!in || !msg_has_data(in->type)) fail(agent(self), line, "a row installs data from a message without data");
+    l.data = in->data;
+  }
+  if (ops & kOpLoad) {
+    r.loaded = true;
+    r.value = l.data;
+  }
+  if (ops & kOpStore) {
+    l.data = store_value;
+    r.stored = true;
+    r.value = store_value;
+  }
+  if (r.row->send != MsgType::None) {
+    Msg m;
+    m.type = r.row->send;
+    m.src = self;
+    m.dst = home;
+    m.line = line;
+    if (ops & kOpData) m.data = l.data;
+    out.send(m);
+  }
+  if (ops & kOpAck) {
+    Msg m;
+    m.type = MsgType::CompAck;
+    m.src = self;
+    m.dst = home;
+    m.line = line;
+    out.send(m);
+  }
+  l.state = r.row->next;
+  return r;
+}
+
+DirCond HomeLine::cond_of(AgentId req) const {
+  const bool member = sharers >> req & 1;
+  if (owner >= 0) return owner == req ? DirCond::OwnerReq : DirCond::Owner;
+  if (sharers) return member ? DirCond::SharerReq : DirCond::Sharers;
+  return DirCond::Invalid;
+}
+
+namespace {
+void grant(HomeLine& h, AgentId self, Sink& out) {
+  const HomeRow& row = *h.row;
+  const AgentId req = h.cur.src;
+  const std::uint64_t bit = 1ull << req;
+  switch (row.update) {
+    case DirUpdate::Keep:
+      break;
+    case DirUpdate::AddSharer:
+      h.sharers |= bit;
+      h.owner = -1;
+      break;
+    case DirUpdate::MakeOwner:
+      if (h.sharers & ~bit) fail("home " + std::to_string(self), h.cur.line, "made agent " + std::to_string(req) + " owner while others still hold the line");
+      h.sharers = bit;
+      h.owner = req;
+      break;
+    case DirUpdate::Remove:
+      h.sharers &= ~bit;
+      if (h.owner == req) h.owner = -1;
+      break;
+  }
+  Msg g;
+  g.type = row.grant;
+  g.src = self;
+  g.dst = req;
+  g.line = h.cur.line;
+  if (msg_has_data(g.type)) g.data = h.mem;
+  h.await_ack = !(row.ops & kHomeNoAck);
+  out.send(g);
+}
+
+void finish(HomeLine& h, AgentId self, Sink& out);
+
+void start(HomeLine& h, const Msg& m, AgentId self, Sink& out) {
+  const DirCond c = h.cond_of(m.src);
+  const HomeRow* row = home_row(m.type, c);
+  if (!row)
+    fail("home " + std::to_string(self), m.line,
+         std::string("directory ") + dir_state_name(h.dir()) + " (requester " + dir_cond_name(c) + ") received " + describe(m) +
+             ", which the protocol has no row for");
+  out.home_row_taken(*row);
+  h.busy = true;
+  h.cur = m;
+  h.row = row;
+  h.snoops_left = 0;
+  h.await_ack = false;
+  if (row->ops & kHomeMemWrite) h.mem = m.data;
+  std::uint64_t targets = 0;
+  if (row->snoop == SnoopWhom::Owner) targets = 1ull << h.owner;
+  else if (row->snoop == SnoopWhom::Others) targets = h.sharers & ~(1ull << m.src);
+  for (AgentId a = 0; targets; ++a, targets >>= 1) {
+    if (!(targets & 1)) continue;
+    Msg s;
+    s.type = row->snoop_type;
+    s.src = self;
+    s.dst = a;
+    s.line = m.line;
+    out.send(s);
+    ++h.snoops_left;
+  }
+  if (h.snoops_left == 0) {
+    grant(h, self, out);
+    if (!h.await_ack) finish(h, self, out);
+  }
+}
+
+void finish(HomeLine& h, AgentId self, Sink& out) {
+  h.busy = false;
+  h.row = nullptr;
+  h.await_ack = false;
+  if (!h.waiting.empty()) {
+    const Msg next = h.waiting.front();
+    h.waiting.pop_front();
+    start(h, next, self, out);
+  }
+}
+}  // namespace
+
+void home_receive(HomeLine& h, const Msg& m, AgentId self, Sink& out) {
+  const std::string who = "home " + std::to_string(self);
+  switch (m.type) {
+    case MsgType::ReadShared:
+    case MsgType::ReadUnique:
+    case MsgType::CleanUnique:
+    case MsgType::Evict:
+    case MsgType::WriteBack:
+      if (h.busy) h.waiting.push_back(m);  // serialised: one transaction per line
+      else start(h, m, self, out);
+      return;
+    case MsgType::SnpResp_I:
+    case MsgType::SnpResp_SC:
+    case MsgType::SnpRespData_I:
+    case MsgType::SnpRespData_SC: {
+      if (!h.busy || h.snoops_left <= 0) fail(who, m.line, "a snoop response nobody waits for: " + describe(m));
+      if (!(h.sharers >> m.src & 1)) fail(who, m.line, "a snoop response from an agent the directory does not list: " + describe(m));
+      if (msg_has_data(m.type)) h.mem = m.data;  // dirty data comes home
+      if (h.owner == m.src) h.owner = -1;
+      if (m.type == MsgType::SnpResp_I || m.type == MsgType::SnpRespData_I) h.sharers &= ~(1ull << m.src);
+      if (--h.snoops_left == 0) {
+        grant(h, self, out);
+        if (!h.await_ack) finish(h, self, out);
+      }
+      return;
+    }
+    case MsgType::CompAck:
+      if (!h.busy || !h.await_ack || m.src != h.cur.src) fail(who, m.line, "a CompAck nobody waits for: " + describe(m));
+      finish(h, self, out);
+      return;
+    default:
+      fail(who, m.line, "received " + describe(m) + ", which only caching agents receive");
+  }
+}
+
+}  // namespace hx::coherence

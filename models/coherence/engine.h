@@ -1,0 +1,77 @@
+// The one coherence engine: it executes the tables of protocol.h for a
+// caching agent's line and for a home agent's line. It knows nothing of
+// time or transport: an agent model (or the exhaustive search, or a stress
+// test's network) hands it events and delivers the messages it sends, and
+// times them as its transport does. Every invariant the engine can see on
+// its own is checked at each step (a message the table has no row for, a
+// response nobody waits for, a snoop count gone wrong) and reported as a
+// SimError naming the agent, the line, its state and the message.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <string>
+
+#include "models/coherence/protocol.h"
+
+namespace hx::coherence {
+
+using AgentId = std::uint16_t;
+
+struct Msg {
+  MsgType type = MsgType::None;
+  AgentId src = 0, dst = 0;
+  std::uint64_t line = 0;
+  std::uint64_t data = 0;  // the line's value, where the type carries data
+};
+
+class Sink {
+ public:
+  virtual ~Sink() = default;
+  virtual void send(const Msg& m) = 0;
+  // The home took `row` for a request (statistics per row, coverage).
+  virtual void home_row_taken(const HomeRow& row) {}
+};
+
+// One line at a caching agent.
+struct CacheLine {
+  RnState state = RnState::I;
+  std::uint64_t data = 0;
+};
+
+// What a step of a caching agent did, for its caller's bookkeeping.
+struct RnStep {
+  const RnRow* row = nullptr;  // nullptr: a core operation that must wait (no row in this state)
+  bool loaded = false;         // a load completed, reading `value`
+  bool stored = false;         // a store completed, writing the value given
+  std::uint64_t value = 0;
+};
+
+// Applies the caching agent's table to `l` for event `e` (a core operation,
+// or the received message `in`). `store_value` is what a store writes.
+// A message the table has no row for throws SimError.
+RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId home, std::uint64_t line,
+               std::uint64_t store_value, Sink& out);
+
+// One line at its home: the directory, memory's value, the transaction in
+// progress and the requests waiting behind it (the hazard queue).
+struct HomeLine {
+  std::uint64_t sharers = 0;  // bit a: agent a holds the line (the owner included)
+  int owner = -1;             // the unique owner, or -1
+  std::uint64_t mem = 0;
+  bool busy = false;
+  Msg cur;                      // the request being served
+  const HomeRow* row = nullptr;
+  int snoops_left = 0;
+  bool await_ack = false;
+  std::deque<Msg> waiting;
+  DirState dir() const { return owner >= 0 ? DirState::U : sharers ? DirState::S : DirState::I; }
+  DirCond cond_of(AgentId req) const;
+};
+
+// A message arrives at the home of its line.
+void home_receive(HomeLine& h, const Msg& m, AgentId self, Sink& out);
+
+// "agent 3 line 0x40 in SM_P" and the like, for errors and reports.
+std::string describe(const Msg& m);
+
+}  // namespace hx::coherence

@@ -1,0 +1,166 @@
+#include "models/coherence/protocol.h"
+
+#include <array>
+
+namespace hx::coherence {
+
+namespace {
+struct MsgInfo {
+  const char* name;
+  MsgClass cls;
+  bool data;
+};
+constexpr MsgInfo kMsgs[] = {
+#define HX_X(n, c, d) {#n, MsgClass::c, d},
+    HX_COHERENCE_MESSAGES(HX_X)
+#undef HX_X
+};
+
+using S = RnState;
+using E = RnEvent;
+using M = MsgType;
+constexpr std::uint8_t L = kOpLoad, St = kOpStore, In = kOpInstall, D = kOpData, A = kOpAck, R = kOpRetire;
+
+// The caching agent's table. A core operation without a row waits (the
+// line has a request outstanding); a message without a row is a protocol
+// error, and the exhaustive search proves that none reaches its state.
+constexpr RnRow kRn[] = {
+    // stable states: core operations
+    {S::I, E::Load, S::IS_P, M::ReadShared, 0},
+    {S::I, E::Store, S::IM_P, M::ReadUnique, 0},
+    {S::SC, E::Load, S::SC, M::None, L},
+    {S::SC, E::Store, S::SM_P, M::CleanUnique, 0},
+    {S::SC, E::Replace, S::EV_P, M::Evict, 0},
+    {S::UC, E::Load, S::UC, M::None, L},
+    {S::UC, E::Store, S::UD, M::None, St},  // a unique line is written silently
+    {S::UC, E::Replace, S::EV_P, M::Evict, 0},
+    {S::UD, E::Load, S::UD, M::None, L},
+    {S::UD, E::Store, S::UD, M::None, St},
+    {S::UD, E::Replace, S::WB_P, M::WriteBack, D},
+    // stable states: snoops
+    {S::SC, E::SnpToI, S::I, M::SnpResp_I, 0},
+    {S::UC, E::SnpToS, S::SC, M::SnpResp_SC, 0},
+    {S::UC, E::SnpToI, S::I, M::SnpResp_I, 0},
+    {S::UD, E::SnpToS, S::SC, M::SnpRespData_SC, D},
+    {S::UD, E::SnpToI, S::I, M::SnpRespData_I, D},
+    // requests outstanding: their responses
+    {S::IS_P, E::CompDataSC, S::SC, M::None, In | L | A | R},
+    {S::IS_P, E::CompDataUC, S::UC, M::None, In | L | A | R},
+    {S::IM_P, E::CompDataUC, S::UD, M::None, In | St | A | R},
+    {S::SM_P, E::Load, S::SM_P, M::None, L},
+    {S::SM_P, E::CompUC, S::UD, M::None, St | A | R},
+    {S::SMI_P, E::CompDataUC, S::UD, M::None, In | St | A | R},
+    {S::EV_P, E::WBAck, S::I, M::None, R},
+    {S::WB_P, E::WBAck, S::I, M::None, R},
+    {S::WBI_P, E::WBAck, S::I, M::None, R},
+    // requests outstanding: snoops that race with them
+    {S::SM_P, E::SnpToI, S::SMI_P, M::SnpResp_I, 0},
+    {S::EV_P, E::SnpToS, S::EV_P, M::SnpResp_I, 0},
+    {S::EV_P, E::SnpToI, S::EV_P, M::SnpResp_I, 0},
+    {S::WB_P, E::SnpToS, S::WBI_P, M::SnpRespData_I, D},
+    {S::WB_P, E::SnpToI, S::WBI_P, M::SnpRespData_I, D},
+};
+
+using C = DirCond;
+using W = SnoopWhom;
+using U = DirUpdate;
+constexpr std::uint8_t Mw = kHomeMemWrite, Na = kHomeNoAck;
+
+// The home's table: how it serves each request, by the requester's standing
+// in the directory. A (request, standing) pair without a row is a protocol
+// error, proved unreachable by the exhaustive search.
+constexpr HomeRow kHome[] = {
+    {M::ReadShared, C::Invalid, W::None, M::None, M::CompDataUC, U::MakeOwner, 0},  // the only copy: unique
+    {M::ReadShared, C::Sharers, W::None, M::None, M::CompDataSC, U::AddSharer, 0},
+    {M::ReadShared, C::Owner, W::Owner, M::SnpToS, M::CompDataSC, U::AddSharer, 0},
+    {M::ReadUnique, C::Invalid, W::None, M::None, M::CompDataUC, U::MakeOwner, 0},
+    {M::ReadUnique, C::Sharers, W::Others, M::SnpToI, M::CompDataUC, U::MakeOwner, 0},
+    {M::ReadUnique, C::Owner, W::Others, M::SnpToI, M::CompDataUC, U::MakeOwner, 0},
+    // An upgrade whose copy survived needs no data; one whose copy was lost
+    // to a snoop meanwhile gets the line with its data.
+    {M::CleanUnique, C::SharerReq, W::Others, M::SnpToI, M::CompUC, U::MakeOwner, 0},
+    {M::CleanUnique, C::Invalid, W::None, M::None, M::CompDataUC, U::MakeOwner, 0},
+    {M::CleanUnique, C::Sharers, W::Others, M::SnpToI, M::CompDataUC, U::MakeOwner, 0},
+    {M::CleanUnique, C::Owner, W::Others, M::SnpToI, M::CompDataUC, U::MakeOwner, 0},
+    {M::Evict, C::SharerReq, W::None, M::None, M::WBAck, U::Remove, Na},
+    {M::Evict, C::OwnerReq, W::None, M::None, M::WBAck, U::Remove, Na},
+    // An eviction or write-back whose line a snoop took first: nothing to do.
+    {M::Evict, C::Invalid, W::None, M::None, M::WBAck, U::Keep, Na},
+    {M::Evict, C::Sharers, W::None, M::None, M::WBAck, U::Keep, Na},
+    {M::Evict, C::Owner, W::None, M::None, M::WBAck, U::Keep, Na},
+    {M::WriteBack, C::OwnerReq, W::None, M::None, M::WBAck, U::Remove, Mw | Na},
+    {M::WriteBack, C::Invalid, W::None, M::None, M::WBAck, U::Keep, Na},
+    {M::WriteBack, C::Sharers, W::None, M::None, M::WBAck, U::Keep, Na},
+    {M::WriteBack, C::Owner, W::None, M::None, M::WBAck, U::Keep, Na},
+};
+
+// Direct look-up tables, built once from the rows.
+struct Index {
+  std::array<const RnRow*, kRnStates * kRnEvents> rn{};
+  std::array<const HomeRow*, kMsgTypes * static_cast<int>(DirCond::Count)> home{};
+  Index() {
+    for (const RnRow& r : kRn) rn[static_cast<int>(r.state) * kRnEvents + static_cast<int>(r.event)] = &r;
+    for (const HomeRow& r : kHome)
+      home[static_cast<int>(r.req) * static_cast<int>(DirCond::Count) + static_cast<int>(r.cond)] = &r;
+  }
+};
+const Index& index() {
+  static const Index i;
+  return i;
+}
+}  // namespace
+
+const char* msg_name(MsgType m) { return m == MsgType::None ? "None" : kMsgs[static_cast<int>(m)].name; }
+MsgClass msg_class(MsgType m) { return kMsgs[static_cast<int>(m)].cls; }
+bool msg_has_data(MsgType m) { return m != MsgType::None && kMsgs[static_cast<int>(m)].data; }
+
+const char* rn_state_name(RnState s) {
+  static const char* const n[] = {"I", "SC", "UC", "UD", "IS_P", "IM_P", "SM_P", "SMI_P", "EV_P", "WB_P", "WBI_P"};
+  return n[static_cast<int>(s)];
+}
+bool rn_readable(RnState s) { return s == S::SC || s == S::UC || s == S::UD || s == S::SM_P; }
+bool rn_writable(RnState s) { return s == S::UC || s == S::UD; }
+bool rn_stable(RnState s) { return s == S::I || s == S::SC || s == S::UC || s == S::UD; }
+
+const char* rn_event_name(RnEvent e) {
+  static const char* const n[] = {"Load", "Store", "Replace", "SnpToS", "SnpToI", "CompDataSC", "CompDataUC", "CompUC", "WBAck"};
+  return n[static_cast<int>(e)];
+}
+
+RnEvent rn_event_of(MsgType m) {
+  switch (m) {
+    case M::SnpToS: return E::SnpToS;
+    case M::SnpToI: return E::SnpToI;
+    case M::CompDataSC: return E::CompDataSC;
+    case M::CompDataUC: return E::CompDataUC;
+    case M::CompUC: return E::CompUC;
+    case M::WBAck: return E::WBAck;
+    default: return E::Count;
+  }
+}
+
+const RnRow* rn_row(RnState s, RnEvent e) { return index().rn[static_cast<int>(s) * kRnEvents + static_cast<int>(e)]; }
+
+const char* dir_state_name(DirState s) {
+  static const char* const n[] = {"I", "S", "U"};
+  return n[static_cast<int>(s)];
+}
+const char* dir_cond_name(DirCond c) {
+  static const char* const n[] = {"Invalid", "Sharers", "SharerReq", "Owner", "OwnerReq"};
+  return n[static_cast<int>(c)];
+}
+
+const HomeRow* home_row(MsgType req, DirCond c) {
+  return index().home[static_cast<int>(req) * static_cast<int>(DirCond::Count) + static_cast<int>(c)];
+}
+
+const RnRow* rn_rows(int* n) {
+  *n = static_cast<int>(sizeof kRn / sizeof kRn[0]);
+  return kRn;
+}
+const HomeRow* home_rows(int* n) {
+  *n = static_cast<int>(sizeof kHome / sizeof kHome[0]);
+  return kHome;
+}
+
+}  // namespace hx::coherence

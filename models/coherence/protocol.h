@@ -1,0 +1,179 @@
+// The coherence protocol as data: the message set, the caching agent's
+// table and the home agent's table. One engine (engine.h) executes these
+// tables for every coherent agent, whatever carries its messages (CCIX on
+// PCIe VC1, a socket link, a test's network); the exhaustive search of
+// tests/coherence runs the very same tables.
+//
+// The protocol is a home-serialised directory protocol of the MOESI family
+// with CCIX/CHI names (CCIX base spec, chapter 3; AMBA CHI, chapter 4):
+//  - caching agent line states: I, SC (shared clean), UC (unique clean, may
+//    be written silently), UD (unique dirty); transient states while a
+//    request is outstanding (one per line, held in the agent's MSHR);
+//  - requests: ReadShared, ReadUnique, CleanUnique (an upgrade from SC),
+//    Evict (a clean line given up), WriteBack (a dirty line, with data);
+//  - snoops: SnpToS (keep a shared copy, return dirty data), SnpToI
+//    (invalidate, return dirty data); every snoop gets one response that
+//    names the state the line is left in (SnpResp_I/_SC, SnpRespData_I/_SC
+//    with dirty data), from which the home keeps its directory precise;
+//  - the home keeps a precise directory (sharers, or one unique owner),
+//    serves one transaction per line at a time (a hazard queue holds the
+//    others in arrival order), snoops before it answers, and holds the line
+//    until the requester's CompAck: so no snoop ever meets a requester
+//    still waiting for its data, and the races left are those the tables
+//    name (a snoop meeting an upgrade, an eviction or a write-back in
+//    flight).
+// Simplifications in this version: no SD/UCE/UDP states, no direct
+// cache-to-cache forwarding, no speculative memory read, no atomics at the
+// home; data returns through the home.
+#pragma once
+#include <cstdint>
+
+namespace hx::coherence {
+
+// Message classes, each with credits of its own on a transport, so that
+// snoops and responses never wait behind requests.
+enum class MsgClass : std::uint8_t { Req, Snp, Rsp, Dat };
+
+// X-macro: name, class, carries data.
+#define HX_COHERENCE_MESSAGES(X)  \
+  X(ReadShared, Req, false)       \
+  X(ReadUnique, Req, false)       \
+  X(CleanUnique, Req, false)      \
+  X(Evict, Req, false)            \
+  X(WriteBack, Req, true)         \
+  X(SnpToS, Snp, false)           \
+  X(SnpToI, Snp, false)           \
+  X(SnpResp_I, Rsp, false)        \
+  X(SnpResp_SC, Rsp, false)       \
+  X(SnpRespData_I, Dat, true)     \
+  X(SnpRespData_SC, Dat, true)    \
+  X(CompAck, Rsp, false)          \
+  X(CompDataSC, Dat, true)        \
+  X(CompDataUC, Dat, true)        \
+  X(CompUC, Rsp, false)           \
+  X(WBAck, Rsp, false)
+
+enum class MsgType : std::uint8_t {
+#define HX_X(n, c, d) n,
+  HX_COHERENCE_MESSAGES(HX_X)
+#undef HX_X
+      None
+};
+constexpr int kMsgTypes = static_cast<int>(MsgType::None);
+
+const char* msg_name(MsgType m);
+MsgClass msg_class(MsgType m);
+bool msg_has_data(MsgType m);
+
+// Caching agent line states, stable then transient (the request that is
+// outstanding, and what the line is meanwhile).
+enum class RnState : std::uint8_t {
+  I,
+  SC,
+  UC,
+  UD,
+  IS_P,   // ReadShared outstanding
+  IM_P,   // ReadUnique outstanding
+  SM_P,   // CleanUnique outstanding, the SC copy still readable
+  SMI_P,  // CleanUnique outstanding, the copy lost to a snoop meanwhile
+  EV_P,   // Evict outstanding, the line gone
+  WB_P,   // WriteBack outstanding, the dirty data kept for snoops
+  WBI_P,  // WriteBack outstanding, the data already given to a snoop
+  Count
+};
+constexpr int kRnStates = static_cast<int>(RnState::Count);
+const char* rn_state_name(RnState s);
+bool rn_readable(RnState s);  // a load hits
+bool rn_writable(RnState s);  // a store hits
+bool rn_stable(RnState s);
+
+// What happens to a caching agent's line: its core's operations, then the
+// messages it receives.
+enum class RnEvent : std::uint8_t {
+  Load,
+  Store,
+  Replace,  // the line is chosen as a victim
+  SnpToS,
+  SnpToI,
+  CompDataSC,
+  CompDataUC,
+  CompUC,
+  WBAck,
+  Count
+};
+constexpr int kRnEvents = static_cast<int>(RnEvent::Count);
+const char* rn_event_name(RnEvent e);
+RnEvent rn_event_of(MsgType m);  // the event a received message is; Count if none
+
+// What a row does, as flags applied in this order.
+enum RnOp : std::uint8_t {
+  kOpLoad = 1,      // the load completes: it reads the line's data
+  kOpStore = 2,     // the store completes: it writes the line's data
+  kOpInstall = 4,   // the data of the received message becomes the line's
+  kOpData = 8,      // the message sent carries the line's data
+  kOpAck = 16,      // a CompAck goes to the home as well
+  kOpRetire = 32,   // the outstanding request is over (the MSHR entry frees)
+};
+
+struct RnRow {
+  RnState state;
+  RnEvent event;
+  RnState next;
+  MsgType send;  // to the home (a request, or the response to a snoop); None if nothing
+  std::uint8_t ops;
+};
+
+// The row for (state, event); nullptr if the protocol has none (an event
+// that must never happen in that state: a protocol error if it does).
+const RnRow* rn_row(RnState s, RnEvent e);
+
+// The home's directory of one line.
+enum class DirState : std::uint8_t { I, S, U };
+const char* dir_state_name(DirState s);
+
+// The requester's standing in the directory when its request is served.
+enum class DirCond : std::uint8_t {
+  Invalid,     // no holder
+  Sharers,     // sharers, the requester not among them
+  SharerReq,   // sharers, the requester among them
+  Owner,       // a unique owner other than the requester
+  OwnerReq,    // the requester is the unique owner
+  Count
+};
+const char* dir_cond_name(DirCond c);
+
+enum class SnoopWhom : std::uint8_t { None, Owner, Others };
+
+// The requester's place in the directory once its transaction is granted
+// (the snooped agents' places follow from their responses).
+enum class DirUpdate : std::uint8_t {
+  Keep,       // unchanged (a stale Evict or WriteBack)
+  AddSharer,  // one more sharer
+  MakeOwner,  // the unique owner, every other holder gone
+  Remove,     // no longer a holder
+};
+
+// How the home serves a request, as flags.
+enum HomeOp : std::uint8_t {
+  kHomeMemWrite = 1,   // the request's data is written to memory
+  kHomeNoAck = 2,      // the transaction ends with the response (no CompAck awaited)
+};
+
+struct HomeRow {
+  MsgType req;
+  DirCond cond;
+  SnoopWhom snoop;
+  MsgType snoop_type;  // SnpToS or SnpToI (None with SnoopWhom::None)
+  MsgType grant;       // the response to the requester, sent once every snoop is answered
+  DirUpdate update;    // the requester's place in the directory then
+  std::uint8_t ops;
+};
+
+const HomeRow* home_row(MsgType req, DirCond c);
+
+// Every row, for the checks that every (state, event) pair either has a row
+// or is proved unreachable.
+const RnRow* rn_rows(int* n);
+const HomeRow* home_rows(int* n);
+
+}  // namespace hx::coherence

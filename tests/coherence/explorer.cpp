@@ -1,0 +1,276 @@
+#include "tests/coherence/explorer.h"
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <tuple>
+#include <sstream>
+#include <unordered_set>
+
+#include "models/core/error.h"
+
+namespace hx::coherence::test {
+
+namespace {
+
+struct World {
+  std::vector<CacheLine> cl;    // [agent * lines + line]
+  std::vector<HomeLine> home;   // [line]
+  std::vector<Msg> net;         // in flight, sorted (a multiset)
+  std::vector<std::uint64_t> golden;  // per line: the last store's value
+};
+
+bool holds_data(RnState s) { return rn_readable(s) || s == RnState::WB_P; }
+
+// Lines are numbered 0..L-1; the home is agent `agents`.
+struct Explorer : Sink {
+  ExploreConfig cfg;
+  AgentId home_id;
+  World* w = nullptr;
+  ExploreResult res;
+  const RnRow* rn_base;
+  const HomeRow* home_base;
+  std::vector<Msg> sent;
+
+  explicit Explorer(const ExploreConfig& c) : cfg(c), home_id(static_cast<AgentId>(c.agents)) {
+    int n = 0;
+    rn_base = rn_rows(&n);
+    res.rn_rows_used.assign(static_cast<std::size_t>(n), 0);
+    home_base = home_rows(&n);
+    res.home_rows_used.assign(static_cast<std::size_t>(n), 0);
+  }
+  void send(const Msg& m) override {
+    if (cfg.mutation == Mutation::LoseSnoop && m.type == MsgType::SnpToI) return;
+    sent.push_back(m);
+  }
+  void home_row_taken(const HomeRow& r) override { ++res.home_rows_used[static_cast<std::size_t>(&r - home_base)]; }
+
+  CacheLine& line(World& x, int a, int l) { return x.cl[static_cast<std::size_t>(a * cfg.lines + l)]; }
+
+  static bool less(const Msg& a, const Msg& b) {
+    return std::tie(a.type, a.src, a.dst, a.line, a.data) < std::tie(b.type, b.src, b.dst, b.line, b.data);
+  }
+
+  // Data of line l as 1 (the last store's value) or 0 (any other).
+  void canonical(World& x) {
+    for (int l = 0; l < cfg.lines; ++l) {
+      const std::uint64_t g = x.golden[static_cast<std::size_t>(l)];
+      auto c = [g](std::uint64_t v) -> std::uint64_t { return v == g ? 1 : 0; };
+      for (int a = 0; a < cfg.agents; ++a) {
+        CacheLine& cl = line(x, a, l);
+        cl.data = holds_data(cl.state) ? c(cl.data) : 0;
+      }
+      HomeLine& h = x.home[static_cast<std::size_t>(l)];
+      h.mem = c(h.mem);
+      if (h.busy) h.cur.data = msg_has_data(h.cur.type) ? c(h.cur.data) : 0;
+      for (Msg& m : h.waiting) m.data = msg_has_data(m.type) ? c(m.data) : 0;
+      for (Msg& m : x.net)
+        if (m.line == static_cast<std::uint64_t>(l)) m.data = msg_has_data(m.type) ? c(m.data) : 0;
+      x.golden[static_cast<std::size_t>(l)] = 1;
+    }
+    std::sort(x.net.begin(), x.net.end(), less);
+  }
+
+  static void put_msg(std::string& k, const Msg& m) {
+    k += static_cast<char>(m.type);
+    k += static_cast<char>(m.src);
+    k += static_cast<char>(m.dst);
+    k += static_cast<char>(m.line);
+    k += static_cast<char>(m.data);
+  }
+  std::string key(const World& x) const {
+    std::string k;
+    for (const CacheLine& c : x.cl) {
+      k += static_cast<char>(c.state);
+      k += static_cast<char>(c.data);
+    }
+    for (const HomeLine& h : x.home) {
+      k += static_cast<char>(h.sharers);
+      k += static_cast<char>(h.owner + 1);
+      k += static_cast<char>(h.mem);
+      k += static_cast<char>(h.busy);
+      if (h.busy) {
+        put_msg(k, h.cur);
+        k += static_cast<char>(h.row ? h.row - home_base : 255);
+        k += static_cast<char>(h.snoops_left);
+        k += static_cast<char>(h.await_ack);
+      }
+      k += static_cast<char>(h.waiting.size());
+      for (const Msg& m : h.waiting) put_msg(k, m);
+    }
+    k += '|';
+    for (const Msg& m : x.net) put_msg(k, m);
+    return k;
+  }
+
+  std::string dump(const World& x) const {
+    std::ostringstream os;
+    for (int l = 0; l < cfg.lines; ++l) {
+      os << " line " << l << ":";
+      for (int a = 0; a < cfg.agents; ++a) {
+        const CacheLine& c = x.cl[static_cast<std::size_t>(a * cfg.lines + l)];
+        os << " a" << a << "=" << rn_state_name(c.state) << (holds_data(c.state) ? (c.data == x.golden[l] ? "(fresh)" : "(stale)") : "");
+      }
+      const HomeLine& h = x.home[static_cast<std::size_t>(l)];
+      os << " home dir=" << dir_state_name(h.dir()) << " sharers=" << h.sharers << " owner=" << h.owner
+         << " mem=" << (h.mem == x.golden[l] ? "fresh" : "stale") << (h.busy ? " busy with " + describe(h.cur) : "")
+         << " waiting=" << h.waiting.size() << ";";
+    }
+    os << " in flight:";
+    for (const Msg& m : x.net) os << " [" << describe(m) << "]";
+    return os.str();
+  }
+
+  // The invariants of one state; an empty string if all hold.
+  std::string check(const World& x) {
+    for (int l = 0; l < cfg.lines; ++l) {
+      const HomeLine& h = x.home[static_cast<std::size_t>(l)];
+      const std::uint64_t g = x.golden[static_cast<std::size_t>(l)];
+      int readers = 0, writers = 0, transient = 0, dirty = 0;
+      std::uint64_t holders = 0;
+      for (int a = 0; a < cfg.agents; ++a) {
+        const CacheLine& c = x.cl[static_cast<std::size_t>(a * cfg.lines + l)];
+        readers += rn_readable(c.state);
+        writers += rn_writable(c.state);
+        transient += !rn_stable(c.state);
+        dirty += c.state == RnState::UD;
+        if (rn_readable(c.state) && c.data != g) return "agent " + std::to_string(a) + " holds a stale readable copy";
+        if (rn_readable(c.state)) {
+          holders |= 1ull << a;
+          if (!(h.sharers >> a & 1)) return "the directory does not list agent " + std::to_string(a) + ", which holds the line";
+        }
+        // A write-back in flight still answers snoops while it is listed.
+        if (c.state == RnState::WB_P && (h.sharers >> a & 1) && c.data != g)
+          return "agent " + std::to_string(a) + " writes back stale data the directory may still ask for";
+      }
+      if (writers && readers > 1) return "a writer and another copy at once (single writer broken)";
+      bool inflight = false;
+      for (const Msg& m : x.net) inflight |= m.line == static_cast<std::uint64_t>(l);
+      if (!inflight && !h.busy && !transient) {
+        if (h.sharers != holders) return "at rest, the directory lists other agents than those holding the line";
+        if (!dirty && h.mem != g) return "at rest, memory is stale with no dirty copy";
+        if (!h.waiting.empty()) return "at rest, requests wait at the home";
+      }
+    }
+    if (x.net.empty()) {
+      for (const CacheLine& c : x.cl)
+        if (!rn_stable(c.state)) return "deadlock: an agent waits with nothing in flight";
+      for (const HomeLine& h : x.home)
+        if (h.busy || !h.waiting.empty()) return "deadlock: the home is busy with nothing in flight";
+    }
+    return {};
+  }
+
+  int outstanding(const World& x, int a) {
+    int n = 0;
+    for (int l = 0; l < cfg.lines; ++l) n += !rn_stable(x.cl[static_cast<std::size_t>(a * cfg.lines + l)].state);
+    return n;
+  }
+
+  // Runs one transition on a copy; returns false (and sets res.error) on a violation.
+  bool step(const World& from, World& to, const std::string& what, const std::function<void(World&)>& act) {
+    to = from;
+    w = &to;
+    sent.clear();
+    try {
+      act(to);
+    } catch (const SimError& e) {
+      res.error = what + ": " + e.what() + "\n  in state:" + dump(from);
+      return false;
+    }
+    for (const Msg& m : sent) to.net.push_back(m);
+    const std::string bad = check(to);
+    if (!bad.empty()) {
+      res.error = what + ": " + bad + "\n  from state:" + dump(from) + "\n  to state:" + dump(to);
+      return false;
+    }
+    canonical(to);
+    ++res.transitions;
+    return true;
+  }
+
+  ExploreResult run() {
+    World init;
+    init.cl.assign(static_cast<std::size_t>(cfg.agents * cfg.lines), CacheLine{});
+    init.home.assign(static_cast<std::size_t>(cfg.lines), HomeLine{});
+    init.golden.assign(static_cast<std::size_t>(cfg.lines), 1);
+    for (HomeLine& h : init.home) h.mem = 1;
+    std::unordered_set<std::string> seen;
+    std::deque<World> todo;
+    seen.insert(key(init));
+    todo.push_back(init);
+    World next;
+    const auto visit = [&](World& n) {
+      res.max_in_flight = std::max(res.max_in_flight, static_cast<int>(n.net.size()));
+      if (seen.insert(key(n)).second) todo.push_back(n);
+    };
+    while (!todo.empty()) {
+      const World cur = std::move(todo.front());
+      todo.pop_front();
+      ++res.states;
+      if (res.states > cfg.max_states) return res;
+      // Core operations of every agent on every line.
+      for (int a = 0; a < cfg.agents; ++a)
+        for (int l = 0; l < cfg.lines; ++l)
+          for (RnEvent e : {RnEvent::Load, RnEvent::Store, RnEvent::Replace}) {
+            const CacheLine& c = x_line(cur, a, l);
+            const RnRow* row = rn_row(c.state, e);
+            if (!row) continue;
+            if (row->send != MsgType::None && outstanding(cur, a) >= cfg.mshrs) continue;  // no free MSHR
+            const std::string what = std::string("agent ") + std::to_string(a) + " " + rn_event_name(e) + " line " + std::to_string(l);
+            if (!step(cur, next, what, [&](World& x) { core_op(x, a, l, e); })) return res;
+            visit(next);
+          }
+      // Every distinct message in flight, delivered now.
+      for (std::size_t i = 0; i < cur.net.size(); ++i) {
+        if (i && !less(cur.net[i - 1], cur.net[i])) continue;  // the same message again
+        const Msg m = cur.net[i];
+        if (!step(cur, next, "deliver " + describe(m), [&](World& x) { deliver(x, i); })) return res;
+        visit(next);
+      }
+    }
+    res.complete = true;
+    return res;
+  }
+
+  const CacheLine& x_line(const World& x, int a, int l) const { return x.cl[static_cast<std::size_t>(a * cfg.lines + l)]; }
+
+  void core_op(World& x, int a, int l, RnEvent e) {
+    const std::uint64_t value = 2;  // distinct from every canonical value
+    const RnStep r = rn_step(line(x, a, l), e, nullptr, static_cast<AgentId>(a), home_id, static_cast<std::uint64_t>(l), value, *this);
+    account(x, r, l);
+  }
+
+  void deliver(World& x, std::size_t i) {
+    const Msg m = x.net[i];
+    x.net.erase(x.net.begin() + static_cast<std::ptrdiff_t>(i));
+    const int l = static_cast<int>(m.line);
+    if (m.dst == home_id) {
+      home_receive(x.home[static_cast<std::size_t>(l)], m, home_id, *this);
+      return;
+    }
+    const RnEvent e = rn_event_of(m.type);
+    if (e == RnEvent::Count) throw SimError("a caching agent received " + describe(m));
+    CacheLine& c = line(x, m.dst, l);
+    const RnState before = c.state;
+    const RnStep r = rn_step(c, e, &m, m.dst, home_id, m.line, 0, *this);
+    if (cfg.mutation == Mutation::IgnoreInvalidation && before == RnState::SC && e == RnEvent::SnpToI) c.state = RnState::SC;
+    account(x, r, l);
+  }
+
+  void account(World& x, const RnStep& r, int l) {
+    if (r.row) ++res.rn_rows_used[static_cast<std::size_t>(r.row - rn_base)];
+    std::uint64_t& g = x.golden[static_cast<std::size_t>(l)];
+    if (r.loaded && r.value != g) throw SimError("a load returned a stale value");
+    if (r.stored) g = r.value;
+  }
+};
+
+}  // namespace
+
+ExploreResult explore(const ExploreConfig& cfg) {
+  Explorer e(cfg);
+  return e.run();
+}
+
+}  // namespace hx::coherence::test
