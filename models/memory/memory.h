@@ -13,6 +13,10 @@
 // pays far_latency on top of the memory's own latency. A core's store to a
 // device from the far socket crosses the same interconnect in order, behind
 // every line already queued on it (`cross_in_order`).
+// Requests come two ways: synchronous calls that return the time they are
+// done (the root complex's line pipeline), and asynchronous requests that
+// carry their requester and call it back (agents that wait: a home agent
+// for a line, a core's memory port).
 // Simplifications: no banks/rows/refresh; the LLC holds tags only and is
 // shared by DMA and cores alike;
 // the far socket's channels are modelled by the same channel servers.
@@ -25,6 +29,7 @@
 #include <vector>
 
 #include "models/cache/tag_array.h"
+#include "models/core/scheduler.h"
 #include "models/core/slot_calendar.h"
 #include "models/core/stats.h"
 #include "models/core/tick.h"
@@ -123,7 +128,26 @@ class SparseMemory {
   std::unordered_map<std::uint64_t, std::unique_ptr<Page>> m_pages;
 };
 
-class MemoryController {
+// A memory access its requester waits for (a home agent's, a core memory
+// port's): what, and who asks. The controller answers through
+// MemoryClient::memory_done when the line's data is there or the write is
+// committed, at the same time the synchronous calls below would return.
+enum class MemOp : std::uint8_t { ReadLine, Write };
+struct MemRequest {
+  MemOp op = MemOp::ReadLine;
+  std::uint64_t addr = 0;
+  std::uint32_t len = 64;        // a write's bytes (a read is one line)
+  std::uint16_t requester = 0;   // who asks: a home agent, a core, a root complex (its agent id)
+  std::uint64_t tag = 0;         // the requester's own
+};
+
+class MemoryClient {
+ public:
+  virtual ~MemoryClient() = default;
+  virtual void memory_done(const MemRequest& r, Tick at) = 0;
+};
+
+class MemoryController final : public Actor {
  public:
   MemoryController(const std::string& name, const MemoryConfig& cfg);
   // A write of [addr, addr+len) accepted at `t`: returns when the last line is
@@ -144,6 +168,12 @@ class MemoryController {
   Tick fetch_from_socket(std::uint64_t addr, bool far_core, Tick t) { return far(addr) == far_core ? t : cross(t); }
   const MemoryConfig& config() const { return m_cfg; }
   SparseMemory& store() { return m_store; }
+  // The asynchronous path: `r` issued at `t` (>= now); `client` is told
+  // when it is done. The same channels, interconnect and LLC as the
+  // synchronous calls serve it: the two paths are one mechanism.
+  void request(const MemRequest& r, Tick t, MemoryClient& client);
+  void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
+  std::size_t requests_pending() const { return m_pending.size() - m_free.size(); }
 
   Counter lines_read, lines_written, partial_writes, far_lines, llc_misses;
 
@@ -161,6 +191,15 @@ class MemoryController {
   Tick m_link_booked = 0;  // end of the latest slot booked on the interconnect
   LineCache m_llc;
   SparseMemory m_store;
+  // Asynchronous requests in flight: a slot each, reused (nothing is
+  // allocated per request once the table has grown to the peak).
+  struct Pending {
+    MemRequest r;
+    MemoryClient* client = nullptr;
+  };
+  std::vector<Pending> m_pending;
+  std::vector<std::uint32_t> m_free;
+  std::unique_ptr<Scheduler> m_sched;  // made on the first asynchronous request
 };
 
 }  // namespace hx::mem
