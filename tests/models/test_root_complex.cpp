@@ -34,6 +34,16 @@ RootComplexConfig config(bool atomics) {
   return c;
 }
 
+// A root complex with a stub device on its one root port, over a Gen3 x8
+// link of 10 ns each way.
+struct Rig {
+  explicit Rig(bool atomics) : rc("host", config(atomics)), dev("dev", pcie::PortConfig{}) {
+    pcie::PciePort::connect(rc.root_port(0), dev.port, pcie::gen(3, 8, 10 * kNs));
+  }
+  RootComplex rc;
+  Stub dev;
+};
+
 std::uint64_t load(RootComplex& rc, std::uint64_t addr, std::uint32_t size) {
   std::uint8_t b[8] = {};
   rc.memory().store().read(addr, b, size);
@@ -61,9 +71,9 @@ pcie::Tlp* atomic(Stub& dev, TlpKind k, std::uint32_t len, std::uint64_t addr, s
 // channel idle, at its next slot); 5 ns to build the completion; a 28 B CplD (12 + 8 + 8)
 // back over the link. Each stage adds exactly its own time.
 TEST(RootComplexAtomics, ACasReturnsTheOldValueUpdatesMemoryAndCostsItsStages) {
-  RootComplex rc("host", config(true));
-  Stub dev("dev", pcie::PortConfig{});
-  pcie::PciePort::connect(rc.root_port(0), dev.port, pcie::gen(3, 8, 10 * kNs));
+  Rig r(true);
+  RootComplex& rc = r.rc;
+  Stub& dev = r.dev;
   const std::uint64_t a = kDram + 0x1040;
   store(rc, a, 0x1122334455667788ull, 8);
   atomic(dev, TlpKind::Cas, 16, a, 0x1122334455667788ull, 0xcafef00d00000001ull);
@@ -92,9 +102,9 @@ TEST(RootComplexAtomics, ACasReturnsTheOldValueUpdatesMemoryAndCostsItsStages) {
 // the value found; FetchAdd and Swap of 4 B operands wrap within 32 bits and
 // leave the neighbouring bytes as they were.
 TEST(RootComplexAtomics, FailedCasFetchAddAndSwapActOnTheOperandBytesOnly) {
-  RootComplex rc("host", config(true));
-  Stub dev("dev", pcie::PortConfig{});
-  pcie::PciePort::connect(rc.root_port(0), dev.port, pcie::gen(3, 8, 10 * kNs));
+  Rig r(true);
+  RootComplex& rc = r.rc;
+  Stub& dev = r.dev;
   const std::uint64_t a = kDram + 0x2000;
   store(rc, a, 0xffffffff00000005ull, 8);
   store(rc, a + 8, 0x0123456789abcdefull, 8);
@@ -113,9 +123,9 @@ TEST(RootComplexAtomics, FailedCasFetchAddAndSwapActOnTheOperandBytesOnly) {
 
 // A root complex that completes no AtomicOps says so, naming the setting.
 TEST(RootComplexAtomics, WithoutAtomicCompleterAnAtomicOpIsAnError) {
-  RootComplex rc("host", config(false));
-  Stub dev("dev", pcie::PortConfig{});
-  pcie::PciePort::connect(rc.root_port(0), dev.port, pcie::gen(3, 8, 10 * kNs));
+  Rig r(false);
+  RootComplex& rc = r.rc;
+  Stub& dev = r.dev;
   atomic(dev, TlpKind::FetchAdd, 8, kDram, 1);
   try {
     sc_core::sc_start();
@@ -127,9 +137,9 @@ TEST(RootComplexAtomics, WithoutAtomicCompleterAnAtomicOpIsAnError) {
 
 // Operands of 4 or 8 B only, naturally aligned.
 void expect_refused(std::uint32_t len, std::uint64_t addr, const char* why) {
-  RootComplex rc("host", config(true));
-  Stub dev("dev", pcie::PortConfig{});
-  pcie::PciePort::connect(rc.root_port(0), dev.port, pcie::gen(3, 8, 10 * kNs));
+  Rig r(true);
+  RootComplex& rc = r.rc;
+  Stub& dev = r.dev;
   atomic(dev, TlpKind::Swap, len, addr, 1);
   try {
     sc_core::sc_start();
