@@ -47,7 +47,9 @@ struct RnStep {
 };
 
 // Applies the caching agent's table to `l` for event `e` (a core operation,
-// or the received message `in`). `store_value` is what a store writes.
+// or the received message `in`). `store_value` is what a store writes: the
+// caller's pending store's value, also when the store completes on a
+// received message (a CompData or CompUC for an outstanding write).
 // A message the table has no row for throws SimError.
 RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId home, std::uint64_t line,
                std::uint64_t store_value, Sink& out);

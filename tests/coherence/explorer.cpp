@@ -236,7 +236,7 @@ struct Explorer : Sink {
   const CacheLine& x_line(const World& x, int a, int l) const { return x.cl[static_cast<std::size_t>(a * cfg.lines + l)]; }
 
   void core_op(World& x, int a, int l, RnEvent e) {
-    const std::uint64_t value = 2;  // distinct from every canonical value
+    const std::uint64_t value = 2;  // distinct from every canonical value (0 and 1)
     const RnStep r = rn_step(line(x, a, l), e, nullptr, static_cast<AgentId>(a), home_id, static_cast<std::uint64_t>(l), value, *this);
     account(x, r, l);
   }
@@ -253,7 +253,9 @@ struct Explorer : Sink {
     if (e == RnEvent::Count) throw SimError("a caching agent received " + describe(m));
     CacheLine& c = line(x, m.dst, l);
     const RnState before = c.state;
-    const RnStep r = rn_step(c, e, &m, m.dst, home_id, m.line, 0, *this);
+    // A store completing on this message writes a value no copy holds (2,
+    // as at issue): a reused value would pass a stale copy for a fresh one.
+    const RnStep r = rn_step(c, e, &m, m.dst, home_id, m.line, 2, *this);
     if (cfg.mutation == Mutation::IgnoreInvalidation && before == RnState::SC && e == RnEvent::SnpToI) c.state = RnState::SC;
     account(x, r, l);
   }

@@ -70,7 +70,8 @@ struct System {
       if (m.dst == home_id) {
         home_receive(home[static_cast<std::size_t>(l)], m, home_id, net);
       } else {
-        apply(rn_step(at(m.dst, l), rn_event_of(m.type), &m, m.dst, home_id, m.line, 0, net), l);
+        // A store completing on this message writes a value never written before.
+        apply(rn_step(at(m.dst, l), rn_event_of(m.type), &m, m.dst, home_id, m.line, next_value++, net), l);
       }
       check_swmr(l);
       return;
