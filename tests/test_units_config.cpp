@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <fstream>
 #include <map>
@@ -633,4 +634,54 @@ TEST(Metrics, OnlyDeclaredMetricsMayBeWritten) {
   for (const char* t : {"rosta_dma", "rosta_peer", "rosta_echo", "calypte_loopback", "bench_lat", "bench_bw", "coyote_perf",
                         "calypte_burst"})
     EXPECT_NE(ref.find(std::string("## ") + t + "\n"), std::string::npos) << t;
+}
+
+namespace {
+// A default-constructed config in zeroed storage, so that its bytes
+// (padding included) can be compared before and after a change.
+template <class C>
+struct Zeroed {
+  alignas(C) unsigned char buf[sizeof(C)];
+  Zeroed() {
+    std::memset(buf, 0, sizeof buf);
+    new (buf) C();
+  }
+  ~Zeroed() { get().~C(); }
+  C& get() { return *reinterpret_cast<C*>(buf); }
+};
+
+// The parameters whose declared default (the one YAML runs use) differs
+// from the model struct's own member default (the one a model test with a
+// hand-made config gets).
+template <class C>
+std::vector<std::string> default_mismatches(const hx::cfg::ParamTable<C>& table) {
+  std::vector<std::string> bad;
+  for (const auto& p : table) {
+    // One object, compared with its own bytes before: members that point
+    // into the object (a std::string's short buffer) stay where they were.
+    Zeroed<C> a;
+    unsigned char before[sizeof(C)];
+    std::memcpy(before, a.buf, sizeof(C));
+    p.set(a.get(), p.def);
+    if (std::memcmp(before, a.buf, sizeof(C)) != 0) bad.push_back(p.decl.name + " (declared " + p.decl.def + ")");
+  }
+  return bad;
+}
+}  // namespace
+
+// One default per parameter (STYLE.md rule 5): a model struct's member
+// defaults are the declared ones, so a model built from a hand-made config
+// behaves as the same model built from YAML.
+TEST(Params, ModelStructDefaultsAreTheDeclaredDefaults) {
+  using namespace hx;
+  const std::vector<std::pair<const char*, std::vector<std::string>>> tables = {
+      {"link", default_mismatches(cfg::link_params())},       {"port", default_mismatches(cfg::port_params())},
+      {"root_complex", default_mismatches(cfg::rc_params())}, {"memory", default_mismatches(cfg::memory_params())},
+      {"iommu", default_mismatches(cfg::iommu_params())},     {"cpu", default_mismatches(cfg::cpu_params())},
+      {"rosta", default_mismatches(cfg::rosta_params())},     {"calypte", default_mismatches(cfg::calypte_params())},
+      {"coyote", default_mismatches(cfg::coyote_params())},   {"bench", default_mismatches(cfg::bench_params())},
+      {"switch", default_mismatches(cfg::switch_params())},   {"endpoint", default_mismatches(cfg::endpoint_params())},
+  };
+  for (const auto& [name, bad] : tables)
+    for (const std::string& b : bad) ADD_FAILURE() << name << "." << b << " differs from the model struct's default";
 }

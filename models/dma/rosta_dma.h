@@ -27,7 +27,7 @@ struct RostaConfig {
   double clock_mhz = 250.0;
   int desc_gap_cycles = 0;
   int max_reads = 1;
-  int fifo_tlps = 8;
+  int fifo_tlps = 16;
 };
 
 // BAR0 layout of the engine (offsets).

@@ -51,13 +51,15 @@
 
 namespace hx::link {
 
-// The link layer's policies, whatever the physical layer below.
+// The link layer's policies, whatever the physical layer below. The
+// defaults are those declared for a PCIe link (src/config/params.cpp,
+// link_params; a unit test holds the two equal).
 struct LinkLayerConfig {
-  Tick latency = 0;            // PHY + SerDes + propagation, one direction
-  int ack_every = 4;           // ACK after this many units...
-  Tick ack_timeout = 0;        // ...or this long after the first un-ACKed unit
-  int fc_update_every = 4;     // credit return after this many freed units of a class...
-  Tick fc_update_timeout = 0;  // ...or this long after the first unreported free
+  Tick latency = 10 * kNs;             // PHY + SerDes + propagation, one direction
+  int ack_every = 4;                   // ACK after this many units...
+  Tick ack_timeout = 200 * kNs;        // ...or this long after the first un-ACKed unit
+  int fc_update_every = 4;             // credit return after this many freed units of a class...
+  Tick fc_update_timeout = 200 * kNs;  // ...or this long after the first unreported free
 };
 
 // What one end's wire costs, fixed when the link is connected.

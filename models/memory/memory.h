@@ -39,7 +39,7 @@ namespace hx::mem {
 struct MemoryConfig {
   Tick read_latency = 80 * kNs;
   Tick write_latency = 40 * kNs;
-  double channel_GBps = 10.0;  // per channel
+  double channel_GBps = 12.8;  // per channel
   int channels = 2;
   Tick rmw_extra = 40 * kNs;   // extra channel occupancy of a partial-line write
   bool partial_rmw = true;     // false: inbound writes allocate in the LLC (DDIO), which merges partial lines

@@ -45,8 +45,8 @@ struct PortConfig {
   Tick tx_pipeline = 0;        // transaction-layer TX pipeline after arbitration (endpoints)
   int vcs = 1;
   // Receive buffer advertised to the link partner for each VC; 0 = infinite.
-  std::array<int, kFcClasses> credits_hdr{{32, 32, 0}};
-  std::array<int, kFcClasses> credits_data{{256, 0, 0}};
+  std::array<int, kFcClasses> credits_hdr{{32, 32, 32}};
+  std::array<int, kFcClasses> credits_data{{256, 0, 256}};
   // Per-VC buffers where they differ: entry k for VC k, -1 = the values above.
   struct VcCredits {
     std::array<int, kFcClasses> hdr{{-1, -1, -1}}, data{{-1, -1, -1}};

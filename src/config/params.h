@@ -43,15 +43,16 @@ template <class C>
 using ParamTable = std::vector<Param<C>>;
 
 // Node-level settings the topology layer reads itself (not model params).
+// Their member defaults are the declared ones (a unit test holds them equal).
 struct SwitchParams {
-  Tick latency = 0;
+  Tick latency = 150 * kNs;
   bool cut_through = true;
   bool acs_redirect = false;
 };
 struct EndpointParams {
-  Tick tx_latency = 0, rx_latency = 0, reg_read_latency = 0;
+  Tick tx_latency = 100 * kNs, rx_latency = 100 * kNs, reg_read_latency = 40 * kNs;
   int mrrs = 512, tags = 32;
-  std::uint64_t bar_size = 0;
+  std::uint64_t bar_size = 2ull << 20;
   bool bar64 = false;  // BAR0 is 64-bit and placed above 4 GiB
 };
 

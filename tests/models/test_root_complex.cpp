@@ -26,6 +26,7 @@ RootComplexConfig config(bool atomics) {
   c.completion_latency = 5 * kNs;
   c.line_interval = 5 * kNs;
   c.memory.read_latency = 80 * kNs;
+  c.memory.channel_GBps = 10.0;  // a line holds its channel 6.4 ns
   c.atomic_completer = atomics;
   pcie::PortConfig rp;
   rp.infinite_completion_credits();
