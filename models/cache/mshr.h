@@ -77,6 +77,13 @@ class MshrTable {
     return Outcome::TableFull;
   }
 
+  // The first target of `key`'s entry (the request that started it), or
+  // nullptr if nothing is outstanding for it.
+  const Target* first(std::uint64_t key) const {
+    const int s = slot_of(key);
+    return s < 0 ? nullptr : &m_targets[static_cast<std::size_t>(s) * m_targets_per];
+  }
+
   // The transaction of `key` is done: f(target) for each of its targets in
   // arrival order, then the entry is free. Completing a key with nothing
   // outstanding is a simulator bug.

@@ -33,8 +33,8 @@
 //    and Link (derived from LinkLayerConfig);
 //  - kClasses and class_name(cls); the statistic names and units of units
 //    and control packets;
-//  - cls(u), data_credits(u), name(u), head_bytes(u) (bytes before the
-//    receiver can act on its header), wire(link, cfg) -> Wire,
+//  - cls(u), data_credits(u), name(u), head_bytes(u, wire) (bytes before
+//    the receiver can act on its header), wire(link, cfg) -> Wire,
 //    wire_bytes(u, wire), max_data_credits(cfg) (the largest unit's), and
 //    check_transmit(from, u) for the protocol's own size rules.
 #pragma once

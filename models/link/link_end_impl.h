@@ -211,7 +211,7 @@ void LinkEnd<T>::transmit(Unit* u, Tick now) {
   ++u->hops;
   // The TX pipeline of an endpoint's transaction layer is a constant delay
   // after arbitration: it shifts arrival, not the wire's occupancy.
-  const Tick head = start + serialize(T::head_bytes(*u)) + m_link.latency + m_cfg.tx_pipeline;
+  const Tick head = start + serialize(T::head_bytes(*u, m_wire)) + m_link.latency + m_cfg.tx_pipeline;
   const Tick tail = end + m_link.latency + m_cfg.tx_pipeline;
   u->rx_start = start + m_link.latency + m_cfg.tx_pipeline;
   auto& trace = Trace::instance();

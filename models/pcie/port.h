@@ -109,7 +109,7 @@ struct PcieLinkTraits {
   static int data_credits(const Tlp& t) { return t.data_credits(); }
   static const char* name(const Tlp& t) { return kind_name(t.kind); }
   // The receiver acts on a TLP once its header and the first DW behind it are in.
-  static std::uint32_t head_bytes(const Tlp& t) { return static_cast<std::uint32_t>(t.header_B() + 4); }
+  static std::uint32_t head_bytes(const Tlp& t, const link::Wire&) { return static_cast<std::uint32_t>(t.header_B() + 4); }
   static link::Wire wire(const LinkConfig& l, const PortConfig& tx);
   static std::uint32_t wire_bytes(const Tlp& t, const link::Wire& w) {
     return tlp_wire_bytes(t.header_B(), t.payload_wire_B(), w.framing_B, t.ecrc, w.align);

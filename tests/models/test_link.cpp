@@ -54,7 +54,7 @@ struct FlitTraits {
   static int cls(const Flit& f) { return f.data ? 1 : 0; }
   static int data_credits(const Flit& f) { return f.data ? 4 : 0; }
   static const char* name(const Flit& f) { return f.data ? "data" : "req"; }
-  static std::uint32_t head_bytes(const Flit&) { return 16; }
+  static std::uint32_t head_bytes(const Flit&, const Wire&) { return 16; }
   static Wire wire(const LinkLayerConfig&, const FlitEndConfig&) {
     Wire w;
     w.ps_per_byte = 100.0;  // 10 GB/s

@@ -1,0 +1,257 @@
+#include "models/coherence/agents.h"
+
+#include "models/core/error.h"
+#include "models/core/pool.h"
+#include "models/link/link_end_impl.h"
+
+namespace hx::link {
+template class LinkEnd<coherence::CohLinkTraits>;
+}  // namespace hx::link
+
+namespace hx::coherence {
+
+namespace {
+enum : std::uint32_t { kAccess, kReceive };
+using PacketPool = Pool<Packet>;
+
+Packet* packet_of(const Msg& m) {
+  Packet* p = PacketPool::instance().get();
+  p->msg = m;
+  p->len = msg_has_data(m.type) ? 64u : 0u;
+  p->ready = now_tick();
+  return p;
+}
+}  // namespace
+
+const char* CohLinkTraits::class_name(int cls) {
+  static const char* const n[] = {"Req", "Snp", "Rsp", "Dat"};
+  return n[cls];
+}
+
+link::Wire CohLinkTraits::wire(const CohLinkConfig& l, const CohEndConfig&) {
+  if (l.GBps <= 0) throw InputError("a coherence link needs a positive bandwidth");
+  link::Wire w;
+  w.ps_per_byte = 1000.0 / l.GBps;
+  w.align = 1;
+  w.framing_B = static_cast<std::uint32_t>(l.header_B);
+  w.ctrl_B = static_cast<std::uint32_t>(l.ctrl_B);
+  return w;
+}
+
+// Responses and data first, then snoop responses' partners the snoops, then
+// requests: a class never waits behind a class that depends on it.
+Packet* ClassQueues::select(CohPort& port) {
+  static constexpr int kOrder[] = {3, 2, 1, 0};  // Dat, Rsp, Snp, Req
+  for (int c : kOrder) {
+    auto& q = m_q[static_cast<std::size_t>(c)];
+    if (q.empty() || q.front()->ready > now_tick() || !port.can_send(*q.front())) continue;
+    Packet* p = q.front();
+    q.pop_front();
+    return p;
+  }
+  return nullptr;
+}
+
+bool ClassQueues::empty() const {
+  for (const auto& q : m_q)
+    if (!q.empty()) return false;
+  return true;
+}
+
+// --- caching agent ---
+
+CachingAgent::CachingAgent(const std::string& name, const CachingAgentConfig& cfg)
+    : m_cfg(cfg), m_sched(name), m_port(*this, name + ".port", cfg.port), m_name(name),
+      m_mshr(name + ".mshr", static_cast<unsigned>(cfg.mshrs), static_cast<unsigned>(cfg.merge)) {
+  auto& reg = StatsRegistry::instance();
+  reg.add_counter(name + ".accesses", &accesses, "1", "core loads and stores");
+  reg.add_counter(name + ".hits", &hits, "1", "accesses done without a request");
+  reg.add_counter(name + ".misses", &misses, "1", "accesses that sent a request");
+  reg.add_counter(name + ".merged", &merged, "1", "accesses merged into a request outstanding for their line");
+}
+
+RnState CachingAgent::state(std::uint64_t line) const {
+  const auto it = m_lines.find(line);
+  return it == m_lines.end() ? RnState::I : it->second.state;
+}
+
+std::uint64_t CachingAgent::data(std::uint64_t line) const {
+  const auto it = m_lines.find(line);
+  return it == m_lines.end() ? 0 : it->second.data;
+}
+
+void CachingAgent::access(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core) {
+  std::uint32_t slot;
+  if (!m_free.empty()) {
+    slot = m_free.back();
+    m_free.pop_back();
+  } else {
+    slot = static_cast<std::uint32_t>(m_issued.size());
+    m_issued.emplace_back();
+  }
+  m_issued[slot] = Access{store, line, value, tag, &core};
+  m_sched.at(now_tick() + m_cfg.lookup, this, kAccess, slot);
+}
+
+void CachingAgent::on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) {
+  if (kind == kAccess) {
+    const auto slot = static_cast<std::uint32_t>(arg);
+    const Access a = m_issued[slot];
+    m_free.push_back(slot);
+    ++accesses;
+    run(a);
+  } else {
+    receive(static_cast<Packet*>(ptr));
+  }
+}
+
+// One access at the controller: it hits, joins the request outstanding for
+// its line, waits for an MSHR, or sends a request.
+void CachingAgent::run(const Access& a) {
+  if (m_mshr.outstanding(a.line)) {
+    if (m_mshr.request(a.line, a) == cache::MshrTable<Access>::Outcome::Merged) ++merged;
+    else m_blocked.push_back(a);  // its entry is full of accesses: wait
+    return;
+  }
+  CacheLine& l = m_lines[a.line];
+  const RnEvent e = a.store ? RnEvent::Store : RnEvent::Load;
+  const RnRow* row = rn_row(l.state, e);
+  if (!row) sim_fail(m_name, std::string("a core access found line in ") + rn_state_name(l.state) + " with no request outstanding");
+  if (row->send != MsgType::None && m_mshr.full()) {
+    m_blocked.push_back(a);
+    return;
+  }
+  const RnStep r = rn_step(l, e, nullptr, m_cfg.id, m_cfg.home, a.line, a.value, *this);
+  if (r.loaded || r.stored) {
+    ++hits;
+    a.core->access_done(a.tag, r.value, now_tick());
+    return;
+  }
+  ++misses;
+  m_mshr.request(a.line, a);
+}
+
+void CachingAgent::send(const Msg& m) {
+  Packet* p = packet_of(m);
+  m_tx.push(p);
+  m_port.wake_for(*p);
+}
+
+void CachingAgent::rx_arrive(CohPort&, Packet* u, Tick, Tick tail) { m_sched.at(tail + m_cfg.lookup, this, kReceive, 0, u); }
+
+void CachingAgent::receive(Packet* p) {
+  m_port.release(*p);
+  const Msg m = p->msg;
+  PacketPool::instance().put(p);
+  const RnEvent e = rn_event_of(m.type);
+  if (e == RnEvent::Count) sim_fail(m_name, "received " + describe(m));
+  // A store completing on this message writes the value of the access that
+  // sent the request (the first of its MSHR entry).
+  const Access* first = m_mshr.first(m.line);
+  const std::uint64_t value = first ? first->value : 0;
+  const RnStep r = rn_step(m_lines[m.line], e, &m, m_cfg.id, m_cfg.home, m.line, value, *this);
+  if (!(r.row->ops & kOpRetire)) return;
+  // The request is over: its access is done, and the accesses merged
+  // behind it run again, in order (a load behind a store now hits).
+  std::vector<Access> again;
+  bool head = true;
+  m_mshr.complete(m.line, [&](const Access& a) {
+    if (head) a.core->access_done(a.tag, r.value, now_tick());
+    else again.push_back(a);
+    head = false;
+  });
+  for (const Access& a : again) run(a);
+  // An MSHR is free: the accesses that waited for one, oldest first.
+  std::deque<Access> blocked;
+  blocked.swap(m_blocked);
+  for (const Access& a : blocked) run(a);
+}
+
+// --- home agent ---
+
+HomeAgent::HomeAgent(const std::string& name, const HomeAgentConfig& cfg, mem::MemoryController& memory)
+    : m_cfg(cfg), m_sched(name), m_mem(memory), m_tx(cfg.ports.size()) {
+  for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
+    m_ports.push_back(std::make_unique<CohPort>(*this, name + ".port" + std::to_string(i), cfg.ports[i]));
+    m_ports.back()->index = static_cast<int>(i);
+  }
+  auto& reg = StatsRegistry::instance();
+  reg.add_counter(name + ".requests", &requests, "1", "requests served");
+  reg.add_counter(name + ".snoops", &snoops, "1", "snoops sent");
+  reg.add_counter(name + ".memory_reads", &memory_reads, "line", "lines read from memory for grants");
+  reg.add_counter(name + ".memory_writes", &memory_writes, "line", "dirty lines written to memory");
+}
+
+bool HomeAgent::idle() const {
+  for (const auto& [l, h] : m_lines)
+    if (h.busy || !h.waiting.empty()) return false;
+  for (const ClassQueues& q : m_tx)
+    if (!q.empty()) return false;
+  return true;
+}
+
+void HomeAgent::rx_arrive(CohPort&, Packet* u, Tick, Tick tail) { m_sched.at(tail + m_cfg.lookup, this, kReceive, 0, u); }
+
+void HomeAgent::on_action(std::uint32_t, std::uint64_t, void* ptr) {
+  Packet* p = static_cast<Packet*>(ptr);
+  m_ports.at(p->msg.src)->release(*p);
+  const Msg m = p->msg;
+  PacketPool::instance().put(p);
+  m_cur_line = m.line;
+  if (msg_has_data(m.type)) {
+    // Dirty data comes home: memory is written (its channel is occupied),
+    // and a grant of this transaction need not wait for memory.
+    ++memory_writes;
+    m_mem.write(m.line * 64, 64, now_tick());
+    if (m.type != MsgType::WriteBack) m_wait[m.line].dirty_in = true;
+  }
+  home_receive(m_lines[m.line], m, m_cfg.id, *this);
+}
+
+void HomeAgent::home_row_taken(const HomeRow& row) {
+  ++requests;
+  Wait& w = m_wait[m_cur_line];
+  w = Wait{};
+  w.seq = ++m_seq;
+  if (!msg_has_data(row.grant)) return;
+  // The grant carries data: read memory now, beside the snoops.
+  w.reading = true;
+  ++memory_reads;
+  mem::MemRequest r;
+  r.op = mem::MemOp::ReadLine;
+  r.addr = m_cur_line * 64;
+  r.requester = m_cfg.id;
+  r.tag = w.seq;
+  m_mem.request(r, now_tick(), *this);
+}
+
+void HomeAgent::send(const Msg& m) {
+  if (msg_class(m.type) == MsgClass::Snp) ++snoops;
+  if (m.type == MsgType::CompDataSC || m.type == MsgType::CompDataUC) {
+    Wait& w = m_wait[m.line];
+    if (w.reading && !w.dirty_in) {  // the data comes from memory: wait for it
+      w.parked = true;
+      w.grant = m;
+      return;
+    }
+  }
+  transmit(m);
+}
+
+void HomeAgent::memory_done(const mem::MemRequest& r, Tick) {
+  Wait& w = m_wait[r.addr / 64];
+  if (!w.reading || w.seq != r.tag) return;  // its transaction ended on dirty data meanwhile
+  w.reading = false;
+  if (w.parked) {
+    w.parked = false;
+    transmit(w.grant);
+  }
+}
+
+void HomeAgent::transmit(const Msg& m) {
+  Packet* p = packet_of(m);
+  m_tx.at(m.dst).push(p);
+  m_ports.at(m.dst)->wake_for(*p);
+}
+
+}  // namespace hx::coherence

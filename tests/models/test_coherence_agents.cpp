@@ -1,0 +1,169 @@
+// Timed coherent agents alone (models/coherence/agents): two caching agents
+// and a home with its memory, each caching agent on its own coherence link
+// to the home; no YAML. Closed forms: a miss served from memory and a miss
+// served from another cache are the sums of their stages, a ping-pong of
+// one line between two writers has a period of two one-way transfers, and
+// request credits bound the request rate to credits per round trip.
+#include <gtest/gtest.h>
+#include <systemc>
+
+#include <cstdint>
+#include <tuple>
+#include <vector>
+
+#include "models/coherence/agents.h"
+
+namespace hx::coherence {
+namespace {
+
+struct Core : CoreSide {
+  std::vector<std::tuple<std::uint64_t, std::uint64_t, Tick>> done;  // tag, value, time
+  void access_done(std::uint64_t tag, std::uint64_t value, Tick at) override { done.emplace_back(tag, value, at); }
+};
+
+mem::MemoryConfig memory() {
+  mem::MemoryConfig m;
+  m.read_latency = 80 * kNs;
+  m.write_latency = 40 * kNs;
+  m.channel_GBps = 12.8;  // a line holds its channel 5 ns
+  m.channels = 2;
+  return m;
+}
+
+// 20 GB/s each way (50 ps a byte): a 16 B header 0.8 ns, a data message
+// (16 + 64 B) 4 ns, a credit return 0.4 ns; 20 ns each way; infinite
+// credits unless a test sets some.
+CohLinkConfig link() {
+  CohLinkConfig l;
+  l.GBps = 20.0;
+  l.latency = 20 * kNs;
+  l.ack_every = 1 << 20;
+  l.ack_timeout = kMs;
+  l.fc_update_every = 1;
+  return l;
+}
+
+CohEndConfig infinite() {
+  CohEndConfig c;
+  c.credits = {0, 0, 0, 0};
+  return c;
+}
+
+struct Rig {
+  explicit Rig(CohEndConfig home_port0 = infinite())
+      : mem("mem", memory()), home("home", home_config(home_port0), mem), a0("a0", agent(0)), a1("a1", agent(1)) {
+    CohPort::connect(a0.port(), home.port(0), link());
+    CohPort::connect(a1.port(), home.port(1), link());
+  }
+  static HomeAgentConfig home_config(CohEndConfig port0) {
+    HomeAgentConfig h;
+    h.id = 2;
+    h.lookup = 10 * kNs;
+    h.ports = {port0, infinite()};
+    return h;
+  }
+  static CachingAgentConfig agent(AgentId id) {
+    CachingAgentConfig c;
+    c.id = id;
+    c.home = 2;
+    c.lookup = 2 * kNs;
+    c.port = infinite();
+    return c;
+  }
+  mem::MemoryController mem;
+  HomeAgent home;
+  CachingAgent a0, a1;
+  Core c0, c1;
+};
+
+constexpr Tick kHdr = 800, kData = 4 * kNs, kLat = 20 * kNs, kRn = 2 * kNs, kHome = 10 * kNs;
+
+Tick next_slot(Tick t, Tick grid) { return (t + grid - 1) / grid * grid; }
+
+// A load of a line nobody holds: the request's trip, the home's look-up,
+// the memory read (at its channel's next 5 ns slot), the data's trip, the
+// agent's look-up. The line comes back unique (UC), the only copy.
+TEST(CoherenceAgents, AMissServedByMemoryIsTheSumOfItsStages) {
+  Rig r;
+  r.a0.access(false, 5, 0, 1, r.c0);
+  sc_core::sc_start();
+  ASSERT_EQ(r.c0.done.size(), 1u);
+  const Tick at_home = kRn + kHdr + kLat + kHome;
+  const Tick data = next_slot(at_home, 5 * kNs) + 80 * kNs;
+  EXPECT_EQ(std::get<2>(r.c0.done[0]), data + kData + kLat + kRn);
+  EXPECT_EQ(r.a0.state(5), RnState::UC);
+  EXPECT_EQ(r.home.memory_reads.value, 1u);
+  EXPECT_TRUE(r.home.idle());
+}
+
+// A load of a line dirty in the other cache: request, snoop, dirty data
+// home, data out; the speculative memory read is overtaken. The owner keeps
+// a shared copy; both read the value it wrote.
+TEST(CoherenceAgents, AMissServedByAnotherCacheIsTheSumOfItsStages) {
+  Rig r;
+  r.a1.access(true, 7, 42, 1, r.c1);
+  sc_core::sc_start();  // to rest: a1 holds line 7 dirty
+  ASSERT_EQ(r.a1.state(7), RnState::UD);
+  const Tick t0 = now_tick();
+  r.a0.access(false, 7, 0, 2, r.c0);
+  sc_core::sc_start();
+  ASSERT_EQ(r.c0.done.size(), 1u);
+  const Tick request = kRn + kHdr + kLat + kHome;     // at the home
+  const Tick snoop = kHdr + kLat + kRn;               // at the owner
+  const Tick dirty = kData + kLat + kHome;            // its data at the home
+  const Tick grant = kData + kLat + kRn;              // at the reader
+  EXPECT_EQ(std::get<2>(r.c0.done[0]) - t0, request + snoop + dirty + grant);
+  EXPECT_EQ(std::get<1>(r.c0.done[0]), 42u);
+  EXPECT_EQ(r.a0.state(7), RnState::SC);
+  EXPECT_EQ(r.a1.state(7), RnState::SC);
+  EXPECT_EQ(r.home.line(7).mem, 42u);  // the dirty data came home
+  EXPECT_EQ(r.home.snoops.value, 1u);
+}
+
+// Two writers take turns on one line, each storing when the other's store
+// is done: every turn is one transfer of a dirty line (request, SnpToI,
+// dirty data home, data out), so the period of one writer is two of them.
+TEST(CoherenceAgents, APingPongPeriodIsTwoOneWayTransfers) {
+  Rig r;
+  struct Turns : CoreSide {
+    Rig* rig;
+    int left = 10;
+    std::vector<Tick> at;
+    void access_done(std::uint64_t tag, std::uint64_t, Tick t) override {
+      at.push_back(t);
+      if (--left > 0) (tag == 0 ? rig->a1 : rig->a0).access(true, 3, static_cast<std::uint64_t>(left), 1 - tag, *this);
+    }
+  } turns;
+  turns.rig = &r;
+  r.a0.access(true, 3, 100, 0, turns);
+  sc_core::sc_start();
+  ASSERT_EQ(turns.at.size(), 10u);
+  const Tick one_way = (kRn + kHdr + kLat + kHome) + (kHdr + kLat + kRn) + (kData + kLat + kHome) + (kData + kLat + kRn);
+  for (std::size_t i = 3; i < turns.at.size(); ++i) EXPECT_EQ(turns.at[i] - turns.at[i - 2], 2 * one_way) << i;
+  EXPECT_EQ(r.a1.data(3), 1u);  // the last store's value
+}
+
+// One request credit at the home: a request may leave only when the credit
+// of the one before has come back, freed when the home takes the request
+// (after its look-up) and returned in a 0.4 ns packet over the link. The
+// requests leave one per round trip: credits per round trip.
+TEST(CoherenceAgents, RequestCreditsBoundTheRequestRate) {
+  CohEndConfig one = infinite();
+  one.credits[static_cast<std::size_t>(MsgClass::Req)] = 1;
+  Rig r(one);
+  for (std::uint64_t l = 0; l < 3; ++l) r.a0.access(false, 100 + l, 0, l, r.c0);
+  sc_core::sc_start();
+  ASSERT_EQ(r.c0.done.size(), 3u);
+  const Tick round_trip = kHdr + kLat + kHome + 400 + kLat;  // 51.2 ns
+  for (std::size_t k = 0; k < 3; ++k) {
+    const Tick leaves = kRn + static_cast<Tick>(k) * round_trip;
+    const Tick data = next_slot(leaves + kHdr + kLat + kHome, 5 * kNs) + 80 * kNs;
+    EXPECT_EQ(std::get<2>(r.c0.done[k]), data + kData + kLat + kRn) << k;
+  }
+  EXPECT_GE(r.a0.port().credit_stalls.value, 1u);
+  EXPECT_EQ(r.home.port(0).tx_ctrl.value, 3u);  // one credit return per request
+  EXPECT_EQ(r.a0.port().tx_units.value, 6u);    // three requests, three CompAcks
+}
+
+}  // namespace
+}  // namespace hx::coherence
