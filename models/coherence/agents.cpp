@@ -153,18 +153,20 @@ void CachingAgent::receive(Packet* p) {
   if (!(r.row->ops & kOpRetire)) return;
   // The request is over: its access is done, and the accesses merged
   // behind it run again, in order (a load behind a store now hits).
-  std::vector<Access> again;
+  // (Scratch lists are members: nothing is allocated here once they have grown.)
+  m_again.clear();
   bool head = true;
   m_mshr.complete(m.line, [&](const Access& a) {
     if (head) a.core->access_done(a.tag, r.value, now_tick());
-    else again.push_back(a);
+    else m_again.push_back(a);
     head = false;
   });
-  for (const Access& a : again) run(a);
+  for (const Access& a : m_again) run(a);
   // An MSHR is free: the accesses that waited for one, oldest first.
-  std::deque<Access> blocked;
-  blocked.swap(m_blocked);
-  for (const Access& a : blocked) run(a);
+  if (m_blocked.empty()) return;
+  m_retry.assign(m_blocked.begin(), m_blocked.end());
+  m_blocked.clear();
+  for (const Access& a : m_retry) run(a);
 }
 
 // --- home agent ---

@@ -97,6 +97,7 @@ class CachingAgent final : public CohPortOwner, public Actor, public Sink {
   std::unordered_map<std::uint64_t, CacheLine> m_lines;
   cache::MshrTable<Access> m_mshr;
   std::deque<Access> m_blocked;   // accesses that found every MSHR busy, oldest first
+  std::vector<Access> m_again, m_retry;  // scratch: accesses to run again after a request retires
   std::vector<Access> m_issued;   // accesses between issue and lookup: a slot each
   std::vector<std::uint32_t> m_free;
   ClassQueues m_tx;

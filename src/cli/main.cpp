@@ -116,6 +116,10 @@ int run_cli(int argc, char** argv) {
   auto* bench = app.add_subcommand("bench", "Measure the simulator's own speed on fixed scenarios");
   bench->add_option("--json", bench_json, "write the figures as JSON here");
   bench->add_option("--repeats", bench_repeats, "runs per scenario (the median is reported)")->check(CLI::Range(1, 100));
+  std::string coherence_out;
+  auto* bench_coh = app.add_subcommand("_bench_coherence", "(internal) the coherence scenario of hxsim bench");
+  bench_coh->group("");
+  bench_coh->add_option("--out", coherence_out)->required();
 
   hx::sim::ValidateArgs va;
   auto* val = app.add_subcommand("validate", "Run the calibration cases against published measurements");
@@ -154,6 +158,7 @@ int run_cli(int argc, char** argv) {
   }
   if (*val) return hx::sim::validate(va, self_exe());
   if (*bench) return hx::sim::bench(bench_json, bench_repeats, self_exe());
+  if (*bench_coh) return hx::sim::bench_coherence(coherence_out);
   if (*plot) {
     std::vector<std::string> args = {"/usr/bin/python3", std::string(HXSIM_SOURCE_DIR) + "/plots/plot_study.py", plot_dir};
     args.insert(args.end(), plot_args.begin(), plot_args.end());

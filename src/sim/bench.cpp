@@ -18,7 +18,9 @@
 #include <utility>
 #include <vector>
 
+#include "models/coherence/agents.h"
 #include "models/core/error.h"
+#include "models/core/rng.h"
 #include "src/sim/driver.h"
 #include "src/sim/runner.h"
 #ifdef HXSIM_HAVE_RTL
@@ -203,6 +205,72 @@ double kernel_rate(int segments) {
 
 }  // namespace
 
+// Contention on a shared buffer (the shape of S000 experiment 4): eight
+// caching agents, each with a core doing read-modify-writes (a load, then a
+// store of the line it read) of random lines of a 64-line buffer, all
+// homed at one home agent with its memory; every message is one unit on a
+// coherence link. Counted: the coherence messages sent, the accesses done,
+// the dispatcher's actions and the wall time of the simulation alone.
+int bench_coherence(const std::string& out) {
+  constexpr int kAgents = 8, kLines = 64, kRmw = 25000;
+  mem::MemoryConfig mc;
+  mem::MemoryController memory("coh.mem", mc);
+  coherence::HomeAgentConfig hc;
+  hc.id = kAgents;
+  hc.ports.assign(kAgents, coherence::CohEndConfig{});
+  coherence::HomeAgent home("coh.home", hc, memory);
+  coherence::CohLinkConfig link;
+  link.latency = 20 * kNs;
+  struct Core final : coherence::CoreSide {
+    coherence::CachingAgent* agent = nullptr;
+    Rng rng{1, "core"};
+    int left = kRmw;
+    std::uint64_t line = 0;
+    void next() {
+      line = rng.below(kLines);
+      agent->access(false, line, 0, 0, *this);
+    }
+    void access_done(std::uint64_t tag, std::uint64_t value, Tick) override {
+      if (tag == 0) {
+        agent->access(true, line, value + 1, 1, *this);  // the store of the read-modify-write
+      } else if (--left > 0) {
+        next();
+      }
+    }
+  };
+  std::vector<std::unique_ptr<coherence::CachingAgent>> agents;
+  std::vector<Core> cores(kAgents);
+  for (int a = 0; a < kAgents; ++a) {
+    coherence::CachingAgentConfig cc;
+    cc.id = static_cast<coherence::AgentId>(a);
+    cc.home = static_cast<coherence::AgentId>(kAgents);
+    agents.push_back(std::make_unique<coherence::CachingAgent>("coh.a" + std::to_string(a), cc));
+    coherence::CohPort::connect(agents.back()->port(), home.port(static_cast<coherence::AgentId>(a)), link);
+    cores[static_cast<std::size_t>(a)].agent = agents.back().get();
+    cores[static_cast<std::size_t>(a)].rng = Rng(static_cast<std::uint64_t>(a) + 1, "core");
+  }
+  for (Core& c : cores) c.next();
+  const auto w0 = std::chrono::steady_clock::now();
+  const std::uint64_t a0 = Scheduler::actions_dispatched();
+  sc_core::sc_start();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+  std::uint64_t messages = 0, accesses = 0;
+  for (auto& a : agents) {
+    messages += a->port().tx_units.value;
+    accesses += a->accesses.value;
+    if (!a->idle()) throw SimError("coherence bench: an agent did not finish");
+  }
+  for (int a = 0; a < kAgents; ++a) messages += home.port(static_cast<coherence::AgentId>(a)).tx_units.value;
+  if (!home.idle()) throw SimError("coherence bench: the home did not finish");
+  const nlohmann::json j = {{"wall_s", wall},
+                            {"coherence_messages", messages},
+                            {"accesses", accesses},
+                            {"actions", Scheduler::actions_dispatched() - a0},
+                            {"simulated_ns", static_cast<double>(now_tick()) / 1000.0}};
+  std::ofstream(out) << j.dump(2) << "\n";
+  return 0;
+}
+
 int bench(const std::string& json_out, int repeats, const std::string& self) {
   if (!json_out.empty())
     check_output_file(json_out, "--json " + json_out);
@@ -244,6 +312,37 @@ int bench(const std::string& json_out, int repeats, const std::string& self) {
         scen.back()["rtl_cycles_per_s"] = cyc / med.wall;
         std::printf("%-18s %10s %12.0f RTL cycles, %.2f M cycles/s\n", "", "", cyc, cyc / med.wall / 1e6);
       }
+  }
+  {
+    // Coherence: messages per wall second and per kernel notification, the
+    // median of `repeats` child runs by wall time.
+    std::vector<nlohmann::json> runs;
+    for (int i = 0; i < repeats; ++i) {
+      const fs::path out = dir / ("coherence_" + std::to_string(i) + ".json");
+      const double rss = run_child({self, "_bench_coherence", "--out", out.string()}, out.string() + ".stderr",
+                                   "the coherence bench scenario");
+      std::ifstream in(out);
+      runs.push_back(nlohmann::json::parse(in));
+      runs.back()["peak_rss_mb"] = rss;
+    }
+    std::sort(runs.begin(), runs.end(), [](const nlohmann::json& a, const nlohmann::json& b) { return a["wall_s"] < b["wall_s"]; });
+    const nlohmann::json& m = runs[runs.size() / 2];
+    const double wall = m["wall_s"].get<double>(), msgs = m["coherence_messages"].get<double>();
+    std::printf("%-18s %10.3f %12.0f %14.0f %12.2f %10.1f %9.3f  8 caching agents' read-modify-writes of a 64-line shared buffer "
+                "(coherence messages, not TLP-hops)\n",
+                "coherence_rmw", wall, msgs, msgs / wall, m["actions"].get<double>() / msgs, m["peak_rss_mb"].get<double>(),
+                msgs / wall / kernel);
+    scen.push_back({{"name", "coherence_rmw"},
+                    {"description", "8 caching agents, one home: read-modify-writes of random lines of a 64-line buffer"},
+                    {"wall_s", wall},
+                    {"coherence_messages", msgs},
+                    {"coherence_messages_per_s", msgs / wall},
+                    {"coherence_messages_per_kernel_notification", msgs / wall / kernel},
+                    {"accesses", m["accesses"]},
+                    {"actions_per_message", m["actions"].get<double>() / msgs},
+                    {"peak_rss_mb", m["peak_rss_mb"]},
+                    {"simulated_us", m["simulated_ns"].get<double>() / 1000.0},
+                    {"repeats", repeats}});
   }
   {
     // Cost linear in work: the same FHF study at N and 4N repetitions (the

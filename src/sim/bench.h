@@ -6,5 +6,8 @@
 namespace hx::sim {
 
 int bench(const std::string& json_out, int repeats, const std::string& self_exe);
+// The coherence scenario, run by `bench` in a child process of its own (one
+// SystemC elaboration per process): writes its counts as JSON to `out`.
+int bench_coherence(const std::string& out);
 
 }  // namespace hx::sim
