@@ -1,5 +1,6 @@
 #include "models/coherence/agents.h"
 
+#include "models/coherence/checker.h"
 #include "models/core/error.h"
 #include "models/core/pool.h"
 #include "models/link/link_end_impl.h"
@@ -121,7 +122,9 @@ void CachingAgent::run(const Access& a) {
     m_blocked.push_back(a);
     return;
   }
+  const RnState before = l.state;
   const RnStep r = rn_step(l, e, nullptr, m_cfg.id, m_cfg.home, a.line, a.value, *this);
+  check(a.line, before, l.state, r);
   if (r.loaded || r.stored) {
     ++hits;
     a.core->access_done(a.tag, r.value, now_tick());
@@ -129,6 +132,14 @@ void CachingAgent::run(const Access& a) {
   }
   ++misses;
   m_mshr.request(a.line, a);
+}
+
+// Every step goes past the checker (checker.h): single writer, last value.
+void CachingAgent::check(std::uint64_t line, RnState before, RnState after, const RnStep& r) {
+  auto& c = CoherenceChecker::instance();
+  c.step(m_cfg.id, line, before, after);
+  if (r.loaded) c.load(m_cfg.id, line, r.value);
+  if (r.stored) c.store(line, r.value);
 }
 
 void CachingAgent::send(const Msg& m) {
@@ -149,7 +160,10 @@ void CachingAgent::receive(Packet* p) {
   // sent the request (the first of its MSHR entry).
   const Access* first = m_mshr.first(m.line);
   const std::uint64_t value = first ? first->value : 0;
-  const RnStep r = rn_step(m_lines[m.line], e, &m, m_cfg.id, m_cfg.home, m.line, value, *this);
+  CacheLine& l = m_lines[m.line];
+  const RnState before = l.state;
+  const RnStep r = rn_step(l, e, &m, m_cfg.id, m_cfg.home, m.line, value, *this);
+  check(m.line, before, l.state, r);
   if (!(r.row->ops & kOpRetire)) return;
   // The request is over: its access is done, and the accesses merged
   // behind it run again, in order (a load behind a store now hits).

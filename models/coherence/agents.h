@@ -14,6 +14,9 @@
 //    (a speculative read), and the grant leaves when the snoops are
 //    answered and, unless a snoop brought dirty data, the memory data is
 //    there; dirty data and write-backs are written to memory.
+// Every step of every caching agent passes the coherence checker
+// (checker.h): single writer or many readers per line, and every load the
+// value of the line's last store.
 // Simplifications in this version: a caching agent holds every line it
 // touches (no capacity, so no replacement and no write-back); the home
 // snoops and answers through its own links only (no forwarding); one link
@@ -90,6 +93,7 @@ class CachingAgent final : public CohPortOwner, public Actor, public Sink {
   };
   void run(const Access& a);
   void receive(Packet* p);
+  void check(std::uint64_t line, RnState before, RnState after, const RnStep& r);
   CachingAgentConfig m_cfg;
   Scheduler m_sched;
   CohPort m_port;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "models/coherence/agents.h"
+#include "models/coherence/checker.h"
 #include "models/core/error.h"
 #include "models/core/rng.h"
 #include "src/sim/driver.h"
@@ -266,6 +267,7 @@ int bench_coherence(const std::string& out) {
                             {"coherence_messages", messages},
                             {"accesses", accesses},
                             {"actions", Scheduler::actions_dispatched() - a0},
+                            {"invariant_checks", coherence::CoherenceChecker::instance().checks()},
                             {"simulated_ns", static_cast<double>(now_tick()) / 1000.0}};
   std::ofstream(out) << j.dump(2) << "\n";
   return 0;

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "models/coherence/agents.h"
+#include "models/coherence/checker.h"
+#include "models/core/error.h"
 
 namespace hx::coherence {
 namespace {
@@ -163,6 +165,29 @@ TEST(CoherenceAgents, RequestCreditsBoundTheRequestRate) {
   EXPECT_GE(r.a0.port().credit_stalls.value, 1u);
   EXPECT_EQ(r.home.port(0).tx_ctrl.value, 3u);  // one credit return per request
   EXPECT_EQ(r.a0.port().tx_units.value, 6u);    // three requests, three CompAcks
+}
+
+// The checker every agent reports to catches what a broken protocol would
+// do: a second writable copy, and a load of anything but the last store.
+TEST(CoherenceChecker, CatchesASecondWriterAndAStaleLoad) {
+  auto& c = CoherenceChecker::instance();
+  c.clear();
+  c.step(0, 9, RnState::I, RnState::UC);
+  EXPECT_THROW(c.step(1, 9, RnState::I, RnState::SC), SimError);
+  c.clear();
+  c.store(4, 7);
+  c.load(0, 4, 7);
+  EXPECT_THROW(c.load(1, 4, 6), SimError);
+}
+
+// The agents' runs above pass it at every step.
+TEST(CoherenceChecker, EveryAgentStepIsChecked) {
+  CoherenceChecker::instance().clear();
+  Rig r;
+  r.a1.access(true, 7, 42, 1, r.c1);
+  r.a0.access(false, 7, 0, 2, r.c0);
+  sc_core::sc_start();
+  EXPECT_GE(CoherenceChecker::instance().checks(), 4u);
 }
 
 }  // namespace

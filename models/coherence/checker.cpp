@@ -1,0 +1,36 @@
+#include "models/coherence/checker.h"
+
+#include <string>
+
+#include "models/core/error.h"
+
+namespace hx::coherence {
+
+CoherenceChecker& CoherenceChecker::instance() {
+  static CoherenceChecker c;
+  return c;
+}
+
+void CoherenceChecker::step(std::uint16_t agent, std::uint64_t line, RnState before, RnState after) {
+  if (before == after) return;
+  Line& l = m_lines[line];
+  l.readers += static_cast<int>(rn_readable(after)) - static_cast<int>(rn_readable(before));
+  l.writers += static_cast<int>(rn_writable(after)) - static_cast<int>(rn_writable(before));
+  ++m_checks;
+  if (l.writers > 1 || (l.writers == 1 && l.readers > 1))
+    sim_fail("coherence checker", "line " + std::to_string(line) + ": agent " + std::to_string(agent) + " went to " +
+                                      rn_state_name(after) + " while " + std::to_string(l.readers) + " agents hold it (" +
+                                      std::to_string(l.writers) + " writable): single writer broken");
+}
+
+void CoherenceChecker::load(std::uint16_t agent, std::uint64_t line, std::uint64_t value) {
+  ++m_checks;
+  const std::uint64_t g = m_lines[line].golden;
+  if (value != g)
+    sim_fail("coherence checker", "line " + std::to_string(line) + ": agent " + std::to_string(agent) + " loaded " +
+                                      std::to_string(value) + ", the last store wrote " + std::to_string(g));
+}
+
+void CoherenceChecker::store(std::uint64_t line, std::uint64_t value) { m_lines[line].golden = value; }
+
+}  // namespace hx::coherence

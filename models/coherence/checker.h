@@ -1,0 +1,36 @@
+// The invariants of timed coherent agents, on in every run: every caching
+// agent reports each step of each line to the checker, which keeps, per
+// line, how many agents may read it and how many may write it, and the
+// value of its last store (a golden memory: stores are serialised by the
+// single-writer rule). It fails the run, naming the line and the agent,
+// when a writer coexists with another copy or a load returns anything but
+// the last store's value. Lines start at 0, as the home's memory does.
+#pragma once
+#include <cstdint>
+#include <unordered_map>
+
+#include "models/coherence/protocol.h"
+
+namespace hx::coherence {
+
+class CoherenceChecker {
+ public:
+  // The process's checker (one system of agents per process, as one
+  // SystemC elaboration per process).
+  static CoherenceChecker& instance();
+  void step(std::uint16_t agent, std::uint64_t line, RnState before, RnState after);
+  void load(std::uint16_t agent, std::uint64_t line, std::uint64_t value);
+  void store(std::uint64_t line, std::uint64_t value);
+  std::uint64_t checks() const { return m_checks; }
+  void clear() { m_lines.clear(); m_checks = 0; }
+
+ private:
+  struct Line {
+    int readers = 0, writers = 0;
+    std::uint64_t golden = 0;
+  };
+  std::unordered_map<std::uint64_t, Line> m_lines;
+  std::uint64_t m_checks = 0;
+};
+
+}  // namespace hx::coherence
