@@ -82,23 +82,21 @@ std::uint64_t CachingAgent::data(std::uint64_t line) const {
 }
 
 void CachingAgent::access(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core) {
-  std::uint32_t slot;
-  if (!m_free.empty()) {
-    slot = m_free.back();
-    m_free.pop_back();
-  } else {
-    slot = static_cast<std::uint32_t>(m_issued.size());
-    m_issued.emplace_back();
-  }
-  m_issued[slot] = Access{store, line, value, tag, &core};
-  m_sched.at(now_tick() + m_cfg.lookup, this, kAccess, slot);
+  // Between issue and look-up the access waits in the process's pool.
+  Access* a = Pool<Access>::instance().get();
+  a->store = store;
+  a->line = line;
+  a->value = value;
+  a->tag = tag;
+  a->core = &core;
+  m_sched.at(now_tick() + m_cfg.lookup, this, kAccess, 0, a);
 }
 
-void CachingAgent::on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) {
+void CachingAgent::on_action(std::uint32_t kind, std::uint64_t, void* ptr) {
   if (kind == kAccess) {
-    const auto slot = static_cast<std::uint32_t>(arg);
-    const Access a = m_issued[slot];
-    m_free.push_back(slot);
+    Access* p = static_cast<Access*>(ptr);
+    const Access a = *p;
+    Pool<Access>::instance().put(p);
     ++accesses;
     run(a);
   } else {

@@ -87,6 +87,8 @@ class CachingAgent final : public CohPortOwner, public Actor, public Sink {
 
  private:
   struct Access {
+    static constexpr const char* kPoolName = "a core access";
+    std::uint64_t id = 0;
     bool store = false;
     std::uint64_t line = 0, value = 0, tag = 0;
     CoreSide* core = nullptr;
@@ -102,8 +104,6 @@ class CachingAgent final : public CohPortOwner, public Actor, public Sink {
   cache::MshrTable<Access> m_mshr;
   std::deque<Access> m_blocked;   // accesses that found every MSHR busy, oldest first
   std::vector<Access> m_again, m_retry;  // scratch: accesses to run again after a request retires
-  std::vector<Access> m_issued;   // accesses between issue and lookup: a slot each
-  std::vector<std::uint32_t> m_free;
   ClassQueues m_tx;
 };
 

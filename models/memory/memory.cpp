@@ -224,23 +224,20 @@ void MemoryController::request(const MemRequest& r, Tick t, MemoryClient& client
   const std::uint64_t L = static_cast<std::uint64_t>(m_cfg.line_B);
   const Tick done = r.op == MemOp::ReadLine ? read_line(r.addr / L * L, t) : write(r.addr, r.len, t);
   if (!m_sched) m_sched = std::make_unique<Scheduler>("memory");
-  std::uint32_t slot;
-  if (!m_free.empty()) {
-    slot = m_free.back();
-    m_free.pop_back();
-  } else {
-    slot = static_cast<std::uint32_t>(m_pending.size());
-    m_pending.emplace_back();
-  }
-  m_pending[slot] = Pending{r, &client};
-  m_sched->at(done, this, 0, slot);
+  Pending* p = Pool<Pending>::instance().get();
+  p->r = r;
+  p->client = &client;
+  ++m_pending;
+  m_sched->at(done, this, 0, 0, p);
 }
 
-void MemoryController::on_action(std::uint32_t, std::uint64_t arg, void*) {
-  const auto slot = static_cast<std::uint32_t>(arg);
-  const Pending p = m_pending[slot];
-  m_free.push_back(slot);
-  p.client->memory_done(p.r, now_tick());
+void MemoryController::on_action(std::uint32_t, std::uint64_t, void* ptr) {
+  Pending* p = static_cast<Pending*>(ptr);
+  const MemRequest r = p->r;
+  MemoryClient* client = p->client;
+  Pool<Pending>::instance().put(p);
+  --m_pending;
+  client->memory_done(r, now_tick());
 }
 
 Tick MemoryController::read_line(std::uint64_t line_addr, Tick t) {

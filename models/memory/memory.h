@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "models/cache/tag_array.h"
+#include "models/core/pool.h"
 #include "models/core/scheduler.h"
 #include "models/core/slot_calendar.h"
 #include "models/core/stats.h"
@@ -173,7 +174,7 @@ class MemoryController final : public Actor {
   // synchronous calls serve it: the two paths are one mechanism.
   void request(const MemRequest& r, Tick t, MemoryClient& client);
   void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
-  std::size_t requests_pending() const { return m_pending.size() - m_free.size(); }
+  std::size_t requests_pending() const { return m_pending; }
 
   Counter lines_read, lines_written, partial_writes, far_lines, llc_misses;
 
@@ -191,14 +192,15 @@ class MemoryController final : public Actor {
   Tick m_link_booked = 0;  // end of the latest slot booked on the interconnect
   LineCache m_llc;
   SparseMemory m_store;
-  // Asynchronous requests in flight: a slot each, reused (nothing is
-  // allocated per request once the table has grown to the peak).
+  // An asynchronous request in flight, from the process's pool (nothing is
+  // allocated per request once the pool has grown to the peak).
   struct Pending {
+    static constexpr const char* kPoolName = "a memory request";
+    std::uint64_t id = 0;
     MemRequest r;
     MemoryClient* client = nullptr;
   };
-  std::vector<Pending> m_pending;
-  std::vector<std::uint32_t> m_free;
+  std::size_t m_pending = 0;
   std::unique_ptr<Scheduler> m_sched;  // made on the first asynchronous request
 };
 
