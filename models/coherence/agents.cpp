@@ -39,8 +39,8 @@ link::Wire CohLinkTraits::wire(const CohLinkConfig& l, const CohEndConfig&) {
   return w;
 }
 
-// Responses and data first, then snoop responses' partners the snoops, then
-// requests: a class never waits behind a class that depends on it.
+// Data and responses first, then snoops, then requests: a message never
+// waits behind one of a class that needs it to finish first.
 Packet* ClassQueues::select(CohPort& port) {
   static constexpr int kOrder[] = {3, 2, 1, 0};  // Dat, Rsp, Snp, Req
   for (int c : kOrder) {
