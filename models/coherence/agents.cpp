@@ -18,7 +18,7 @@ using PacketPool = Pool<Packet>;
 Packet* packet_of(const Msg& m) {
   Packet* p = PacketPool::instance().get();
   p->msg = m;
-  p->len = msg_has_data(m.type) ? 64u : 0u;
+  p->len = msg_has_data(m.type) ? kLineB : 0u;
   p->ready = now_tick();
   return p;
 }
@@ -216,7 +216,7 @@ void HomeAgent::on_action(std::uint32_t, std::uint64_t, void* ptr) {
     // Dirty data comes home: memory is written (its channel is occupied),
     // and a grant of this transaction need not wait for memory.
     ++memory_writes;
-    m_mem.write(m.line * 64, 64, now_tick());
+    m_mem.write(m.line * kLineB, kLineB, now_tick());
     if (m.type != MsgType::WriteBack) m_wait[m.line].dirty_in = true;
   }
   home_receive(m_lines[m.line], m, m_cfg.id, *this);
@@ -233,7 +233,7 @@ void HomeAgent::home_row_taken(const HomeRow& row) {
   ++memory_reads;
   mem::MemRequest r;
   r.op = mem::MemOp::ReadLine;
-  r.addr = m_cur_line * 64;
+  r.addr = m_cur_line * kLineB;
   r.requester = m_cfg.id;
   r.tag = w.seq;
   m_mem.request(r, now_tick(), *this);
@@ -253,7 +253,7 @@ void HomeAgent::send(const Msg& m) {
 }
 
 void HomeAgent::memory_done(const mem::MemRequest& r, Tick) {
-  Wait& w = m_wait[r.addr / 64];
+  Wait& w = m_wait[r.addr / kLineB];
   if (!w.reading || w.seq != r.tag) return;  // its transaction ended on dirty data meanwhile
   w.reading = false;
   if (w.parked) {

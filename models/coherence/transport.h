@@ -3,7 +3,7 @@
 // with message credits of its own at the receiver, so that snoops and
 // responses never wait for request buffers (the deadlock-freedom argument
 // of CHI-style protocols). A message occupies a header of `header_B` on the
-// wire, plus a line of `line_B` when it carries data; control packets
+// wire, plus a line (kLineB) when it carries data; control packets
 // (credit returns, ACKs) take `ctrl_B`. This is the transport of agents
 // wired directly (tests, a socket's mesh); CCIX carries the same messages
 // in PCIe TLPs on VC1 instead.
@@ -15,6 +15,7 @@
 
 #include "models/coherence/engine.h"
 #include "models/link/link_end.h"
+#include "models/memory/memory.h"
 
 namespace hx::coherence {
 
@@ -29,6 +30,8 @@ struct Packet {
 };
 
 constexpr int kMsgClasses = 4;
+// A coherent line, as memory keeps it: line numbers times this are addresses.
+constexpr std::uint32_t kLineB = mem::MemoryConfig::line_B;
 
 struct CohEndConfig {
   int vcs = 1;
@@ -43,7 +46,6 @@ struct CohEndConfig {
 struct CohLinkConfig : link::LinkLayerConfig {
   double GBps = 20.0;      // one direction, after encoding
   int header_B = 16;       // one message's header on the wire
-  int line_B = 64;         // a data message's payload
   int ctrl_B = 8;          // a credit return or ACK
 };
 
