@@ -47,9 +47,6 @@ struct Explorer : Sink {
 
   CacheLine& line(World& x, int a, int l) { return x.cl[static_cast<std::size_t>(a * cfg.lines + l)]; }
 
-  static bool less(const Msg& a, const Msg& b) {
-    return std::tie(a.type, a.src, a.dst, a.line, a.data) < std::tie(b.type, b.src, b.dst, b.line, b.data);
-  }
 
   // Data of line l as 1 (the last store's value) or 0 (any other).
   void canonical(World& x) {
@@ -68,7 +65,7 @@ struct Explorer : Sink {
         if (m.line == static_cast<std::uint64_t>(l)) m.data = msg_has_data(m.type) ? c(m.data) : 0;
       x.golden[static_cast<std::size_t>(l)] = 1;
     }
-    std::sort(x.net.begin(), x.net.end(), less);
+    std::sort(x.net.begin(), x.net.end(), msg_less);
   }
 
   static void put_msg(std::string& k, const Msg& m) {
@@ -223,7 +220,7 @@ struct Explorer : Sink {
           }
       // Every distinct message in flight, delivered now.
       for (std::size_t i = 0; i < cur.net.size(); ++i) {
-        if (i && !less(cur.net[i - 1], cur.net[i])) continue;  // the same message again
+        if (i && !msg_less(cur.net[i - 1], cur.net[i])) continue;  // the same message again
         const Msg m = cur.net[i];
         if (!step(cur, next, "deliver " + describe(m), [&](World& x) { deliver(x, i); })) return res;
         visit(next);

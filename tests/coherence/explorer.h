@@ -20,6 +20,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "models/coherence/engine.h"
@@ -51,5 +52,11 @@ struct ExploreResult {
 };
 
 ExploreResult explore(const ExploreConfig& cfg);
+
+// A total order of messages, so that the messages in flight, a multiset,
+// have one canonical form (sorted) in a searched state's key.
+inline bool msg_less(const Msg& a, const Msg& b) {
+  return std::tie(a.type, a.src, a.dst, a.line, a.data) < std::tie(b.type, b.src, b.dst, b.line, b.data);
+}
 
 }  // namespace hx::coherence::test

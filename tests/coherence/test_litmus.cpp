@@ -25,9 +25,12 @@
 
 #include "models/coherence/engine.h"
 #include "models/core/error.h"
+#include "tests/coherence/explorer.h"
 
 namespace hx::coherence {
 namespace {
+
+using test::msg_less;
 
 struct Op {
   bool store;
@@ -98,9 +101,6 @@ struct Machine : Sink {
     Outcome regs;
   };
 
-  static bool less(const Msg& a, const Msg& b) {
-    return std::tie(a.type, a.src, a.dst, a.line, a.data) < std::tie(b.type, b.src, b.dst, b.line, b.data);
-  }
   static void put(std::string& k, std::uint64_t v) { k.append(reinterpret_cast<const char*>(&v), sizeof v); }
   std::string key(const State& s) const {
     std::string k;
@@ -147,7 +147,7 @@ struct Machine : Sink {
     std::deque<State> todo{init};
     const auto push = [&](State& n) {
       for (const Msg& m : sent) n.net.push_back(m);
-      std::sort(n.net.begin(), n.net.end(), less);
+      std::sort(n.net.begin(), n.net.end(), msg_less);
       if (seen.insert(key(n)).second) todo.push_back(std::move(n));
     };
     while (!todo.empty()) {
@@ -186,7 +186,7 @@ struct Machine : Sink {
         }
       }
       for (std::size_t i = 0; i < s.net.size(); ++i) {
-        if (i && !less(s.net[i - 1], s.net[i])) continue;
+        if (i && !msg_less(s.net[i - 1], s.net[i])) continue;
         State n = s;
         sent.clear();
         const Msg m = n.net[i];
