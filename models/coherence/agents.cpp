@@ -3,11 +3,6 @@
 #include "models/coherence/checker.h"
 #include "models/core/error.h"
 #include "models/core/pool.h"
-#include "models/link/link_end_impl.h"
-
-namespace hx::link {
-template class LinkEnd<coherence::CohLinkTraits>;
-}  // namespace hx::link
 
 namespace hx::coherence {
 
@@ -24,51 +19,31 @@ Packet* packet_of(const Msg& m) {
 }
 }  // namespace
 
-const char* CohLinkTraits::class_name(int cls) {
-  static const char* const n[] = {"Req", "Snp", "Rsp", "Dat"};
-  return n[cls];
-}
-
-link::Wire CohLinkTraits::wire(const CohLinkConfig& l, const CohEndConfig&) {
-  if (l.GBps <= 0) throw InputError("a coherence link needs a positive bandwidth");
-  link::Wire w;
-  w.ps_per_byte = 1000.0 / l.GBps;
-  w.align = 1;
-  w.framing_B = static_cast<std::uint32_t>(l.header_B);
-  w.ctrl_B = static_cast<std::uint32_t>(l.ctrl_B);
-  return w;
-}
-
-// Data and responses first, then snoops, then requests: a message never
-// waits behind one of a class that needs it to finish first.
-Packet* ClassQueues::select(CohPort& port) {
-  static constexpr int kOrder[] = {3, 2, 1, 0};  // Dat, Rsp, Snp, Req
-  for (int c : kOrder) {
-    auto& q = m_q[static_cast<std::size_t>(c)];
-    if (q.empty() || q.front()->ready > now_tick() || !port.can_send(*q.front())) continue;
-    Packet* p = q.front();
-    q.pop_front();
-    return p;
-  }
-  return nullptr;
-}
-
-bool ClassQueues::empty() const {
-  for (const auto& q : m_q)
-    if (!q.empty()) return false;
-  return true;
-}
-
 // --- caching agent ---
 
 CachingAgent::CachingAgent(const std::string& name, const CachingAgentConfig& cfg)
-    : m_cfg(cfg), m_sched(name), m_port(*this, name + ".port", cfg.port), m_name(name),
+    : CachingAgent(name, cfg, nullptr) {}
+
+CachingAgent::CachingAgent(const std::string& name, const CachingAgentConfig& cfg, Channel& channel)
+    : CachingAgent(name, cfg, &channel) {}
+
+CachingAgent::CachingAgent(const std::string& name, const CachingAgentConfig& cfg, Channel* channel)
+    : m_cfg(cfg), m_sched(name), m_channel(channel), m_name(name),
       m_mshr(name + ".mshr", static_cast<unsigned>(cfg.mshrs), static_cast<unsigned>(cfg.merge)) {
+  if (!m_channel) {
+    m_direct = std::make_unique<DirectLink>(*this, name + ".port", cfg.port);
+    m_channel = m_direct.get();
+  }
   auto& reg = StatsRegistry::instance();
   reg.add_counter(name + ".accesses", &accesses, "1", "core loads and stores");
   reg.add_counter(name + ".hits", &hits, "1", "accesses done without a request");
   reg.add_counter(name + ".misses", &misses, "1", "accesses that sent a request");
   reg.add_counter(name + ".merged", &merged, "1", "accesses merged into a request outstanding for their line");
+}
+
+CohPort& CachingAgent::port() {
+  if (!m_direct) sim_fail(m_name, "the agent has no direct link: its messages travel on a channel");
+  return m_direct->port();
 }
 
 RnState CachingAgent::state(std::uint64_t line) const {
@@ -140,16 +115,12 @@ void CachingAgent::check(std::uint64_t line, RnState before, RnState after, cons
   if (r.stored) c.store(line, r.value);
 }
 
-void CachingAgent::send(const Msg& m) {
-  Packet* p = packet_of(m);
-  m_tx.push(p);
-  m_port.wake_for(*p);
-}
+void CachingAgent::send(const Msg& m) { m_channel->send(packet_of(m)); }
 
-void CachingAgent::rx_arrive(CohPort&, Packet* u, Tick, Tick tail) { m_sched.at(tail + m_cfg.lookup, this, kReceive, 0, u); }
+void CachingAgent::arrive(Channel&, Packet* p, Tick tail) { m_sched.at(tail + m_cfg.lookup, this, kReceive, 0, p); }
 
 void CachingAgent::receive(Packet* p) {
-  m_port.release(*p);
+  m_channel->release(*p);
   const Msg m = p->msg;
   PacketPool::instance().put(p);
   const RnEvent e = rn_event_of(m.type);
@@ -184,10 +155,11 @@ void CachingAgent::receive(Packet* p) {
 // --- home agent ---
 
 HomeAgent::HomeAgent(const std::string& name, const HomeAgentConfig& cfg, mem::MemoryController& memory)
-    : m_cfg(cfg), m_sched(name), m_mem(memory), m_tx(cfg.ports.size()) {
+    : m_cfg(cfg), m_name(name), m_sched(name), m_mem(memory) {
   for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
-    m_ports.push_back(std::make_unique<CohPort>(*this, name + ".port" + std::to_string(i), cfg.ports[i]));
-    m_ports.back()->index = static_cast<int>(i);
+    m_direct.push_back(std::make_unique<DirectLink>(*this, name + ".port" + std::to_string(i), cfg.ports[i]));
+    m_direct.back()->port().index = static_cast<int>(i);
+    m_channels.push_back(m_direct.back().get());
   }
   auto& reg = StatsRegistry::instance();
   reg.add_counter(name + ".requests", &requests, "1", "requests served");
@@ -196,19 +168,36 @@ HomeAgent::HomeAgent(const std::string& name, const HomeAgentConfig& cfg, mem::M
   reg.add_counter(name + ".memory_writes", &memory_writes, "line", "dirty lines written to memory");
 }
 
+CohPort& HomeAgent::port(AgentId agent) {
+  if (agent >= m_direct.size()) sim_fail(m_name, "agent " + std::to_string(agent) + " has no direct link to this home");
+  return m_direct[agent]->port();
+}
+
+void HomeAgent::attach(AgentId agent, Channel& channel) {
+  if (agent >= m_channels.size()) m_channels.resize(agent + 1u, nullptr);
+  if (m_channels[agent]) sim_fail(m_name, "agent " + std::to_string(agent) + " has a channel already");
+  m_channels[agent] = &channel;
+}
+
+Channel& HomeAgent::channel(AgentId agent) {
+  Channel* c = agent < m_channels.size() ? m_channels[agent] : nullptr;
+  if (!c) sim_fail(m_name, "no channel to agent " + std::to_string(agent));
+  return *c;
+}
+
 bool HomeAgent::idle() const {
   for (const auto& [l, h] : m_lines)
     if (h.busy || !h.waiting.empty()) return false;
-  for (const ClassQueues& q : m_tx)
-    if (!q.empty()) return false;
+  for (const Channel* c : m_channels)
+    if (c && c->pending()) return false;
   return true;
 }
 
-void HomeAgent::rx_arrive(CohPort&, Packet* u, Tick, Tick tail) { m_sched.at(tail + m_cfg.lookup, this, kReceive, 0, u); }
+void HomeAgent::arrive(Channel&, Packet* p, Tick tail) { m_sched.at(tail + m_cfg.lookup, this, kReceive, 0, p); }
 
 void HomeAgent::on_action(std::uint32_t, std::uint64_t, void* ptr) {
   Packet* p = static_cast<Packet*>(ptr);
-  m_ports.at(p->msg.src)->release(*p);
+  channel(p->msg.src).release(*p);
   const Msg m = p->msg;
   PacketPool::instance().put(p);
   m_cur_line = m.line;
@@ -262,10 +251,6 @@ void HomeAgent::memory_done(const mem::MemRequest& r, Tick) {
   }
 }
 
-void HomeAgent::transmit(const Msg& m) {
-  Packet* p = packet_of(m);
-  m_tx.at(m.dst).push(p);
-  m_ports.at(m.dst)->wake_for(*p);
-}
+void HomeAgent::transmit(const Msg& m) { channel(m.dst).send(packet_of(m)); }
 
 }  // namespace hx::coherence

@@ -1,13 +1,13 @@
 // Timed coherent agents: a caching agent and a home agent that run the one
-// engine (engine.h) and carry its messages on coherence links
-// (transport.h). Each event costs its controller's latency, then the
-// engine's step; a message is one queue entry and at most one dispatcher
+// engine (engine.h) and carry its messages on channels (transport.h):
+// direct coherence links, or CCIX in PCIe TLPs. Each event costs its
+// controller's latency, then the engine's step; a message is one queue entry and at most one dispatcher
 // action per hop, as a TLP is.
 //  - CachingAgent: the lines a core touches, an MSHR table (models/cache)
 //    that merges a core's later accesses to a line with a request
-//    outstanding and holds accesses back when it is full; responses and
-//    data leave before snoop responses, and those before requests, each
-//    class on its own credits.
+//    outstanding and holds accesses back when it is full. Its channel
+//    (transport.h) sends responses and data before snoop responses, and
+//    those before requests, each class on its own credits.
 //  - HomeAgent: the directory and memory of the lines it homes, one
 //    transaction per line (the engine's hazard queue); a request whose
 //    grant carries data reads memory at once, in parallel with its snoops
@@ -19,8 +19,8 @@
 // value of the line's last store.
 // Simplifications in this version: a caching agent holds every line it
 // touches (no capacity, so no replacement and no write-back); the home
-// snoops and answers through its own links only (no forwarding); one link
-// per caching agent, straight to the home.
+// snoops and answers through its own channels only (no forwarding); one
+// channel per caching agent, straight to the home.
 #pragma once
 #include <array>
 #include <deque>
@@ -53,32 +53,23 @@ struct CachingAgentConfig {
   CohEndConfig port;
 };
 
-// Messages waiting for a link, per class, sent responses first.
-class ClassQueues {
+class CachingAgent final : public Receiver, public Actor, public Sink {
  public:
-  void push(Packet* p) { m_q[static_cast<std::size_t>(CohLinkTraits::cls(*p))].push_back(p); }
-  Packet* select(CohPort& port);
-  bool empty() const;
-
- private:
-  std::array<std::deque<Packet*>, kMsgClasses> m_q;
-};
-
-class CachingAgent final : public CohPortOwner, public Actor, public Sink {
- public:
+  // An agent on a direct coherence link to its home (cfg.port; port()).
   CachingAgent(const std::string& name, const CachingAgentConfig& cfg);
-  CohPort& port() { return m_port; }
+  // An agent whose messages `channel` carries (CCIX: models/ccix); it must
+  // call arrive() on the agent for every message to it.
+  CachingAgent(const std::string& name, const CachingAgentConfig& cfg, Channel& channel);
+  CohPort& port();
   const CachingAgentConfig& config() const { return m_cfg; }
   // A core access to `line`, issued now; `core` hears when it is done.
   void access(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core);
   RnState state(std::uint64_t line) const;
   std::uint64_t data(std::uint64_t line) const;
-  bool idle() const { return m_mshr.in_use() == 0 && m_blocked.empty() && m_tx.empty(); }
+  bool idle() const { return m_mshr.in_use() == 0 && m_blocked.empty() && !m_channel->pending(); }
 
-  // link and engine callbacks
-  Packet* tx_select(CohPort& p) override { return m_tx.select(p); }
-  void rx_arrive(CohPort& p, Packet* u, Tick head, Tick tail) override;
-  bool tx_pending(const CohPort&) const override { return !m_tx.empty(); }
+  // channel and engine callbacks
+  void arrive(Channel& from, Packet* p, Tick tail) override;
   Scheduler& scheduler() override { return m_sched; }
   void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
   void send(const Msg& m) override;
@@ -93,36 +84,39 @@ class CachingAgent final : public CohPortOwner, public Actor, public Sink {
     std::uint64_t line = 0, value = 0, tag = 0;
     CoreSide* core = nullptr;
   };
+  CachingAgent(const std::string& name, const CachingAgentConfig& cfg, Channel* channel);
   void run(const Access& a);
   void receive(Packet* p);
   void check(std::uint64_t line, RnState before, RnState after, const RnStep& r);
   CachingAgentConfig m_cfg;
   Scheduler m_sched;
-  CohPort m_port;
+  std::unique_ptr<DirectLink> m_direct;  // when the agent has its own link
+  Channel* m_channel;
   std::string m_name;
   std::unordered_map<std::uint64_t, CacheLine> m_lines;
   cache::MshrTable<Access> m_mshr;
   std::deque<Access> m_blocked;   // accesses that found every MSHR busy, oldest first
   std::vector<Access> m_again, m_retry;  // scratch: accesses to run again after a request retires
-  ClassQueues m_tx;
 };
 
 struct HomeAgentConfig {
   AgentId id = 0;
   Tick lookup = 10 * kNs;  // directory look-up and pipeline, per message
-  std::vector<CohEndConfig> ports;  // one per caching agent, in agent-id order
+  // One direct link per caching agent, in agent-id order; agents beyond
+  // these are reached through channels given to attach().
+  std::vector<CohEndConfig> ports;
 };
 
-class HomeAgent final : public CohPortOwner, public Actor, public Sink, public mem::MemoryClient {
+class HomeAgent final : public Receiver, public Actor, public Sink, public mem::MemoryClient {
  public:
   HomeAgent(const std::string& name, const HomeAgentConfig& cfg, mem::MemoryController& memory);
-  CohPort& port(AgentId agent) { return *m_ports.at(agent); }
+  CohPort& port(AgentId agent);  // the direct link to `agent`
+  // Messages to and from `agent` travel on `channel` (CCIX: models/ccix).
+  void attach(AgentId agent, Channel& channel);
   const HomeLine& line(std::uint64_t l) { return m_lines[l]; }
   bool idle() const;
 
-  Packet* tx_select(CohPort& p) override { return m_tx[static_cast<std::size_t>(p.index)].select(p); }
-  void rx_arrive(CohPort& p, Packet* u, Tick head, Tick tail) override;
-  bool tx_pending(const CohPort& p) const override { return !m_tx[static_cast<std::size_t>(p.index)].empty(); }
+  void arrive(Channel& from, Packet* p, Tick tail) override;
   Scheduler& scheduler() override { return m_sched; }
   void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
   void send(const Msg& m) override;
@@ -141,11 +135,13 @@ class HomeAgent final : public CohPortOwner, public Actor, public Sink, public m
     Msg grant;
   };
   void transmit(const Msg& m);
+  Channel& channel(AgentId agent);
   HomeAgentConfig m_cfg;
+  std::string m_name;
   Scheduler m_sched;
   mem::MemoryController& m_mem;
-  std::vector<std::unique_ptr<CohPort>> m_ports;
-  std::vector<ClassQueues> m_tx;
+  std::vector<std::unique_ptr<DirectLink>> m_direct;
+  std::vector<Channel*> m_channels;  // by agent id
   std::unordered_map<std::uint64_t, HomeLine> m_lines;
   std::unordered_map<std::uint64_t, Wait> m_wait;
   std::uint64_t m_cur_line = 0;  // the line whose message the engine is handling

@@ -6,12 +6,14 @@
 // wire, plus a line (kLineB) when it carries data; control packets
 // (credit returns, ACKs) take `ctrl_B`. This is the transport of agents
 // wired directly (tests, a socket's mesh); CCIX carries the same messages
-// in PCIe TLPs on VC1 instead.
+// in PCIe TLPs on VC1 instead; both are a Channel (below) to the agents.
 // Simplifications: one message per wire unit (no flit packing of several
 // headers), no replay.
 #pragma once
 #include <array>
 #include <cstdint>
+#include <deque>
+#include <string>
 
 #include "models/coherence/engine.h"
 #include "models/link/link_end.h"
@@ -76,6 +78,77 @@ struct CohLinkTraits {
 
 using CohPort = link::LinkEnd<CohLinkTraits>;
 using CohPortOwner = link::Owner<CohLinkTraits>;
+
+// What carries an agent's messages to one partner: a direct coherence link
+// (DirectLink below), or CCIX messages packed into PCIe TLPs on VC1
+// (models/ccix). An agent only queues and releases; the channel owns the
+// queues, the order between classes and the credits.
+class Channel {
+ public:
+  virtual ~Channel() = default;
+  // Queue `p` (ready at p->ready) for the partner; the channel owns it
+  // until it is delivered.
+  virtual void send(Packet* p) = 0;
+  // The receiver is done with `p`: the buffer it took is free again (its
+  // credit goes back to the sender).
+  virtual void release(const Packet& p) = 0;
+  virtual bool pending() const = 0;  // messages queued, not yet sent
+};
+
+// The agent behind a channel.
+class Receiver {
+ public:
+  virtual ~Receiver() = default;
+  // A message from `from` whose last byte arrives at `tail`; the receiver
+  // calls from.release(*p) once it has taken it.
+  virtual void arrive(Channel& from, Packet* p, Tick tail) = 0;
+  virtual Scheduler& scheduler() = 0;
+};
+
+// Messages waiting for a link, per class, sent responses first.
+class ClassQueues {
+ public:
+  void push(Packet* p) { m_q[static_cast<std::size_t>(CohLinkTraits::cls(*p))].push_back(p); }
+  // The first message, data and responses first, then snoops, then
+  // requests, that is ready at `now` and that `sendable` accepts.
+  template <class F>
+  Packet* select(Tick now, F&& sendable) {
+    static constexpr int kOrder[] = {3, 2, 1, 0};  // Dat, Rsp, Snp, Req
+    for (int c : kOrder) {
+      auto& q = m_q[static_cast<std::size_t>(c)];
+      if (q.empty() || q.front()->ready > now || !sendable(*q.front())) continue;
+      Packet* p = q.front();
+      q.pop_front();
+      return p;
+    }
+    return nullptr;
+  }
+  bool empty() const;
+
+ private:
+  std::array<std::deque<Packet*>, kMsgClasses> m_q;
+};
+
+// A channel on one end of a point-to-point coherence link.
+class DirectLink final : public Channel, public CohPortOwner {
+ public:
+  DirectLink(Receiver& owner, const std::string& name, const CohEndConfig& cfg);
+  CohPort& port() { return m_port; }
+
+  void send(Packet* p) override;
+  void release(const Packet& p) override { m_port.release(p); }
+  bool pending() const override { return !m_tx.empty(); }
+
+  Packet* tx_select(CohPort& p) override;
+  void rx_arrive(CohPort&, Packet* u, Tick, Tick tail) override { m_owner.arrive(*this, u, tail); }
+  bool tx_pending(const CohPort&) const override { return !m_tx.empty(); }
+  Scheduler& scheduler() override { return m_owner.scheduler(); }
+
+ private:
+  Receiver& m_owner;
+  CohPort m_port;
+  ClassQueues m_tx;
+};
 
 }  // namespace hx::coherence
 

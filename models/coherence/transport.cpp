@@ -1,0 +1,45 @@
+#include "models/coherence/transport.h"
+
+#include "models/core/error.h"
+#include "models/link/link_end_impl.h"
+
+namespace hx::link {
+template class LinkEnd<coherence::CohLinkTraits>;
+}  // namespace hx::link
+
+namespace hx::coherence {
+
+const char* CohLinkTraits::class_name(int cls) {
+  static const char* const n[] = {"Req", "Snp", "Rsp", "Dat"};
+  return n[cls];
+}
+
+link::Wire CohLinkTraits::wire(const CohLinkConfig& l, const CohEndConfig&) {
+  if (l.GBps <= 0) throw InputError("a coherence link needs a positive bandwidth");
+  link::Wire w;
+  w.ps_per_byte = 1000.0 / l.GBps;
+  w.align = 1;
+  w.framing_B = static_cast<std::uint32_t>(l.header_B);
+  w.ctrl_B = static_cast<std::uint32_t>(l.ctrl_B);
+  return w;
+}
+
+bool ClassQueues::empty() const {
+  for (const auto& q : m_q)
+    if (!q.empty()) return false;
+  return true;
+}
+
+DirectLink::DirectLink(Receiver& owner, const std::string& name, const CohEndConfig& cfg)
+    : m_owner(owner), m_port(*this, name, cfg) {}
+
+void DirectLink::send(Packet* p) {
+  m_tx.push(p);
+  m_port.wake_for(*p);
+}
+
+Packet* DirectLink::tx_select(CohPort& p) {
+  return m_tx.select(now_tick(), [&](const Packet& u) { return p.can_send(u); });
+}
+
+}  // namespace hx::coherence
