@@ -115,7 +115,11 @@ void CachingAgent::check(std::uint64_t line, RnState before, RnState after, cons
   if (r.stored) c.store(line, r.value);
 }
 
-void CachingAgent::send(const Msg& m) { m_channel->send(packet_of(m)); }
+void CachingAgent::send(const Msg& m) {
+  Packet* p = packet_of(m);
+  if (msg_class(m.type) == MsgClass::Req) p->ready += m_cfg.request_latency;
+  m_channel->send(p);
+}
 
 void CachingAgent::arrive(Channel&, Packet* p, Tick tail) { m_sched.at(tail + m_cfg.lookup, this, kReceive, 0, p); }
 

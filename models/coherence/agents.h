@@ -48,6 +48,7 @@ struct CachingAgentConfig {
   AgentId id = 0;
   AgentId home = 1;
   Tick lookup = 2 * kNs;  // the controller's latency for each access and each message received
+  Tick request_latency = 0;  // from a miss to its request leaving (e.g. an address translation on the way)
   int mshrs = 8;
   int merge = 8;          // accesses one MSHR entry holds
   CohEndConfig port;

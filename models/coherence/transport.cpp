@@ -1,5 +1,7 @@
 #include "models/coherence/transport.h"
 
+#include <algorithm>
+
 #include "models/core/error.h"
 #include "models/link/link_end_impl.h"
 
@@ -28,6 +30,13 @@ bool ClassQueues::empty() const {
   for (const auto& q : m_q)
     if (!q.empty()) return false;
   return true;
+}
+
+Tick ClassQueues::next_ready() const {
+  Tick t = kNever;
+  for (const auto& q : m_q)
+    if (!q.empty()) t = std::min(t, q.front()->ready);
+  return t;
 }
 
 DirectLink::DirectLink(Receiver& owner, const std::string& name, const CohEndConfig& cfg)

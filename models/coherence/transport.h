@@ -124,6 +124,9 @@ class ClassQueues {
     return nullptr;
   }
   bool empty() const;
+  std::size_t size(int cls) const { return m_q[static_cast<std::size_t>(cls)].size(); }
+  // The earliest time a queued message is ready (kNever if none is queued).
+  Tick next_ready() const;
 
  private:
   std::array<std::deque<Packet*>, kMsgClasses> m_q;

@@ -16,7 +16,7 @@ mem::MemoryConfig memory_of(const RootComplexConfig& c) {
   m.far_base = m.numa_nodes > 1 ? c.dram_base + c.dram_size / 2 : 0;
   return m;
 }
-enum : std::uint32_t { kAdmit, kArrive, kInbound, kWriteDone, kToHost, kTrackerFree };
+enum : std::uint32_t { kAdmit, kArrive, kInbound, kWriteDone, kToHost, kTrackerFree, kMessage };
 }
 
 RootComplex::RootComplex(sc_core::sc_module_name name, const RootComplexConfig& cfg)
@@ -103,6 +103,12 @@ bool RootComplex::idle() const {
 }
 
 void RootComplex::rx_arrive(pcie::PciePort& p, Tlp* t, Tick, Tick tail) {
+  // A message some protocol layer took (CCIX on VC1) leaves the PCIe path
+  // as it arrives: that layer models its own pipeline.
+  if ((t->kind == TlpKind::MsgD || t->kind == TlpKind::Msg) && !m_handlers.empty() && m_handlers.count(t->msg_code)) {
+    m_sched.at(tail, this, kMessage, static_cast<std::uint64_t>(p.index), t);
+    return;
+  }
   const std::uint32_t next = m_cfg.read_trackers > 0 ? kAdmit : m_iommu ? kArrive : kInbound;
   m_sched.at(tail + m_cfg.inbound_latency, this, next, static_cast<std::uint64_t>(p.index), t);
 }
@@ -234,8 +240,32 @@ void RootComplex::on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) {
       pcie::TlpPool::instance().put(t);
       break;
     }
+    case kMessage: {
+      Tlp* t = static_cast<Tlp*>(ptr);
+      m_ports[arg]->release(*t);
+      m_handlers.at(t->msg_code)->on_message(*t, static_cast<int>(arg));
+      pcie::TlpPool::instance().put(t);
+      break;
+    }
   }
 }
+
+void RootComplex::add_message_handler(std::uint16_t code, pcie::MessageHandler* h) {
+  if (!m_handlers.emplace(code, h).second) sim_fail(basename(), "two handlers for message code " + std::to_string(code));
+}
+
+Tlp* RootComplex::make_message(int port, pcie::Rid target) {
+  if (port < 0 || static_cast<std::size_t>(port) >= m_ports.size()) sim_fail(basename(), "a message to no root port");
+  Tlp* t = pcie::TlpPool::instance().get();
+  t->kind = TlpKind::MsgD;
+  t->by_id = true;
+  t->target = target;
+  t->requester = 0;
+  t->created = now_tick();
+  return t;
+}
+
+void RootComplex::send_message(int port, Tlp* t, Tick ready) { enqueue(port, t, ready); }
 
 void RootComplex::inbound(Tlp* t, int port) {
   auto& rp = *m_ports[port];

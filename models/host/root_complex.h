@@ -28,6 +28,8 @@
 //    (writes stay in order, and nothing passes a write), so a miss stalls
 //    only what the ordering rules say it must. ATS translation requests are
 //    answered from the same IOMMU; translated requests (AT=10b) bypass it.
+//  - messages of a code a protocol layer registered (CCIX on VC1) go to
+//    that layer as they arrive, past the inbound pipeline;
 //  - with atomic_completer, AtomicOps (FetchAdd, Swap, CAS; PCIe sec. 6.15)
 //    to DRAM are completed here: ordered behind older posted writes like a
 //    read, their line read through the line pipeline, the operation applied
@@ -59,6 +61,7 @@
 #include "models/core/scheduler.h"
 #include "models/core/slot_calendar.h"
 #include "models/memory/memory.h"
+#include "models/pcie/message.h"
 #include "models/pcie/port.h"
 #include "models/pcie/routing.h"
 
@@ -109,6 +112,13 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
 
   // A core sends an MMIO request (MWr/MRd to a device BAR).
   void issue_mmio(Tlp* t);
+  // Inbound messages of `code` go to `h` as they arrive, past the inbound
+  // pipeline (CCIX on VC1: the host's CCIX port is not the IIO's path).
+  void add_message_handler(std::uint16_t code, pcie::MessageHandler* h);
+  // A message TLP (MsgD, routed by ID to `target`) to send on root port
+  // `port` with send_message once filled in.
+  Tlp* make_message(int port, pcie::Rid target);
+  void send_message(int port, Tlp* t, Tick ready);
   // The IOMMU driver invalidates [va, va+len): the IOTLB at once, then the
   // ATC of function `rid` by an invalidate request message; `done` runs
   // when its invalidate completion arrives.
@@ -183,6 +193,7 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   std::uint64_t m_seq = 0;
   std::uint16_t m_mmio_tag = 0;
   HostSide* m_host = nullptr;
+  std::map<std::uint16_t, pcie::MessageHandler*> m_handlers;  // message code -> the layer that takes it
 };
 
 }  // namespace hx::host

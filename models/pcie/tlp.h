@@ -23,6 +23,7 @@ struct Tlp {
   Rid completer = 0;             // for completions
   std::uint16_t tag = 0;
   std::uint16_t msg_code = 0;    // message / coherence opcode; ATS completion: log2 page size
+  std::uint8_t short_header_B = 0;  // a protocol's own header replacing PCIe's (CCIX optimised: 4 B); 0: none
   std::uint8_t at = 0;           // address type (sec. 2.2.4.1): 0 untranslated, 2 translated
   bool by_id = false;            // a message routed by ID to `target` (sec. 2.2.8)
   Rid target = 0;                // its destination ID (0: the root complex)
@@ -50,6 +51,7 @@ struct Tlp {
 
   FcClass fc() const { return fc_class(kind); }
   int header_B() const {
+    if (short_header_B) return short_header_B;
     switch (kind) {
       case TlpKind::MemWr:
       case TlpKind::MemRd:

@@ -1,0 +1,48 @@
+// The host's side of CCIX (S000's N1-SDP): the home agent that owns host
+// memory (a coherence::HomeAgent on the root complex's memory controller)
+// and one CCIX link end per request agent, reached through the root port
+// above it. CCIX packets arriving at the root complex come here as they
+// arrive (pcie::MessageHandler), past the PCIe inbound pipeline: the CCIX
+// port of the host's mesh is not the I/O hub's path. The home's own
+// latency per message (`lookup`: gateway, mesh, home node and its snoop
+// filter) is the HomeAgent's.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/ccix/ccix_link.h"
+#include "models/coherence/agents.h"
+#include "models/host/root_complex.h"
+
+namespace hx::ccix {
+
+struct HomePortConfig {
+  coherence::HomeAgentConfig home;
+  CcixConfig ccix;
+};
+
+class HomePort final : public pcie::MessageHandler {
+ public:
+  HomePort(const std::string& name, const HomePortConfig& cfg, host::RootComplex& rc);
+  ~HomePort() override;
+  coherence::HomeAgent& home() { return *m_home; }
+  // The end for the request agent `agent` of function `rid` below root
+  // port `port`; connect it to the agent's end (CcixLink::connect).
+  CcixLink& add_agent(coherence::AgentId agent, int port, pcie::Rid rid);
+  void on_message(const pcie::Tlp& t, int port) override;
+  bool idle() const { return m_home->idle(); }
+  std::string status() const;
+
+ private:
+  struct End;
+  std::string m_name;
+  HomePortConfig m_cfg;
+  host::RootComplex& m_rc;
+  std::unique_ptr<coherence::HomeAgent> m_home;
+  std::vector<std::unique_ptr<End>> m_ends;
+  std::map<pcie::Rid, End*> m_by_rid;
+};
+
+}  // namespace hx::ccix

@@ -1,0 +1,136 @@
+#include "models/ccix/request_agent.h"
+
+#include <cstdint>
+
+#include "models/core/error.h"
+#include "models/pcie/message.h"
+
+namespace hx::ccix {
+
+namespace {
+enum : std::uint32_t { kIssue, kLoad, kStore, kDone };
+constexpr std::uint32_t kLineB = coherence::kLineB;
+}  // namespace
+
+RequestAgent::RequestAgent(const std::string& name, const RequestAgentConfig& cfg)
+    : m_name(name), m_cfg(cfg), m_sched(name) {
+  m_link = std::make_unique<CcixLink>(name + ".ccix", cfg.ccix, *this);
+  coherence::CachingAgentConfig ac = cfg.agent;
+  ac.request_latency += cfg.atc_lookup;
+  m_agent = std::make_unique<coherence::CachingAgent>(name + ".sc", ac, *m_link);
+  m_link->bind(*m_agent);
+  auto& reg = StatsRegistry::instance();
+  reg.add_counter(name + ".transfers", &transfers, "1", "transfers the traffic generator completed");
+  reg.add_counter(name + ".lines", &lines, "line", "lines the traffic generator issued to the SC");
+}
+
+RequestAgent::~RequestAgent() = default;
+
+void RequestAgent::attach(pcie::Endpoint& ep) {
+  Device::attach(ep);
+  m_stream = ep.add_stream("ccix", static_cast<std::size_t>(m_cfg.stream_depth));
+}
+
+void RequestAgent::transfer(bool write, std::uint64_t addr, std::uint32_t bytes, Done done) {
+  if (addr % kLineB || bytes == 0 || bytes % kLineB)
+    sim_fail(m_name, "a CCIX transfer of whole, aligned lines only (" + std::to_string(bytes) + " B at " + std::to_string(addr) + ")");
+  Xfer x;
+  x.write = write;
+  x.first = addr / kLineB;
+  x.n = x.left = bytes / kLineB;
+  x.done = std::move(done);
+  m_xfers.push_back(std::move(x));
+  if (!m_issue_pending) {
+    m_issue_pending = true;
+    m_sched.at(std::max(now_tick(), m_next_issue), this, kIssue);
+  }
+}
+
+// One line per issue interval, in transfer order; each reaches the SC
+// after the AXI bridge.
+void RequestAgent::issue() {
+  m_issue_pending = false;
+  if (m_issuing >= m_xfers.size()) return;
+  Xfer& x = m_xfers[m_issuing];
+  const std::uint64_t id = m_first_id + m_issuing;
+  const std::uint64_t line = x.first + x.issued;
+  ++lines;
+  m_sched.at(now_tick() + m_cfg.axi_latency, this, x.write ? kStore : kLoad, line, reinterpret_cast<void*>(static_cast<std::uintptr_t>(id)));
+  if (++x.issued == x.n) ++m_issuing;
+  m_next_issue = now_tick() + m_cfg.issue_interval;
+  if (m_issuing < m_xfers.size()) {
+    m_issue_pending = true;
+    m_sched.at(m_next_issue, this, kIssue);
+  }
+}
+
+void RequestAgent::on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) {
+  if (kind == kIssue) {
+    issue();
+    return;
+  }
+  if (kind == kDone) {
+    auto it = m_done.find(arg);
+    Done d = std::move(it->second);
+    m_done.erase(it);
+    ++transfers;
+    if (d) d(now_tick());
+    return;
+  }
+  const auto id = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(ptr));
+  // A store writes a value no other store wrote: the checker can tell them apart.
+  m_agent->access(kind == kStore, arg, kind == kStore ? ++m_store_value : 0, id, *this);
+}
+
+void RequestAgent::access_done(std::uint64_t tag, std::uint64_t, Tick at) {
+  if (tag < m_first_id || tag - m_first_id >= m_xfers.size()) sim_fail(m_name, "an access done for no transfer");
+  Xfer& x = m_xfers[tag - m_first_id];
+  if (x.left == 0) sim_fail(m_name, "a transfer's line done twice");
+  if (--x.left == 0) {
+    // The response crosses back to the generator, which learns then.
+    const std::uint64_t k = m_done_seq++;
+    m_done.emplace(k, std::move(x.done));
+    x.done = nullptr;
+    m_sched.at(at + (x.write ? m_cfg.write_return : m_cfg.read_return), this, kDone, k);
+  }
+  // Transfers leave the list in order, once every line of each is done.
+  while (!m_xfers.empty() && m_xfers.front().left == 0 && m_issuing > 0) {
+    m_xfers.pop_front();
+    ++m_first_id;
+    --m_issuing;
+  }
+}
+
+void RequestAgent::on_write(const pcie::Tlp& t) {
+  if (t.msg_code != pcie::kVendorMsgType1 || (t.kind != pcie::TlpKind::MsgD && t.kind != pcie::TlpKind::Msg))
+    sim_fail(m_name, std::string("a CCIX request agent takes CCIX messages only, not ") + pcie::kind_name(t.kind));
+  m_link->on_tlp(t);
+}
+
+void RequestAgent::on_completion(const pcie::Tlp& t) {
+  sim_fail(m_name, std::string("a completion (") + pcie::kind_name(t.kind) + ") for a CCIX request agent, which sends no PCIe requests");
+}
+
+void RequestAgent::on_tx_space(int stream) {
+  if (stream == m_stream) m_link->on_room();
+}
+
+std::string RequestAgent::status() const {
+  std::string s = std::to_string(m_xfers.size()) + " transfer(s) in progress";
+  const std::string b = m_link->blocked_reason();
+  return b.empty() ? s : s + "; " + b;
+}
+
+pcie::Tlp* RequestAgent::new_message() {
+  if (!m_ep) sim_fail(m_name, "a CCIX request agent attached to no endpoint");
+  pcie::Tlp* t = m_ep->make(pcie::TlpKind::MsgD);
+  t->by_id = true;
+  t->target = 0;  // the root complex: the home agent
+  return t;
+}
+
+bool RequestAgent::room() const { return m_ep && !m_ep->stream_full(m_stream); }
+
+void RequestAgent::transmit(pcie::Tlp* t, Tick ready) { m_ep->push(m_stream, t, ready); }
+
+}  // namespace hx::ccix

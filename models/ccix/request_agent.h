@@ -1,0 +1,100 @@
+// A CCIX request agent in an accelerator (S000): the device's coherent
+// system cache (SC), a coherence::CachingAgent, behind an AXI bridge, with
+// its messages carried by a CCIX link in the endpoint's VC1 TLPs to the
+// host's home agent (home_port.h). A traffic generator on the device
+// issues AXI reads and writes of whole lines to it.
+// Mechanisms:
+//  - the generator issues one line per `issue_interval` (the AXI side's
+//    beat rate); each line crosses the AXI bridge (`axi_latency`) and looks
+//    up the SC (the agent's `lookup`);
+//  - a miss allocates a request tracker (the agent's MSHRs: the RA's
+//    outstanding requests) and its request leaves after the ATS switch's
+//    look-up (`atc_lookup`: translations are in the ATC) and the CCIX
+//    layers; a read misses with ReadShared, a write with ReadUnique (the
+//    SC allocates on write);
+//  - a transfer is done when its last line is, plus the response's way
+//    back over AXI: read data (`read_return`) or the write response
+//    (`write_return`).
+// Simplifications: the SC holds every line it is given (no capacity, no
+// eviction); no ATC misses on this path yet (a translation is always
+// there); the generator's lines are whole and aligned.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "models/ccix/ccix_link.h"
+#include "models/coherence/agents.h"
+#include "models/pcie/endpoint.h"
+
+namespace hx::ccix {
+
+struct RequestAgentConfig {
+  coherence::CachingAgentConfig agent;
+  CcixConfig ccix;
+  Tick issue_interval = 4 * kNs;  // one line per AXI cycle (250 MHz)
+  Tick axi_latency = 0;           // generator -> SC, through the AXI bridge
+  Tick atc_lookup = 0;            // the ATS switch's ATC, on every SC miss
+  Tick read_return = 0;           // read data SC -> generator
+  Tick write_return = 0;          // write response SC -> generator
+  int stream_depth = 2;           // CCIX TLPs queued in the PCIe block at once
+};
+
+class RequestAgent final : public pcie::Device, public TlpPort, public coherence::CoreSide, public Actor {
+ public:
+  using Done = std::function<void(Tick)>;
+  RequestAgent(const std::string& name, const RequestAgentConfig& cfg);
+  ~RequestAgent() override;
+  void attach(pcie::Endpoint& ep) override;
+  CcixLink& link() { return *m_link; }
+  coherence::CachingAgent& agent() { return *m_agent; }
+  const RequestAgentConfig& config() const { return m_cfg; }
+
+  // Read or write `bytes` at `addr` (whole lines); `done` when the last
+  // line's response is back at the generator.
+  void transfer(bool write, std::uint64_t addr, std::uint32_t bytes, Done done);
+
+  // pcie::Device
+  void on_write(const pcie::Tlp& t) override;
+  void on_completion(const pcie::Tlp& t) override;
+  void on_tx_space(int stream) override;
+  bool busy() const override { return !m_xfers.empty() || !m_done.empty() || !m_agent->idle(); }
+  std::string status() const override;
+  // TlpPort
+  pcie::Tlp* new_message() override;
+  bool room() const override;
+  void transmit(pcie::Tlp* t, Tick ready) override;
+  // coherence::CoreSide
+  void access_done(std::uint64_t tag, std::uint64_t value, Tick at) override;
+  void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
+
+  Counter transfers, lines;
+
+ private:
+  struct Xfer {
+    bool write = false;
+    std::uint64_t first = 0;  // line number
+    std::uint32_t n = 0, issued = 0, left = 0;
+    Done done;
+  };
+  void issue();
+  std::string m_name;
+  RequestAgentConfig m_cfg;
+  std::unique_ptr<CcixLink> m_link;
+  std::unique_ptr<coherence::CachingAgent> m_agent;
+  Scheduler m_sched;
+  int m_stream = -1;
+  std::deque<Xfer> m_xfers;      // in issue order; front() issues next
+  std::uint64_t m_first_id = 0;  // id of m_xfers.front()
+  std::size_t m_issuing = 0;     // index in m_xfers of the transfer issuing lines
+  Tick m_next_issue = 0;
+  bool m_issue_pending = false;
+  std::uint64_t m_store_value = 0;
+  std::map<std::uint64_t, Done> m_done;  // transfers whose response is on its way back
+  std::uint64_t m_done_seq = 0;
+};
+
+}  // namespace hx::ccix
