@@ -26,9 +26,16 @@ HomePort::HomePort(const std::string& name, const HomePortConfig& cfg, host::Roo
 
 HomePort::~HomePort() = default;
 
-CcixLink& HomePort::add_agent(coherence::AgentId agent, int port, pcie::Rid rid) {
+CcixLink& HomePort::add_agent(coherence::AgentId agent, int port, pcie::Rid rid, const CcixConfig& format) {
   if (m_by_rid.count(rid)) sim_fail(m_name, "two CCIX request agents in one function");
-  m_ends.push_back(std::make_unique<End>(m_name + ".ra" + std::to_string(agent), m_cfg.ccix, m_rc, port, rid));
+  CcixConfig c = m_cfg.ccix;  // the home's trackers, latency and return policy
+  c.optimised = format.optimised;
+  c.packing = format.packing;
+  c.max_packet_B = format.max_packet_B;
+  c.msg_B = format.msg_B;
+  c.credit_B = format.credit_B;
+  c.vc = format.vc;
+  m_ends.push_back(std::make_unique<End>(m_name + ".ra" + std::to_string(agent), c, m_rc, port, rid));
   End& e = *m_ends.back();
   e.link.bind(*m_home);
   m_home->attach(agent, e.link);
@@ -40,6 +47,13 @@ void HomePort::on_message(const pcie::Tlp& t, int) {
   auto it = m_by_rid.find(t.requester);
   if (it == m_by_rid.end()) sim_fail(m_name, "a CCIX packet from a function with no request agent");
   it->second->link.on_tlp(t);
+}
+
+bool HomePort::idle() const {
+  if (!m_home->idle()) return false;
+  for (const auto& e : m_ends)
+    if (e->link.pending()) return false;
+  return true;
 }
 
 std::string HomePort::status() const {

@@ -1,5 +1,6 @@
 #include "models/ccix/request_agent.h"
 
+#include <algorithm>
 #include <cstdint>
 
 #include "models/core/error.h"
@@ -8,16 +9,17 @@
 namespace hx::ccix {
 
 namespace {
-enum : std::uint32_t { kIssue, kLoad, kStore, kDone };
+enum : std::uint32_t { kIssue, kLoad, kStore, kEvict, kDone };
 constexpr std::uint32_t kLineB = coherence::kLineB;
 }  // namespace
 
 RequestAgent::RequestAgent(const std::string& name, const RequestAgentConfig& cfg)
     : m_name(name), m_cfg(cfg), m_sched(name) {
+  if (cfg.ats && !cfg.dma.ats) throw InputError(name + ": a request agent on virtual addresses needs the device's ATS switch (bench.ats)");
+  m_dma = std::make_unique<dma::BenchDma>(name + ".dma", cfg.dma);
+  m_dma->set_translate_commands(cfg.dma_translates);
   m_link = std::make_unique<CcixLink>(name + ".ccix", cfg.ccix, *this);
-  coherence::CachingAgentConfig ac = cfg.agent;
-  ac.request_latency += cfg.atc_lookup;
-  m_agent = std::make_unique<coherence::CachingAgent>(name + ".sc", ac, *m_link);
+  m_agent = std::make_unique<coherence::CachingAgent>(name + ".sc", cfg.agent, *this);
   m_link->bind(*m_agent);
   auto& reg = StatsRegistry::instance();
   reg.add_counter(name + ".transfers", &transfers, "1", "transfers the traffic generator completed");
@@ -28,14 +30,33 @@ RequestAgent::~RequestAgent() = default;
 
 void RequestAgent::attach(pcie::Endpoint& ep) {
   Device::attach(ep);
+  m_dma->attach(ep);
   m_stream = ep.add_stream("ccix", static_cast<std::size_t>(m_cfg.stream_depth));
 }
 
+void RequestAgent::send(coherence::Packet* p) {
+  if (!m_cfg.ats || coherence::msg_class(p->msg.type) != coherence::MsgClass::Req) return m_link->send(p);
+  ++m_translating;
+  const Tick t0 = now_tick();
+  m_dma->translate_page(p->msg.line * kLineB, [this, p, t0](Tick ready) {
+    --m_translating;
+    if (now_tick() > t0) xlate_wait.add(to_ns(ready - t0));  // it missed: answered later
+    p->ready = std::max(p->ready, ready);
+    m_link->send(p);
+  });
+}
+
 void RequestAgent::transfer(bool write, std::uint64_t addr, std::uint32_t bytes, Done done) {
+  start(write ? Op::Write : Op::Read, addr, bytes, std::move(done));
+}
+
+void RequestAgent::flush(std::uint64_t addr, std::uint32_t bytes, Done done) { start(Op::Flush, addr, bytes, std::move(done)); }
+
+void RequestAgent::start(Op op, std::uint64_t addr, std::uint32_t bytes, Done done) {
   if (addr % kLineB || bytes == 0 || bytes % kLineB)
     sim_fail(m_name, "a CCIX transfer of whole, aligned lines only (" + std::to_string(bytes) + " B at " + std::to_string(addr) + ")");
   Xfer x;
-  x.write = write;
+  x.op = op;
   x.first = addr / kLineB;
   x.n = x.left = bytes / kLineB;
   x.done = std::move(done);
@@ -55,7 +76,8 @@ void RequestAgent::issue() {
   const std::uint64_t id = m_first_id + m_issuing;
   const std::uint64_t line = x.first + x.issued;
   ++lines;
-  m_sched.at(now_tick() + m_cfg.axi_latency, this, x.write ? kStore : kLoad, line, reinterpret_cast<void*>(static_cast<std::uintptr_t>(id)));
+  const std::uint32_t kind = x.op == Op::Write ? kStore : x.op == Op::Read ? kLoad : kEvict;
+  m_sched.at(now_tick() + m_cfg.axi_latency, this, kind, line, reinterpret_cast<void*>(static_cast<std::uintptr_t>(id)));
   if (++x.issued == x.n) ++m_issuing;
   m_next_issue = now_tick() + m_cfg.issue_interval;
   if (m_issuing < m_xfers.size()) {
@@ -79,7 +101,8 @@ void RequestAgent::on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) {
   }
   const auto id = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(ptr));
   // A store writes a value no other store wrote: the checker can tell them apart.
-  m_agent->access(kind == kStore, arg, kind == kStore ? ++m_store_value : 0, id, *this);
+  if (kind == kEvict) m_agent->evict(arg, id, *this);
+  else m_agent->access(kind == kStore, arg, kind == kStore ? ++m_store_value : 0, id, *this);
 }
 
 void RequestAgent::access_done(std::uint64_t tag, std::uint64_t, Tick at) {
@@ -91,7 +114,7 @@ void RequestAgent::access_done(std::uint64_t tag, std::uint64_t, Tick at) {
     const std::uint64_t k = m_done_seq++;
     m_done.emplace(k, std::move(x.done));
     x.done = nullptr;
-    m_sched.at(at + (x.write ? m_cfg.write_return : m_cfg.read_return), this, kDone, k);
+    m_sched.at(at + (x.op == Op::Read ? m_cfg.read_return : m_cfg.write_return), this, kDone, k);
   }
   // Transfers leave the list in order, once every line of each is done.
   while (!m_xfers.empty() && m_xfers.front().left == 0 && m_issuing > 0) {
@@ -101,22 +124,26 @@ void RequestAgent::access_done(std::uint64_t tag, std::uint64_t, Tick at) {
   }
 }
 
+// CCIX packets go to the link; anything else (ATS invalidations) to the
+// DMA engine's function.
 void RequestAgent::on_write(const pcie::Tlp& t) {
-  if (t.msg_code != pcie::kVendorMsgType1 || (t.kind != pcie::TlpKind::MsgD && t.kind != pcie::TlpKind::Msg))
-    sim_fail(m_name, std::string("a CCIX request agent takes CCIX messages only, not ") + pcie::kind_name(t.kind));
-  m_link->on_tlp(t);
+  if (t.msg_code == pcie::kVendorMsgType1 && (t.kind == pcie::TlpKind::MsgD || t.kind == pcie::TlpKind::Msg))
+    m_link->on_tlp(t);
+  else
+    m_dma->on_write(t);
 }
 
-void RequestAgent::on_completion(const pcie::Tlp& t) {
-  sim_fail(m_name, std::string("a completion (") + pcie::kind_name(t.kind) + ") for a CCIX request agent, which sends no PCIe requests");
-}
+void RequestAgent::on_completion(const pcie::Tlp& t) { m_dma->on_completion(t); }
 
 void RequestAgent::on_tx_space(int stream) {
   if (stream == m_stream) m_link->on_room();
+  else m_dma->on_tx_space(stream);
 }
 
 std::string RequestAgent::status() const {
-  std::string s = std::to_string(m_xfers.size()) + " transfer(s) in progress";
+  std::string s = std::to_string(m_xfers.size()) + " transfer(s) in progress, " + std::to_string(m_translating) +
+                  " request(s) waiting for a translation";
+  if (m_dma->busy()) s += "; DMA: " + m_dma->status();
   const std::string b = m_link->blocked_reason();
   return b.empty() ? s : s + "; " + b;
 }

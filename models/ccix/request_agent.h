@@ -8,16 +8,22 @@
 //    beat rate); each line crosses the AXI bridge (`axi_latency`) and looks
 //    up the SC (the agent's `lookup`);
 //  - a miss allocates a request tracker (the agent's MSHRs: the RA's
-//    outstanding requests) and its request leaves after the ATS switch's
-//    look-up (`atc_lookup`: translations are in the ATC) and the CCIX
-//    layers; a read misses with ReadShared, a write with ReadUnique (the
-//    SC allocates on write);
+//    outstanding requests); a read misses with ReadShared, a write with
+//    ReadUnique (the SC allocates on write);
+//  - with `ats`, the RA works on virtual addresses: a request passes the
+//    device's ATS switch first, the one its DMA engine has (the `bench:`
+//    section: ATC size, look-up, miss handling): on an ATC hit it leaves
+//    after the look-up, on a miss only once the ATS translation request,
+//    sent on VC0 to the host's IOMMU, has been answered and handled; then
+//    the CCIX layers;
+//  - the device's DMA engine (dma::BenchDma, S000's TaPaSCo baseline) sits
+//    behind the same endpoint on VC0, on physical addresses unless
+//    `dma_translates`;
 //  - a transfer is done when its last line is, plus the response's way
 //    back over AXI: read data (`read_return`) or the write response
 //    (`write_return`).
 // Simplifications: the SC holds every line it is given (no capacity, no
-// eviction); no ATC misses on this path yet (a translation is always
-// there); the generator's lines are whole and aligned.
+// eviction); the generator's lines are whole and aligned.
 #pragma once
 #include <cstdint>
 #include <deque>
@@ -28,6 +34,7 @@
 
 #include "models/ccix/ccix_link.h"
 #include "models/coherence/agents.h"
+#include "models/dma/bench_dma.h"
 #include "models/pcie/endpoint.h"
 
 namespace hx::ccix {
@@ -37,13 +44,19 @@ struct RequestAgentConfig {
   CcixConfig ccix;
   Tick issue_interval = 4 * kNs;  // one line per AXI cycle (250 MHz)
   Tick axi_latency = 0;           // generator -> SC, through the AXI bridge
-  Tick atc_lookup = 0;            // the ATS switch's ATC, on every SC miss
+  bool ats = false;               // requests translated by the ATS switch (virtual addresses)
+  bool dma_translates = false;    // the DMA engine's commands too
+  dma::BenchDmaConfig dma;        // the DMA engine and the ATS switch (the node's bench: section)
   Tick read_return = 0;           // read data SC -> generator
   Tick write_return = 0;          // write response SC -> generator
   int stream_depth = 2;           // CCIX TLPs queued in the PCIe block at once
 };
 
-class RequestAgent final : public pcie::Device, public TlpPort, public coherence::CoreSide, public Actor {
+class RequestAgent final : public pcie::Device,
+                           public TlpPort,
+                           public coherence::CoreSide,
+                           public coherence::Channel,
+                           public Actor {
  public:
   using Done = std::function<void(Tick)>;
   RequestAgent(const std::string& name, const RequestAgentConfig& cfg);
@@ -51,17 +64,29 @@ class RequestAgent final : public pcie::Device, public TlpPort, public coherence
   void attach(pcie::Endpoint& ep) override;
   CcixLink& link() { return *m_link; }
   coherence::CachingAgent& agent() { return *m_agent; }
+  dma::BenchDma& dma() { return *m_dma; }
   const RequestAgentConfig& config() const { return m_cfg; }
 
   // Read or write `bytes` at `addr` (whole lines); `done` when the last
   // line's response is back at the generator.
   void transfer(bool write, std::uint64_t addr, std::uint32_t bytes, Done done);
+  // Give the lines of [addr, addr+bytes) up (clean ones evicted, dirty ones
+  // written back: a cache-maintenance flush); `done` as for a write.
+  void flush(std::uint64_t addr, std::uint32_t bytes, Done done);
 
   // pcie::Device
   void on_write(const pcie::Tlp& t) override;
   void on_completion(const pcie::Tlp& t) override;
   void on_tx_space(int stream) override;
-  bool busy() const override { return !m_xfers.empty() || !m_done.empty() || !m_agent->idle(); }
+  void on_sent(const pcie::Tlp& t, Tick start, Tick end) override { m_dma->on_sent(t, start, end); }
+  bool busy() const override {
+    return !m_xfers.empty() || !m_done.empty() || !m_agent->idle() || m_translating > 0 || m_dma->busy();
+  }
+  // coherence::Channel, between the SC and its CCIX link: requests pass the
+  // ATS switch first.
+  void send(coherence::Packet* p) override;
+  void release(const coherence::Packet& p) override { m_link->release(p); }
+  bool pending() const override { return m_translating > 0 || m_link->pending(); }
   std::string status() const override;
   // TlpPort
   pcie::Tlp* new_message() override;
@@ -72,18 +97,23 @@ class RequestAgent final : public pcie::Device, public TlpPort, public coherence
   void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
 
   Counter transfers, lines;
+  Histogram xlate_wait;  // per request that missed the ATC: ATS switch entry to translation usable
 
  private:
+  enum class Op : std::uint8_t { Read, Write, Flush };
   struct Xfer {
-    bool write = false;
+    Op op = Op::Read;
     std::uint64_t first = 0;  // line number
     std::uint32_t n = 0, issued = 0, left = 0;
     Done done;
   };
+  void start(Op op, std::uint64_t addr, std::uint32_t bytes, Done done);
   void issue();
   std::string m_name;
   RequestAgentConfig m_cfg;
+  std::unique_ptr<dma::BenchDma> m_dma;
   std::unique_ptr<CcixLink> m_link;
+  int m_translating = 0;  // requests waiting for their translation
   std::unique_ptr<coherence::CachingAgent> m_agent;
   Scheduler m_sched;
   int m_stream = -1;

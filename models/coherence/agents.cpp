@@ -57,9 +57,15 @@ std::uint64_t CachingAgent::data(std::uint64_t line) const {
 }
 
 void CachingAgent::access(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core) {
+  issue(store ? RnEvent::Store : RnEvent::Load, line, value, tag, core);
+}
+
+void CachingAgent::evict(std::uint64_t line, std::uint64_t tag, CoreSide& core) { issue(RnEvent::Replace, line, 0, tag, core); }
+
+void CachingAgent::issue(RnEvent op, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core) {
   // Between issue and look-up the access waits in the process's pool.
   Access* a = Pool<Access>::instance().get();
-  a->store = store;
+  a->op = op;
   a->line = line;
   a->value = value;
   a->tag = tag;
@@ -88,7 +94,12 @@ void CachingAgent::run(const Access& a) {
     return;
   }
   CacheLine& l = m_lines[a.line];
-  const RnEvent e = a.store ? RnEvent::Store : RnEvent::Load;
+  const RnEvent e = a.op;
+  if (e == RnEvent::Replace && l.state == RnState::I) {  // nothing to give up
+    ++hits;
+    a.core->access_done(a.tag, 0, now_tick());
+    return;
+  }
   const RnRow* row = rn_row(l.state, e);
   if (!row) sim_fail(m_name, std::string("a core access found line in ") + rn_state_name(l.state) + " with no request outstanding");
   if (row->send != MsgType::None && m_mshr.full()) {

@@ -65,6 +65,9 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   const CachingAgentConfig& config() const { return m_cfg; }
   // A core access to `line`, issued now; `core` hears when it is done.
   void access(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core);
+  // Give `line` up (an eviction, or a cache-maintenance flush): a clean
+  // line is evicted, a dirty one written back; done at once if not held.
+  void evict(std::uint64_t line, std::uint64_t tag, CoreSide& core);
   RnState state(std::uint64_t line) const;
   std::uint64_t data(std::uint64_t line) const;
   bool idle() const { return m_mshr.in_use() == 0 && m_blocked.empty() && !m_channel->pending(); }
@@ -75,17 +78,18 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
   void send(const Msg& m) override;
 
-  Counter accesses, hits, misses, merged;
+  Counter accesses, hits, misses, merged;  // an eviction of a line not held counts as a hit
 
  private:
   struct Access {
     static constexpr const char* kPoolName = "a core access";
     std::uint64_t id = 0;
-    bool store = false;
+    RnEvent op = RnEvent::Load;  // Load, Store or Replace
     std::uint64_t line = 0, value = 0, tag = 0;
     CoreSide* core = nullptr;
   };
   CachingAgent(const std::string& name, const CachingAgentConfig& cfg, Channel* channel);
+  void issue(RnEvent op, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core);
   void run(const Access& a);
   void receive(Packet* p);
   void check(std::uint64_t line, RnState before, RnState after, const RnStep& r);

@@ -54,6 +54,25 @@ void BenchDma::translate(std::size_t s) {
   if (c.xlate_pending == 0) c.start += m_cfg.atc.lookup;
 }
 
+void BenchDma::translate_page(std::uint64_t va, Ready ready) {
+  if (!m_atc) sim_fail(m_name, "a translation asked of a function without ATS");
+  const std::uint64_t p = va / kPage * kPage;
+  const Tick now = now_tick();
+  if (const auto* e = m_atc->lookup(p)) return ready(std::max(now, e->ready) + m_cfg.atc.lookup);
+  std::size_t k;
+  if (m_other_free.empty()) {
+    k = m_other.size();
+    m_other.emplace_back();
+  } else {
+    k = m_other_free.back();
+    m_other_free.pop_back();
+  }
+  m_other[k] = std::move(ready);
+  auto [it, fresh] = m_xlate_wait.try_emplace(p);
+  it->second.push_back(kOther | k);
+  if (fresh) send_ats(p, now + m_cfg.atc.lookup);
+}
+
 // An ATS invalidate request: drop the range from the ATC, answer with an
 // invalidate completion to the root complex.
 void BenchDma::on_write(const Tlp& t) {
@@ -113,6 +132,14 @@ void BenchDma::on_translation(const Tlp& t) {
       continue;
     }
     for (std::size_t s : w->second) {
+      if (s & kOther) {  // another user of the ATS switch
+        const std::size_t k = s & ~kOther;
+        Ready cb = std::move(m_other[k]);
+        m_other[k] = nullptr;
+        m_other_free.push_back(k);
+        cb(ready);
+        continue;
+      }
       Cmd& c = m_slots[s];
       if (--c.xlate_pending == 0) {
         c.start = std::max(c.start, ready);
@@ -190,7 +217,7 @@ void BenchDma::pump() {
     m_next_issue = now + period;
     c.start = now + m_cfg.cmd_latency;
     if (c.len) m_ready.push_back(s);
-    if (m_atc) translate(s);
+    if (m_atc && m_translate) translate(s);
     if (c.xlate_pending == 0) m_ep->scheduler().at(c.start, this, kProgress, s);
   }
 }
@@ -208,7 +235,7 @@ void BenchDma::progress(std::size_t s) {
       Tlp* t = m_ep->make(TlpKind::MemWr);
       t->addr = addr;
       t->addr64 = pcie::needs_addr64(addr);
-      t->at = m_atc ? 2 : 0;
+      t->at = m_atc && m_translate ? 2 : 0;
       t->len = len;
       t->data_stream = c.stream;
       t->data_off = c.off + c.next;
@@ -229,7 +256,7 @@ void BenchDma::progress(std::size_t s) {
     Tlp* t = m_ep->make(TlpKind::MemRd);
     t->addr = addr;
     t->addr64 = pcie::needs_addr64(addr);
-    t->at = m_atc ? 2 : 0;
+    t->at = m_atc && m_translate ? 2 : 0;
     t->req_len = len;
     t->tag = static_cast<std::uint16_t>(it - m_tags.begin());
     m_ep->push(m_s_cmd, t, now);

@@ -79,6 +79,15 @@ class BenchDma final : public pcie::Device, public Actor {
 
   void on_write(const pcie::Tlp& t) override;
   ats::Tlb* atc() { return m_atc.get(); }
+  // The ATS switch serves another requester of the device too (S000's CCIX
+  // request agent): `ready` runs with the time the translation of `va`'s
+  // page is usable, at once on an ATC hit, else when its ATS completion
+  // (shared with any command waiting for the page) has been handled.
+  using Ready = std::function<void(Tick)>;
+  void translate_page(std::uint64_t va, Ready ready);
+  // false: the engine's own commands use physical addresses (AT=00b) even
+  // though the device has an ATS switch (S000's TaPaSCo DMA).
+  void set_translate_commands(bool on) { m_translate = on; }
   Histogram ats_rtt, xlate_wait;  // per ATS request; per command that waited for translation
   Counter retire_waits;           // commands done before an older one, held back (retire_in_order)
   void on_completion(const pcie::Tlp& t) override;
@@ -112,6 +121,10 @@ class BenchDma final : public pcie::Device, public Actor {
     Tick sent;
   };
   std::unique_ptr<ats::Tlb> m_atc;
+  bool m_translate = true;
+  static constexpr std::size_t kOther = std::size_t{1} << 62;  // a waiter that is not a command slot
+  std::vector<Ready> m_other;                                     // those waiters' callbacks
+  std::vector<std::size_t> m_other_free;
   std::map<std::uint64_t, std::vector<std::size_t>> m_xlate_wait;  // page -> slots waiting for it
   std::map<std::uint16_t, AtsReq> m_ats_inflight;                   // tag -> request
   Counter m_ats_requests, m_invalidations;

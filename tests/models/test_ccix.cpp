@@ -215,7 +215,7 @@ struct Rig {
     ac.agent.home = 0;
     ac.agent.lookup = 2 * kNs;
     ac.axi_latency = 10 * kNs;
-    ac.atc_lookup = 8 * kNs;
+    ac.agent.request_latency = 8 * kNs;  // e.g. a translation on the way
     ac.read_return = 6 * kNs;
     ac.write_return = 3 * kNs;
     ac.ccix.latency = 5 * kNs;
@@ -226,7 +226,7 @@ struct Rig {
     hc.home.lookup = 10 * kNs;
     hc.ccix.latency = 5 * kNs;
     home = std::make_unique<HomePort>("host.ccix", hc, *root);
-    CcixLink::connect(ra->link(), home->add_agent(1, 0, 0x0100));
+    CcixLink::connect(ra->link(), home->add_agent(1, 0, 0x0100, ac.ccix));
     pcie::PciePort::connect(root->root_port(0), ep->upstream(), pcie::gen(3, 16, kLink));
   }
   std::unique_ptr<host::RootComplex> root;
