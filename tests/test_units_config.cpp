@@ -680,6 +680,7 @@ TEST(Params, ModelStructDefaultsAreTheDeclaredDefaults) {
       {"iommu", default_mismatches(cfg::iommu_params())},     {"cpu", default_mismatches(cfg::cpu_params())},
       {"rosta", default_mismatches(cfg::rosta_params())},     {"calypte", default_mismatches(cfg::calypte_params())},
       {"coyote", default_mismatches(cfg::coyote_params())},   {"bench", default_mismatches(cfg::bench_params())},
+      {"ccix_ra", default_mismatches(cfg::ccix_ra_params())}, {"ccix", default_mismatches(cfg::ccix_home_params())},
       {"switch", default_mismatches(cfg::switch_params())},   {"endpoint", default_mismatches(cfg::endpoint_params())},
   };
   for (const auto& [name, bad] : tables)

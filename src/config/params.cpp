@@ -429,6 +429,61 @@ const ParamTable<dma::BenchDmaConfig>& bench_params() {
   return t;
 }
 
+const ParamTable<ccix::RequestAgentConfig>& ccix_ra_params() {
+  using C = ccix::RequestAgentConfig;
+  static const ParamTable<C> t = {
+      P<C>("issue_interval", "time", "4ns", "the traffic generator's line issue interval (its AXI beat time)",
+           [](C& c, const Cursor& v) { c.issue_interval = v.time(); }),
+      P<C>("axi_latency", "time", "0ns", "generator to the system cache, through the AXI bridge", [](C& c, const Cursor& v) { c.axi_latency = v.time(); }),
+      P<C>("sc_lookup", "time", "2ns", "system cache look-up, per access and per message received",
+           [](C& c, const Cursor& v) { c.agent.lookup = v.time(); }),
+      P<C>("trackers", "int", "8", "requests the agent has outstanding at once (its MSHRs)",
+           [](C& c, const Cursor& v) { c.agent.mshrs = static_cast<int>(v.integer(1, 4096)); }),
+      P<C>("ats", "bool", "false", "requests on virtual addresses, translated by the device's ATS switch (the bench: section's ATC)",
+           [](C& c, const Cursor& v) { c.ats = v.boolean(); }),
+      P<C>("dma_translates", "bool", "false", "the device's DMA engine (the bench: section) translates its commands too; false: physical addresses",
+           [](C& c, const Cursor& v) { c.dma_translates = v.boolean(); }),
+      P<C>("read_return", "time", "0ns", "read data from the system cache back to the generator", [](C& c, const Cursor& v) { c.read_return = v.time(); }),
+      P<C>("write_return", "time", "0ns", "write response from the system cache back to the generator",
+           [](C& c, const Cursor& v) { c.write_return = v.time(); }),
+      P<C>("stream_depth", "int", "2", "CCIX packets queued in the PCIe block at once (more wait in the CCIX layer, to be packed)",
+           [](C& c, const Cursor& v) { c.stream_depth = static_cast<int>(v.integer(1, 1024)); }),
+      P<C>("ccix_latency", "time", "0ns", "the CCIX transaction and link layers on this side, each way", [](C& c, const Cursor& v) { c.ccix.latency = v.time(); }),
+      P<C>("header", "choice", "pcie", "CCIX packet header: pcie (PCIe-compatible, 16 B) or optimised (4 B)",
+           [](C& c, const Cursor& v) { c.ccix.optimised = v.choice({"pcie", "optimised"}) == "optimised"; }),
+      P<C>("packing", "bool", "true", "several CCIX messages per packet (NoMessagePack false)", [](C& c, const Cursor& v) { c.ccix.packing = v.boolean(); }),
+      P<C>("max_packet", "size", "256B", "CCIX MaxPacketSize: 128B, 256B or 512B of messages per packet",
+           [](C& c, const Cursor& v) {
+             const std::uint64_t b = v.size();
+             if (b != 128 && b != 256 && b != 512) v.fail("a CCIX MaxPacketSize is 128B, 256B or 512B");
+             c.ccix.max_packet_B = static_cast<int>(b);
+           }),
+      P<C>("credit_return_delay", "time", "100ns", "longest a credit return waits for a message to carry it",
+           [](C& c, const Cursor& v) { c.ccix.credit_return_delay = v.time(); }),
+      P<C>("snp_credits", "int", "16", "snoops the agent takes at once (credits it grants the home)",
+           [](C& c, const Cursor& v) { c.ccix.credits[1] = static_cast<int>(v.integer(1, 4096)); }),
+      P<C>("rsp_credits", "int", "32", "responses the agent takes at once", [](C& c, const Cursor& v) { c.ccix.credits[2] = static_cast<int>(v.integer(1, 4096)); }),
+      P<C>("dat_credits", "int", "32", "data messages the agent takes at once", [](C& c, const Cursor& v) { c.ccix.credits[3] = static_cast<int>(v.integer(1, 4096)); }),
+  };
+  return t;
+}
+
+const ParamTable<ccix::HomePortConfig>& ccix_home_params() {
+  using C = ccix::HomePortConfig;
+  static const ParamTable<C> t = {
+      P<C>("home_lookup", "time", "10ns", "the home's latency per message: CCIX gateway, mesh, home node and its directory",
+           [](C& c, const Cursor& v) { c.home.lookup = v.time(); }),
+      P<C>("ccix_latency", "time", "0ns", "the host's CCIX transaction and link layers, each way", [](C& c, const Cursor& v) { c.ccix.latency = v.time(); }),
+      P<C>("req_credits", "int", "16", "requests the home takes at once from each request agent (its trackers)",
+           [](C& c, const Cursor& v) { c.ccix.credits[0] = static_cast<int>(v.integer(1, 4096)); }),
+      P<C>("rsp_credits", "int", "32", "responses the home takes at once from each agent", [](C& c, const Cursor& v) { c.ccix.credits[2] = static_cast<int>(v.integer(1, 4096)); }),
+      P<C>("dat_credits", "int", "32", "data messages the home takes at once from each agent", [](C& c, const Cursor& v) { c.ccix.credits[3] = static_cast<int>(v.integer(1, 4096)); }),
+      P<C>("credit_return_delay", "time", "100ns", "longest a credit return waits for a message to carry it",
+           [](C& c, const Cursor& v) { c.ccix.credit_return_delay = v.time(); }),
+  };
+  return t;
+}
+
 namespace {
 template <class C>
 void section(std::ostringstream& os, const char* name, const char* where, const ParamTable<C>& t) {
@@ -453,6 +508,11 @@ std::string params_reference() {
   section(os, "calypte", "Under `calypte:` of an endpoint with `device: calypte`.", calypte_params());
   section(os, "bench", "Under `bench:` of an endpoint with `device: bench`.", bench_params());
   section(os, "coyote", "Under `coyote:` of an endpoint with `device: coyote`.", coyote_params());
+  section(os, "ccix_ra", "Under `ccix_ra:` of an endpoint with `device: ccix_ra` (a CCIX request agent: system cache and traffic generator, "
+          "beside a DMA engine and ATS switch configured by the node's `bench:` section). Its packet format (header, packing, max_packet) "
+          "is its link's, both ways.", ccix_ra_params());
+  section(os, "ccix", "Under `ccix:` of a `type: root_complex` node: the home agent that owns host memory, for every CCIX request agent below.",
+          ccix_home_params());
   return os.str();
 }
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "models/ccix/home_port.h"
+#include "models/ccix/request_agent.h"
 #include "models/dma/bench_dma.h"
 #include "models/dma/calypte_dma.h"
 #include "models/dma/coyote_dma.h"
@@ -74,6 +76,8 @@ const ParamTable<dma::RostaConfig>& rosta_params();
 const ParamTable<dma::CalypteConfig>& calypte_params();
 const ParamTable<dma::BenchDmaConfig>& bench_params();
 const ParamTable<dma::CoyoteConfig>& coyote_params();
+const ParamTable<ccix::RequestAgentConfig>& ccix_ra_params();
+const ParamTable<ccix::HomePortConfig>& ccix_home_params();
 
 // Fill `out` from the map at `c`: declared keys are parsed, `extra` keys are
 // left to the caller, anything else is an error; missing keys get defaults

@@ -68,6 +68,19 @@ Platform::Platform(const topo::Topology& t) : m_topo(t) {
     pcie::PciePort* b = up_port_of.at(l.down_node);
     pcie::PciePort::connect(*a, *b, l.cfg);
   }
+  // CCIX: the home on host memory, one link to each request agent through
+  // the root port above it (the topology gave each its agent id).
+  const auto& root = t.nodes[static_cast<std::size_t>(t.root)];
+  for (const auto& n : t.nodes) {
+    auto* ra = n.type == NodeType::Endpoint && n.device == "ccix_ra" ? device<ccix::RequestAgent>(n.name) : nullptr;
+    if (!ra) continue;
+    if (!m_ccix) m_ccix = std::make_unique<ccix::HomePort>(root.name + ".ccix", root.ccix_home, *m_rc);
+    int port = -1;
+    for (std::size_t k = 0; k < root.routes.size(); ++k)
+      if (root.routes[k].claims_id(n.rid)) port = static_cast<int>(k);
+    if (port < 0) throw SimError(n.name + ": a CCIX request agent below no root port");
+    ccix::CcixLink::connect(ra->link(), m_ccix->add_agent(n.ccix_ra.agent.id, port, n.rid, n.ccix_ra.ccix));
+  }
 }
 
 pcie::Endpoint& Platform::endpoint(const std::string& name) { return *m_eps.at(name); }
@@ -133,7 +146,7 @@ bool Platform::fabric_idle() const {
     if (p->has_rx_occupancy()) return false;
   for (const auto& s : m_switches)
     if (s->queued()) return false;
-  return m_rc->idle();
+  return m_rc->idle() && (!m_ccix || m_ccix->idle());
 }
 
 std::string Platform::diagnose() const {
@@ -147,6 +160,7 @@ std::string Platform::diagnose() const {
     if (s->queued()) os << "\n  " << s->name() << ": " << s->queued() << " TLPs queued at egress";
   for (const auto& [n, d] : m_devs)
     if (d->busy()) os << "\n  " << n << ": " << d->status();
+  if (m_ccix && !m_ccix->idle()) os << "\n  " << m_ccix->status();
   return os.str();
 }
 

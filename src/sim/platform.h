@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "models/ccix/home_port.h"
+#include "models/ccix/request_agent.h"
 #include "models/dma/bench_dma.h"
 #include "models/dma/calypte_dma.h"
 #include "models/dma/coyote_dma.h"
@@ -69,6 +71,7 @@ class Platform {
   // What is stuck, for the deadlock diagnosis.
   std::string diagnose() const;
   bool fabric_idle() const;
+  ccix::HomePort* ccix_home() { return m_ccix.get(); }
 
  private:
   const topo::Topology& m_topo;
@@ -78,6 +81,7 @@ class Platform {
   std::map<std::string, std::unique_ptr<pcie::Endpoint>> m_eps;
   std::map<std::string, std::unique_ptr<pcie::Device>> m_devs;
   std::unique_ptr<HostHeap> m_heap;
+  std::unique_ptr<ccix::HomePort> m_ccix;  // when a CCIX request agent is below
 };
 
 }  // namespace hx::sim

@@ -524,7 +524,10 @@ class BenchDmaLoad final : public Workload {
             "invalidate", "host_cache"});
     m_backing = backing_of(c);
     if (c.has("name")) m_name = c.child("name").str();
-    m_dev = need_device(c.child("device"), p, "bench");
+    // A bench engine, or the DMA engine beside a CCIX request agent.
+    const auto ras = endpoints_with(p, "ccix_ra");
+    const bool ra = std::find(ras.begin(), ras.end(), c.child("device").str()) != ras.end();
+    m_dev = ra ? c.child("device").str() : need_device(c.child("device"), p, "bench");
     m_op = latency ? c.child("op").choice({"rd", "wrrd"}) : c.child("op").choice({"rd", "wr", "rw"});
     m_size = c.has("size") ? size32(c.child("size"), 1, 1u << 20) : 64;
     m_window = c.has("window") ? c.child("window").size() : 8192;
@@ -554,7 +557,8 @@ class BenchDmaLoad final : public Workload {
   void start(Platform& plat) override {
     m_p = &plat;
     sc_core::sc_spawn([this] {
-      auto* dev = m_p->device<dma::BenchDma>(m_dev);
+      dma::BenchDma* dev = m_p->device<dma::BenchDma>(m_dev);
+      if (!dev) dev = &m_p->device<ccix::RequestAgent>(m_dev)->dma();
       // BW_DMA_RW interleaves reads and writes; here the writes go to a
       // second window of the same size so that read data stays checkable.
       const std::uint64_t buf = m_p->alloc(buffers()).at(0);
@@ -681,6 +685,129 @@ class BenchDmaLoad final : public Workload {
   bool m_done = false;
 };
 
+// ---------------------------------------------------------------------------
+// S000: the on-FPGA traffic generator. One transfer of `size` at a time,
+// timed from issue until all its data has arrived (a read) or its write
+// response is back, on one of two paths of the same device: `ccix`, AXI
+// requests to the CCIX request agent's system cache (whole lines), or
+// `dma`, the device's DMA engine reading or writing host memory (S000's
+// TaPaSCo baseline). Patterns: fresh (every transfer on lines and a page
+// never touched: a system-cache miss and, with ATS, an ATC miss), warm
+// (transfers cycle through a `window` whose pages are translated
+// beforehand, and each transfer's lines are flushed from the system cache
+// before it, untimed: a miss with an ATC hit, as S000's random addresses
+// force), hit (the transfer's lines were brought into the system cache by
+// the same operation beforehand, untimed).
+class CcixLatency final : public Workload {
+ public:
+  CcixLatency(const Cursor& c, const topo::Topology& p) : Workload("ccix_lat") {
+    c.keys({"type", "name", "device", "path", "op", "size", "reps", "pattern", "window", "page_size", "node"});
+    if (c.has("name")) m_name = c.child("name").str();
+    m_dev = need_device(c.child("device"), p, "ccix_ra");
+    m_ccix = !c.has("path") || c.child("path").choice({"ccix", "dma"}) == "ccix";
+    m_write = c.child("op").choice({"rd", "wr"}) == "wr";
+    m_size = c.has("size") ? size32(c.child("size"), 1, 1u << 20) : 64;
+    m_n = c.has("reps") ? static_cast<int>(c.child("reps").integer(1, 1000000)) : 1000;
+    const std::string pat = c.has("pattern") ? c.child("pattern").choice({"fresh", "warm", "hit"}) : "warm";
+    m_fresh = pat == "fresh";
+    m_hit = pat == "hit";
+    m_backing = backing_of(c);
+    if (m_hit && !m_ccix) c.child("pattern").fail("hit applies to the ccix path (the DMA engine has no cache)");
+    m_lines = (m_size + 63) / 64 * 64;
+    // fresh: a page of its own per transfer; warm: lines one after another
+    // around the window.
+    const std::uint64_t page = 1ull << m_backing.page_shift;
+    m_stride = m_fresh ? (m_lines + page - 1) / page * page : m_lines;
+    const std::uint64_t window = c.has("window") ? c.child("window").size() : 65536;
+    if (c.has("window") && (m_fresh || m_hit)) c.child("window").fail("window applies to the warm pattern");
+    if (window < m_lines) c.child("window").fail("the window must hold one transfer");
+    m_window = m_hit ? m_lines : m_fresh ? m_stride * static_cast<std::uint64_t>(m_n) : window / m_lines * m_lines;
+  }
+  void start(Platform& plat) override {
+    m_p = &plat;
+    sc_core::sc_spawn([this] {
+      auto* ra = m_p->device<ccix::RequestAgent>(m_dev);
+      const std::uint64_t buf = m_p->alloc(buffers()).at(0);
+      sc_core::sc_event ev;
+      Tick done_at = 0;
+      auto one = [&](std::uint64_t a, bool flush = false) {
+        done_at = 0;
+        auto done = [&](Tick t) {
+          done_at = t;
+          notify_now(ev);
+        };
+        if (flush) ra->flush(a, m_lines, done);
+        else if (!m_ccix && m_write) ra->dma().write(a, m_size, 0x600, a - buf, done);
+        else if (!m_ccix) ra->dma().read(a, m_size, kMemoryStream, a, done);
+        else ra->transfer(m_write, a, m_lines, done);
+        if (done_at == 0) sc_core::wait(ev);
+      };
+      // warm: translate every page first (untimed), as S000 does before
+      // its measurements; hit: bring the lines in once.
+      if (!m_fresh && ra->config().ats && m_ccix) {
+        const std::uint64_t page = 1ull << m_backing.page_shift;
+        for (std::uint64_t a = buf; a < buf + m_window; a += page) {
+          bool ok = false;
+          ra->dma().translate_page(a, [&](Tick) {
+            ok = true;
+            notify_now(ev);
+          });
+          if (!ok) sc_core::wait(ev);
+        }
+      }
+      if (m_hit) one(buf);
+      sc_core::wait(100, sc_core::SC_NS);
+      const std::size_t rtts = ra->dma().ats_rtt.count();
+      for (int i = 0; i < m_n; ++i) {
+        const std::uint64_t a = m_hit ? buf : buf + static_cast<std::uint64_t>(i) * m_stride % m_window;
+        if (m_ccix && !m_fresh && !m_hit) {
+          one(a, true);  // out of the system cache, untimed
+          sc_core::wait(100, sc_core::SC_NS);
+        }
+        const Tick t0 = now_tick();
+        one(a);
+        m_lat.add(to_ns(done_at - t0));
+        sc_core::wait(100, sc_core::SC_NS);
+      }
+      if (ra->dma().ats_rtt.count() > rtts) m_ats_rtt = ra->dma().ats_rtt.percentile(50);
+      if (ra->xlate_wait.count()) m_xlate = ra->xlate_wait.percentile(50);
+      m_done = true;
+    });
+  }
+  bool done() const override { return m_done; }
+  std::vector<std::string> exclusive_devices() const override { return {m_dev}; }
+  std::vector<BufferNeed> buffers() const override {
+    const std::uint64_t page = 1ull << m_backing.page_shift;
+    return {BufferNeed{(m_window + page - 1) / page * page, page, m_backing}};
+  }
+  void report(Results& res) const override {
+    const std::string what = std::string(m_ccix ? "ccix" : "dma") + "_" + (m_write ? "wr" : "rd");
+    res.metric(m_name + ".size_B", m_size, "B");
+    res.metric(m_name + ".median_ns", m_lat.percentile(50), "ns");
+    res.metric(m_name + ".min_ns", m_lat.min(), "ns");
+    res.metric(m_name + ".p99_ns", m_lat.percentile(99), "ns");
+    res.metric(m_name + ".mean_ns", m_lat.mean(), "ns");
+    res.metric(m_name + ".MB_per_s", m_lat.percentile(50) > 0 ? m_size / m_lat.percentile(50) * 1e3 : 0, "MB/s");
+    res.hist(m_name + "." + what + "_ns", m_lat, "ns");
+    if (m_ats_rtt > 0) {
+      res.metric(m_name + ".ats_rtt_ns", m_ats_rtt, "ns");
+      if (m_xlate > 0) res.metric(m_name + ".atc_ns", m_xlate - m_ats_rtt, "ns");
+    }
+  }
+
+ private:
+  Platform* m_p = nullptr;
+  std::string m_dev;
+  bool m_ccix = true, m_write = false, m_fresh = false, m_hit = false;
+  std::uint32_t m_size = 64, m_lines = 64;
+  std::uint64_t m_stride = 64, m_window = 64;
+  int m_n = 1000;
+  Backing m_backing;
+  Histogram m_lat;
+  double m_ats_rtt = 0, m_xlate = 0;
+  bool m_done = false;
+};
+
 // S003: Coyote perf_local. The host invokes transfers of `size` bytes from a
 // source buffer through the FPGA's user logic back to a destination buffer
 // (virtual addresses, translated by the FPGA MMU; a miss interrupts the
@@ -800,7 +927,7 @@ std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const 
     if (!c.is_map()) c.fail("a workload is a map with a type");
     const std::string type =
         c.child("type").choice({"rosta_dma", "rosta_peer", "rosta_echo", "calypte_loopback", "bench_lat", "bench_bw", "coyote_perf",
-                                 "calypte_burst"});
+                                 "calypte_burst", "ccix_lat"});
     std::unique_ptr<Workload> w;
     if (type == "rosta_dma") w = std::make_unique<RostaHostDma>(c, p);
     if (type == "rosta_peer") w = std::make_unique<RostaPeer>(c, p);
@@ -810,6 +937,7 @@ std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const 
     if (type == "bench_bw") w = std::make_unique<BenchDmaLoad>(c, p, false);
     if (type == "coyote_perf") w = std::make_unique<CoyotePerf>(c, p);
     if (type == "calypte_burst") w = std::make_unique<CalypteBurst>(c, p);
+    if (type == "ccix_lat") w = std::make_unique<CcixLatency>(c, p);
     w->set_type(type);
     if (!names.insert(w->name()).second) c.fail("two workloads named '" + w->name() + "'; give one a name:");
     for (const auto& d : w->exclusive_devices()) {
@@ -859,6 +987,15 @@ const std::vector<MetricDoc>& metric_docs() {
       {"calypte_loopback", "<mode>_p99_us", "us", "its 99th percentile"},
       {"calypte_loopback", "<mode>_max_us", "us", "its maximum"},
       {"calypte_loopback", "<mode>_us", "us", "the round trip, per repetition", true},
+      {"ccix_lat", "size_B", "B", "bytes per transfer"},
+      {"ccix_lat", "median_ns", "ns", "median transfer latency (issue to all data arrived, or to the write response)"},
+      {"ccix_lat", "min_ns", "ns", "minimum transfer latency"},
+      {"ccix_lat", "p99_ns", "ns", "99th percentile of the latency"},
+      {"ccix_lat", "mean_ns", "ns", "mean latency"},
+      {"ccix_lat", "MB_per_s", "MB/s", "one transfer's bytes over its median latency"},
+      {"ccix_lat", "<test>_ns", "ns", "the latency per transfer; `<test>` is ccix_rd, ccix_wr, dma_rd or dma_wr", true},
+      {"ccix_lat", "ats_rtt_ns", "ns", "median ATS translation round trip at the ATS switch (runs with ATC misses)"},
+      {"ccix_lat", "atc_ns", "ns", "median time a missed request spends in the ATS switch besides that round trip"},
       {"bench_lat", "size_B", "B", "bytes per transaction"},
       {"bench_lat", "median_ns", "ns", "median transaction latency (command to completion)"},
       {"bench_lat", "min_ns", "ns", "minimum transaction latency"},
@@ -951,6 +1088,7 @@ std::string workloads_reference() {
 | `rosta_echo` | `from`, `to`, `bytes`, `reps` | S001 latency: echo round trip / 2 |
 | `calypte_burst` | `device`, `channels`, `size`, `packets`, `core` | F2H packets back to back over several channels, then a marker; the F2H rate |
 | `calypte_loopback` | `mode` (fhf, hfh), `device`, `channel`, `size`, `reps`, `core` | S004 round-trip latency distribution |
+| `ccix_lat` | `device` (a ccix_ra endpoint), `path` (ccix: the request agent's system cache; dma: the device's DMA engine), `op` (rd, wr), `size`, `reps`, `pattern` (fresh: lines and a page never touched; warm: lines flushed from the system cache, on translated pages; hit: lines already in the system cache), `window` (warm: the bytes the transfers cycle through), `page_size`, `node` | S000 experiments 1-3 |
 | `bench_lat` | `device`, `op` (rd, wrrd), `size`, `window`, `reps`, `pattern` (seq, rand, fresh: every access on pages never touched before), `page_size`, `node` (near, far), `invalidate` (ATS invalidation of the pages before each access), `host_cache` (warm: the window starts in the host's LLC as far as it fits; cold) | S011 LAT_DMA_RD / LAT_DMA_WRRD |
 | `bench_bw` | `device`, `op` (rd, wr, rw), `size`, `window`, `transactions`, `pattern`, `page_size`, `node`, `host_cache` | S011 BW_DMA_RD / WR / RW |
 | `coyote_perf` | `device`, `mode` (lat, thr), `size`, `reps`, `page_size`, `node`, `core`, `driver_core`, `mapped` | S003 Coyote perf_local: host -> FPGA -> host through the FPGA MMU; mean latency of `reps` single transfers, or throughput of `reps` transfers invoked back to back and waited for; `mapped` (default true): the driver installs the buffers' translations in the TLBs up front, false: each first touch of a page misses |

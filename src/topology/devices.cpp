@@ -3,6 +3,7 @@
 #include <deque>
 #include <stdexcept>
 
+#include "models/ccix/request_agent.h"
 #include "models/dma/bench_dma.h"
 #include "models/dma/calypte_dma.h"
 #include "models/dma/coyote_dma.h"
@@ -71,6 +72,15 @@ std::deque<DeviceKind>& registry() {
                  [](const std::string& node, const DeviceConfigs& d) -> std::unique_ptr<pcie::Device> {
                    return std::make_unique<dma::CoyoteDma>(node + ".coyote", d.coyote);
                  }});
+    k.push_back({"ccix_ra", "its parameters, with device: ccix_ra (its DMA engine and ATS switch: the bench: section)",
+                 [](const Cursor& s, DeviceConfigs& d) { cfg::load_params(s, d.ccix_ra, cfg::ccix_ra_params()); },
+                 [](const DeviceConfigs&) -> std::uint64_t { return 0; },
+                 [](const std::string& node, const DeviceConfigs& d) -> std::unique_ptr<pcie::Device> {
+                   ccix::RequestAgentConfig c = d.ccix_ra;
+                   c.dma = d.bench;  // the DMA engine and ATS switch beside the agent
+                   return std::make_unique<ccix::RequestAgent>(node + ".ra", c);
+                 },
+                 {"bench"}});
     return k;
   }();
   return kinds;

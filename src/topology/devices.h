@@ -26,6 +26,7 @@ struct DeviceConfigs {
   dma::CalypteConfig calypte;
   dma::BenchDmaConfig bench;
   dma::CoyoteConfig coyote;
+  ccix::RequestAgentConfig ccix_ra;
 };
 
 struct DeviceKind {
@@ -38,6 +39,9 @@ struct DeviceKind {
   std::function<std::uint64_t(const DeviceConfigs& d)> bar_need;
   // Its model, named after the endpoint `node`.
   std::function<std::unique_ptr<pcie::Device>(const std::string& node, const DeviceConfigs& d)> make;
+  // Other kinds' sections it takes too (a CCIX request agent: its DMA
+  // engine's `bench:`).
+  std::vector<std::string> uses = {};
 };
 
 // The registered kinds, in registration order (the built-in ones first).

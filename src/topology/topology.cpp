@@ -104,6 +104,33 @@ const cfg::KeyTable& node_keys() {
   return t;
 }
 
+namespace {
+
+// A CCIX request agent: its agent id, and the checks its path must pass
+// before anything runs: VC1 enabled on every port from it to the root
+// complex, and a CCIX packet within the MPS programmed on that path.
+void check_ccix(Topology& t, NodeSpec& n, coherence::AgentId id) {
+  n.ccix_ra.agent.id = id;
+  n.ccix_ra.agent.home = 0;
+  if (n.ccix_ra.ats && !n.bench.ats)
+    n.where.child("ccix_ra").child("ats").fail("the request agent translates through the device's ATS switch: set bench.ats: true");
+  for (int i = t.find(n.name); i >= 0;) {
+    const NodeSpec& m = t.nodes[static_cast<std::size_t>(i)];
+    if (m.port.vcs < 2)
+      (m.where.has("port") ? m.where.child("port") : m.where)
+          .fail("CCIX travels on VC1: node " + m.name + " on the path of CCIX request agent " + n.name +
+                " needs port: {vcs: 2} or more");
+    if (m.mps < n.ccix_ra.ccix.max_packet_B)
+      (n.where.has("ccix_ra") && n.where.child("ccix_ra").has("max_packet") ? n.where.child("ccix_ra").child("max_packet") : n.where)
+          .fail("a CCIX packet of " + std::to_string(n.ccix_ra.ccix.max_packet_B) + " B exceeds the MPS of " +
+                std::to_string(m.mps) + " B programmed at " + m.name);
+    if (m.parent_link < 0) break;
+    i = t.links[static_cast<std::size_t>(m.parent_link)].up_node;
+  }
+}
+
+}  // namespace
+
 const cfg::KeyTable& root_complex_keys() {
   static const cfg::KeyTable t = {
       {"root_ports", "root ports (default: one per link below it)"},
@@ -112,6 +139,7 @@ const cfg::KeyTable& root_complex_keys() {
       {"memory", "memory parameters"},
       {"iommu", "IOMMU parameters"},
       {"cpu", "host CPU and software parameters"},
+      {"ccix", "the CCIX home agent for CCIX request agents below (ccix parameters)"},
   };
   return t;
 }
@@ -180,6 +208,7 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults, Arena& a
     cfg::load_params(c.child("rc"), n.rc, cfg::rc_params());
     cfg::load_params(c.child("memory"), n.rc.memory, cfg::memory_params());
     cfg::load_params(c.child("iommu"), n.rc.iommu, cfg::iommu_params());
+    cfg::load_params(c.child("ccix"), n.ccix_home, cfg::ccix_home_params());
     cfg::check_tlb(c.child("iommu"), "iotlb_ways", n.rc.iommu.iotlb);
     if (n.rc.iommu.table_region >= n.rc.dram_size)
       (c.child("iommu").has("table_region") ? c.child("iommu").child("table_region") : c.child("rc"))
@@ -211,8 +240,9 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults, Arena& a
     c.keys(cfg::key_names(endpoint_keys(), common));
     n.device = c.has("device") ? c.child("device").choice(device_names()) : "none";
     cfg::load_params(c.child("endpoint"), n.ep, cfg::endpoint_params());
+    const DeviceKind* mine = device_kind(n.device);
     for (const DeviceKind& k : device_kinds())
-      if (c.has(k.name) && n.device != k.name)
+      if (c.has(k.name) && n.device != k.name && !(mine && std::count(mine->uses.begin(), mine->uses.end(), k.name)))
         c.child(k.name).fail("settings for a '" + k.name + "' device on a '" + n.device + "' endpoint");
     // Every kind's section is read (an absent one gives its defaults).
     for (const DeviceKind& k : device_kinds()) k.parse(c.child(k.name), n);
@@ -496,9 +526,12 @@ Topology load_topology(const Cursor& root, const std::string& file) {
     rc.where.child("rc").child("dram_base").fail("host DRAM overlaps the MMIO window " + hex(kMmioBase) + "-" + hex(kMmioLimit));
   if (rc.rc.dram_base < rc.rc.msi_base + 4096 && rc.rc.dram_base + rc.rc.dram_size > rc.rc.msi_base)
     rc.where.child("rc").child("dram_base").fail("host DRAM overlaps the MSI page at " + hex(rc.rc.msi_base));
-  for (const auto& n : t.nodes)
-    if (n.type == NodeType::Endpoint && n.device == "bench" && n.bench.ats && !rc.rc.iommu.enabled)
+  coherence::AgentId next_agent = 1;  // the home is agent 0
+  for (auto& n : t.nodes) {
+    if (n.type == NodeType::Endpoint && (n.device == "bench" || n.device == "ccix_ra") && n.bench.ats && !rc.rc.iommu.enabled)
       n.where.child("bench").child("ats").fail("ATS needs the host's IOMMU: set nodes." + rc.name + ".iommu.enabled: true");
+    if (n.type == NodeType::Endpoint && n.device == "ccix_ra") check_ccix(t, n, next_agent++);
+  }
   return t;
 }
 

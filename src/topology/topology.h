@@ -26,6 +26,7 @@ struct NodeSpec : DeviceConfigs {
   // root complex
   host::RootComplexConfig rc;
   host::HostCpuConfig cpu;
+  ccix::HomePortConfig ccix_home;  // the CCIX home, used when a CCIX request agent is below
   int root_ports = 0;
   bool segment_per_root_port = false;  // root complex: each root port heads its own PCI segment
   // switch
