@@ -17,7 +17,9 @@ FIGURES = [
     ('s011_vs_size', 's011_vs_size.py', 'S011 latency and bandwidth vs transfer size'),
     ('s011_vs_window', 's011_vs_window.py', 'S011 read bandwidth and latency vs window size (IOMMU off)'),
     ('s003_perf_local', 's003_perf_local.py', 'S003 Coyote perf_local throughput and latency: 1 GiB pages near, 2 MiB pages far'),
-    ('s000_ats', 's000_ats.py', 'S000 read latency with an ATC miss and hit vs size (PCIe read path)'),
+    ('s000_ats', 's000_ats.py', 'S000 read latency with an ATC miss and hit vs size (CCIX path)'),
+    ('s000_ccix_latency', 's000_ccix_latency.py', 'S000 CCIX vs PCIe DMA latency vs size, reads and writes, with and without ESM'),
+    ('s000_hits', 's000_hits.py', 'S000 device-cache hits vs misses to the host, reads and writes'),
     ('s011_iommu', 's011_iommu.py', 'S011 bandwidth and latency vs window: IOMMU off, superpages, 4 KiB pages'),
 ]
 

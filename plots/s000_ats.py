@@ -1,8 +1,9 @@
 #!/usr/bin/python3
-"""S000 experiment 2 on the PCIe read path: read latency with an ATC miss
-(first access of a page) and with an ATC hit vs size, their ratio, and with
-ATC prefetch of the next 7 pages; the measured first-64 B-access breakdown
-(700 ns read, 617 ns ATS response, 1136 ns in the ATC) as markers."""
+"""S000 experiment 2 on the CCIX path: read latency with an ATC miss (first
+access of a page) and with an ATC hit vs size, both missing the system
+cache, their ratio, and with ATC prefetch of the next 7 pages; the measured
+first-64 B-access breakdown (700 ns read, 617 ns ATS response, 1136 ns in
+the ATC) as markers."""
 from common import args, need, plt, points, reference, save, size_of
 
 res, out = args()
@@ -18,7 +19,7 @@ def series(pattern, prefetch):
 
 fig, (a1, a2) = plt.subplots(1, 2, figsize=(7.5, 2.8))
 fig.subplots_adjust(wspace=0.35)
-miss, hit, pref = series('fresh', 0), series('seq', 0), series('fresh', 7)
+miss, hit, pref = series('fresh', 0), series('warm', 0), series('fresh', 7)
 for data, style, label in ((miss, 'C3-o', 'ATC miss (first access)'), (hit, 'C0-s', 'ATC hit'),
                            (pref, 'C2--^', 'first accesses, prefetch 7 pages')):
     if data:
@@ -29,7 +30,7 @@ if 's000.exp2.read64_first' in ref:
 a1.set_xscale('log', base=2)
 a1.set_xlabel('read size (B)')
 a1.set_ylabel('latency (ns)')
-a1.set_title('S000: read latency with ATS')
+a1.set_title('S000: CCIX read latency with ATS')
 a1.legend(fontsize=6)
 hd = dict(hit)
 ratio = [(s, v / hd[s]) for s, v in miss if s in hd]

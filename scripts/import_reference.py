@@ -134,20 +134,46 @@ dump(os.path.join(REF, 's000_ccix.yaml'), GEN, {
     'platform': 'topologies/s000_n1sdp_au280.yaml', 'records': recs})
 fresh64 = {'workloads.0.pattern': 'fresh', 'workloads.0.size': '64B', 'topology.nodes.au280.bench.atc_prefetch': 0}
 case('s000_ats', '../../configs/s000_ats.yaml', [
-    {'ref': 's000.exp2.read64_sc_miss', 'point': {'workloads.0.pattern': 'seq', 'workloads.0.size': '64B',
+    {'ref': 's000.exp2.read64_sc_miss', 'point': {'workloads.0.pattern': 'warm', 'workloads.0.size': '64B',
                                                    'topology.nodes.au280.bench.atc_prefetch': 0},
      'metric': 'lat.median_ns'},
     {'ref': 's000.exp2.read64_first', 'point': fresh64, 'metric': 'lat.median_ns'},
     {'ref': 's000.exp2.ats_host_response', 'point': fresh64, 'metric': 'lat.ats_rtt_ns'},
     {'ref': 's000.exp2.atc_time', 'point': fresh64, 'metric': 'lat.atc_ns'},
-    # Miss vs hit: the same access on pages never touched (ATC miss) over one warm page (hit).
-    {'ref': 's000.exp2.ats_miss_factor', 'point': fresh64, 'metric': 'lat.median_ns', 'over': {'workloads.0.pattern': 'seq'}},
+    # Miss vs hit: the same access on pages never touched (ATC miss) over translated pages (hit).
+    {'ref': 's000.exp2.ats_miss_factor', 'point': fresh64, 'metric': 'lat.median_ns', 'over': {'workloads.0.pattern': 'warm'}},
     # Transfer time dominates the ATS overhead once the hit latency exceeds
     # the miss's extra time, i.e. from the first size whose miss/hit is <= 2.
     {'ref': 's000.exp2.ats_amortised_from', 'point': {'workloads.0.pattern': 'fresh', 'topology.nodes.au280.bench.atc_prefetch': 0},
-     'metric': 'lat.median_ns', 'over': {'workloads.0.pattern': 'seq'},
-     'first_at_most': {'axis': 'workloads.0.size', 'value': 2}}],
-    'S000 experiment 2 on the PCIe read path: first 64 B access (ATC miss) and its parts, a hit, and the miss/hit factor by size')
+     'metric': 'lat.median_ns', 'over': {'workloads.0.pattern': 'warm'},
+     'first_at_most': {'axis': 'workloads.0.size', 'value': 2},
+     'known_gap': ('On the CCIX path a transfer of several 4 KiB pages misses the ATC once per page, and the misses of '
+                   'later pages wait for request trackers held by lines waiting for the first translation: the miss/hit '
+                   'ratio grows with size (2.2 at 4 KiB, 2.4 at 32 KiB) instead of falling below 2 by 32 KB. The paper '
+                   'sees later pages translated ahead by the host; atc_prefetch models that, but not yet for one '
+                   'first access.')}],
+    'S000 experiment 2 on the CCIX path: first 64 B access (ATC miss) and its parts, a hit, and the miss/hit factor by size')
+ccix_rd = {'workloads.0.path': 'ccix', 'workloads.0.op': 'rd', 'workloads.0.size': '64B', 'topology.links.0.rate': '0GT/s'}
+ccix_wr = dict(ccix_rd, **{'workloads.0.op': 'wr'})
+case('s000_ccix_latency', '../../configs/s000_ccix_latency.yaml', [
+    # CCIX relative to PCIe DMA, in percent: (CCIX / DMA - 1) x 100.
+    {'ref': 's000.exp1.read_small_vs_pcie', 'point': ccix_rd, 'metric': 'lat.median_ns',
+     'over': {'workloads.0.path': 'dma'}, 'change': True},
+    {'ref': 's000.exp1.write_small_vs_pcie', 'point': ccix_wr, 'metric': 'lat.median_ns',
+     'over': {'workloads.0.path': 'dma'}, 'change': True,
+     'known_gap': ('A CCIX write here is a write-allocate miss of the system cache (ReadUnique, the line from memory), '
+                   'as long as a read; the measured write pays more coherence overhead than that (+32% over the DMA '
+                   'write, the model +25%). The protocol has no WriteUnique or two-phase write yet.')},
+    # CCIX reads are faster below this size: the first size whose DMA/CCIX latency is at most 1.
+    {'ref': 's000.exp1.read_crossover', 'point': {'workloads.0.path': 'dma', 'workloads.0.op': 'rd', 'topology.links.0.rate': '0GT/s'},
+     'metric': 'lat.median_ns', 'over': {'workloads.0.path': 'ccix'},
+     'first_at_most': {'axis': 'workloads.0.size', 'value': 1}}],
+    'S000 experiment 1: CCIX against PCIe DMA latency, small reads and writes, and the read crossover size')
+hit = {'workloads.0.pattern': 'hit', 'workloads.0.size': '64B'}
+case('s000_hits', '../../configs/s000_hits.yaml', [
+    {'ref': 's000.exp3.hit.au280.read', 'point': dict(hit, **{'workloads.0.op': 'rd'}), 'metric': 'lat.median_ns'},
+    {'ref': 's000.exp3.hit.au280.write', 'point': dict(hit, **{'workloads.0.op': 'wr'}), 'metric': 'lat.median_ns'}],
+    'S000 experiment 3: device-cache hits on the AU280')
 
 # ---------------------------------------------------------------- S003
 s003 = yaml.safe_load(open(os.path.join(SRC, 's003_coyote.yaml')))

@@ -510,6 +510,8 @@ class Validate(unittest.TestCase):
                         'pattern: fresh, reps: 50}\n'
                         'sweep:\n  - {path: workloads.0.pattern, values: [fresh, seq]}\n'
                         '  - {path: workloads.0.size, values: [64B, 16KiB, 32KiB]}\n'
+                        # the board's DMA engine, through its ATS switch
+                        '  - {path: topology.nodes.au280.ccix_ra.dma_translates, values: [true]}\n'
                         % os.path.join(ROOT, 'topologies', 's000_n1sdp_au280.yaml'))
             with open(os.path.join(d, 'reference', 't.yaml'), 'w') as f:
                 f.write('source: T\nrecords:\n'
