@@ -151,6 +151,23 @@ class FoundBeforeTheRun(Workdir):
         self.expect_bad(GOOD.replace('bytes: 64KiB', 'bytes: 64KiB, vc: 1'), 'VC1 is not enabled on link swB - fpga0',
                         regex=r'study\.yaml:3:\d+: workloads\.0\.pairs\.0: fpga0 -> fpga1: ')
 
+    # S000's CCIX agent: its path must carry VC1 and packets within MPS.
+    CCIX = ('study: t\ntopology: %s\n'
+            'workloads: [{type: ccix_lat, device: au280, op: rd, pattern: hit, reps: 5}]\n'
+            % os.path.join(ROOT, 'topologies', 's000_n1sdp_au280.yaml'))
+
+    def test_ccix_on_a_path_without_vc1(self):
+        self.expect_bad(self.CCIX, 'CCIX travels on VC1: node au280 on the path of CCIX request agent au280 needs port: {vcs: 2}',
+                        '--set', 'topology.nodes.au280.port.vcs=1', regex=r's000_n1sdp_au280\.yaml:\d+:\d+: nodes\.au280\.port: ')
+
+    def test_ccix_packets_above_mps(self):
+        self.expect_bad(self.CCIX, 'a CCIX packet of 512 B exceeds the MPS of 256 B programmed at au280',
+                        '--set', 'topology.nodes.au280.ccix_ra.max_packet=512B')
+
+    def test_ccix_agent_on_virtual_addresses_without_ats(self):
+        self.expect_bad(self.CCIX, "translates through the device's ATS switch: set bench.ats: true",
+                        '--set', 'topology.nodes.au280.bench.ats=false')
+
     def test_buffers_larger_than_memory(self):
         self.expect_bad('study: t\ntopology: s001_rosta.yaml\n'
                         'workloads: [{type: rosta_dma, op: write, devices: [fpga0], bytes: 128GiB}]\n',

@@ -177,6 +177,16 @@ bool CcixLink::whole() const {
          m_owed == std::array<int, kClasses>{};
 }
 
+std::string CcixLink::credits() const {
+  std::string s = m_name + " credits:";
+  for (int c = 0; c < kClasses; ++c) {
+    const auto i = static_cast<std::size_t>(c);
+    s += std::string(" ") + kClassName[c] + " " + std::to_string(m_avail[i]) + "/" + std::to_string(m_grant[i]) + " (held " +
+         std::to_string(m_held[i]) + ", owed " + std::to_string(m_owed[i]) + ")";
+  }
+  return s;
+}
+
 std::string CcixLink::blocked_reason() const {
   for (int c = 0; c < kClasses; ++c) {
     const auto i = static_cast<std::size_t>(c);

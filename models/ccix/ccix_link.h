@@ -85,6 +85,8 @@ class CcixLink final : public coherence::Channel, public Actor {
   void on_room();
   // Whether every credit granted is back and nothing waits (at quiesce).
   bool whole() const;
+  // Its credits, per class: available / granted, held, owed.
+  std::string credits() const;
   std::string blocked_reason() const;
   void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
 

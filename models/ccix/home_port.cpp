@@ -56,6 +56,19 @@ bool HomePort::idle() const {
   return true;
 }
 
+std::string HomePort::credits() const {
+  std::string s;
+  for (const auto& e : m_ends)
+    if (!e->link.whole()) s += (s.empty() ? "" : "; ") + e->link.credits();
+  return s;
+}
+
+bool HomePort::whole() const {
+  for (const auto& e : m_ends)
+    if (!e->link.whole()) return false;
+  return true;
+}
+
 std::string HomePort::status() const {
   std::string s;
   for (const auto& e : m_ends) {

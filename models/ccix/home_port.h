@@ -35,6 +35,9 @@ class HomePort final : public pcie::MessageHandler {
   CcixLink& add_agent(coherence::AgentId agent, int port, pcie::Rid rid, const CcixConfig& format);
   void on_message(const pcie::Tlp& t, int port) override;
   bool idle() const;
+  // Every end's credits back and nothing held or queued (at quiesce).
+  bool whole() const;
+  std::string credits() const;  // of the ends that are not whole
   std::string status() const;
 
  private:

@@ -63,6 +63,8 @@ class RequestAgent final : public pcie::Device,
   ~RequestAgent() override;
   void attach(pcie::Endpoint& ep) override;
   CcixLink& link() { return *m_link; }
+  bool link_whole() const { return m_link->whole(); }
+  std::string credits() const { return m_link->credits(); }
   coherence::CachingAgent& agent() { return *m_agent; }
   dma::BenchDma& dma() { return *m_dma; }
   const RequestAgentConfig& config() const { return m_cfg; }

@@ -146,6 +146,9 @@ bool Platform::fabric_idle() const {
     if (p->has_rx_occupancy()) return false;
   for (const auto& s : m_switches)
     if (s->queued()) return false;
+  if (m_ccix && !m_ccix->whole()) return false;
+  for (const auto& [n, d] : m_devs)
+    if (auto* ra = dynamic_cast<const ccix::RequestAgent*>(d.get()); ra && !ra->link_whole()) return false;
   return m_rc->idle() && (!m_ccix || m_ccix->idle());
 }
 
@@ -161,6 +164,9 @@ std::string Platform::diagnose() const {
   for (const auto& [n, d] : m_devs)
     if (d->busy()) os << "\n  " << n << ": " << d->status();
   if (m_ccix && !m_ccix->idle()) os << "\n  " << m_ccix->status();
+  if (m_ccix && !m_ccix->whole()) os << "\n  " << m_ccix->credits();
+  for (const auto& [n, d] : m_devs)
+    if (auto* ra = dynamic_cast<const ccix::RequestAgent*>(d.get()); ra && !ra->link_whole()) os << "\n  " << n << ": " << ra->credits();
   return os.str();
 }
 

@@ -12,7 +12,9 @@
 #include <cerrno>
 #include <cstring>
 
+#include "models/coherence/transport.h"
 #include "models/core/error.h"
+#include "models/core/pool.h"
 #include "models/core/rng.h"
 #include "models/core/scheduler.h"
 #include "models/pcie/tlp.h"
@@ -153,7 +155,10 @@ nlohmann::json run_point_in_place(StudyFiles& f, const SweepPoint& point, std::u
   if (pcie::TlpPool::instance().live() != 0)
     throw SimError("conservation: " + std::to_string(pcie::TlpPool::instance().live()) +
                    " TLPs were never consumed" + plat.diagnose());
-  if (!plat.fabric_idle()) throw SimError("conservation: buffers not empty at the end" + plat.diagnose());
+  if (Pool<coherence::Packet>::instance().live() != 0)
+    throw SimError("conservation: " + std::to_string(Pool<coherence::Packet>::instance().live()) +
+                   " coherence messages were never consumed" + plat.diagnose());
+  if (!plat.fabric_idle()) throw SimError("conservation: buffers not empty, or CCIX credits not all back, at the end" + plat.diagnose());
 
   Results res;
   for (const auto& w : workloads) {
