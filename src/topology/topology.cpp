@@ -110,6 +110,7 @@ namespace {
 // before anything runs: VC1 enabled on every port from it to the root
 // complex, and a CCIX packet within the MPS programmed on that path.
 void check_ccix(Topology& t, NodeSpec& n, coherence::AgentId id) {
+  if (id >= 64) n.where.fail("more than 63 CCIX request agents: the home's directory keeps one bit per agent, 64 in all");
   n.ccix_ra.agent.id = id;
   n.ccix_ra.agent.home = 0;
   if (n.ccix_ra.ats && !n.bench.ats)

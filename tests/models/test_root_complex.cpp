@@ -125,7 +125,6 @@ TEST(RootComplexAtomics, FailedCasFetchAddAndSwapActOnTheOperandBytesOnly) {
 // A root complex that completes no AtomicOps says so, naming the setting.
 TEST(RootComplexAtomics, WithoutAtomicCompleterAnAtomicOpIsAnError) {
   Rig r(false);
-  RootComplex& rc = r.rc;
   Stub& dev = r.dev;
   atomic(dev, TlpKind::FetchAdd, 8, kDram, 1);
   try {
@@ -139,7 +138,6 @@ TEST(RootComplexAtomics, WithoutAtomicCompleterAnAtomicOpIsAnError) {
 // Operands of 4 or 8 B only, naturally aligned.
 void expect_refused(std::uint32_t len, std::uint64_t addr, const char* why) {
   Rig r(true);
-  RootComplex& rc = r.rc;
   Stub& dev = r.dev;
   atomic(dev, TlpKind::Swap, len, addr, 1);
   try {
