@@ -75,7 +75,17 @@ void CcixLink::release(const Packet& p) {
   ++m_owed[c];
   // Alone, a return waits to ride on a message, unless the partner may
   // starve first.
-  pump_at(2 * m_owed[c] >= m_grant[c] ? now_tick() : m_owed_since + m_cfg.credit_return_delay);
+  pump_at(return_due());
+}
+
+// When the credits owed must go, alone if nothing else carries them: at
+// once when half a class's grant is owed (the partner may starve first),
+// else credit_return_delay after the first was freed; kNever if none is.
+Tick CcixLink::return_due() const {
+  if (m_owed == std::array<int, kClasses>{}) return kNever;
+  for (std::size_t c = 0; c < kClasses; ++c)
+    if (m_owed[c] > 0 && 2 * m_owed[c] >= m_grant[c]) return now_tick();
+  return m_owed_since + m_cfg.credit_return_delay;
 }
 
 void CcixLink::pump_at(Tick t) {
@@ -99,8 +109,7 @@ void CcixLink::pump() {
   const auto max_B = static_cast<std::uint32_t>(m_cfg.max_packet_B);
   while (m_pcie.room()) {
     const bool owe = m_owed != std::array<int, kClasses>{};
-    bool urgent = owe && now >= m_owed_since + m_cfg.credit_return_delay;
-    for (std::size_t c = 0; c < kClasses && owe && !urgent; ++c) urgent = 2 * m_owed[c] >= m_grant[c] && m_owed[c] > 0;
+    const bool urgent = owe && return_due() <= now;
     std::uint32_t bytes = owe ? static_cast<std::uint32_t>(m_cfg.credit_B) : 0u;
     Bundle* b = Pool<Bundle>::instance().get();
     while (b->n < Bundle::kMax && (m_cfg.packing || b->n == 0)) {
@@ -144,10 +153,7 @@ void CcixLink::pump() {
     const Tick r = m_q.next_ready();
     if (r > now && r != kNever) pump_at(r);
   }
-  if (m_owed != std::array<int, kClasses>{}) {
-    Tick due = m_owed_since + m_cfg.credit_return_delay;
-    pump_at(std::max(due, now));
-  }
+  if (m_owed != std::array<int, kClasses>{}) pump_at(std::max(return_due(), now));
 }
 
 void CcixLink::on_tlp(const pcie::Tlp& t) {

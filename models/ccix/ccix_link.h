@@ -96,6 +96,7 @@ class CcixLink final : public coherence::Channel, public Actor {
   struct Bundle;
   void pump();
   void pump_at(Tick t);
+  Tick return_due() const;
   std::uint32_t msg_bytes(const Packet& p) const;
   std::string m_name;
   CcixConfig m_cfg;
