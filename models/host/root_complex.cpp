@@ -503,10 +503,7 @@ void RootComplex::ats_invalidate(pcie::Rid rid, std::uint64_t va, std::uint64_t 
   const std::uint16_t itag = m_itag++ % 32;
   if (m_invalidations.count(itag)) sim_fail(basename(), "more than 32 ATS invalidations outstanding");
   m_invalidations[itag] = std::move(done);
-  Tlp* t = pcie::TlpPool::instance().get();
-  t->kind = TlpKind::MsgD;
-  t->by_id = true;
-  t->target = rid;
+  Tlp* t = make_message(port, rid);
   t->msg_code = ats::kInvalidateRequest;
   t->tag = itag;
   t->addr = va;
