@@ -36,10 +36,15 @@ double mib_per_s(std::uint64_t bytes, Tick dur) {
 // Decimal megabytes per second.
 double mb_per_s(double bytes, Tick dur) { return dur ? bytes / (static_cast<double>(dur) * 1e-12) / 1e6 : 0.0; }
 
+// Endpoints with a `kind` engine: devices of that kind, or of a kind that
+// carries one beside it (a CCIX request agent's DMA engine: its `uses`).
 std::vector<std::string> endpoints_with(const topo::Topology& t, const std::string& kind) {
   std::vector<std::string> out;
-  for (const auto& n : t.nodes)
-    if (n.type == topo::NodeType::Endpoint && n.device == kind) out.push_back(n.name);
+  for (const auto& n : t.nodes) {
+    if (n.type != topo::NodeType::Endpoint) continue;
+    const topo::DeviceKind* k = n.device == kind ? nullptr : topo::device_kind(n.device);
+    if (n.device == kind || (k && std::count(k->uses.begin(), k->uses.end(), kind))) out.push_back(n.name);
+  }
   return out;
 }
 
@@ -524,10 +529,7 @@ class BenchDmaLoad final : public Workload {
             "invalidate", "host_cache"});
     m_backing = backing_of(c);
     if (c.has("name")) m_name = c.child("name").str();
-    // A bench engine, or the DMA engine beside a CCIX request agent.
-    const auto ras = endpoints_with(p, "ccix_ra");
-    const bool ra = std::find(ras.begin(), ras.end(), c.child("device").str()) != ras.end();
-    m_dev = ra ? c.child("device").str() : need_device(c.child("device"), p, "bench");
+    m_dev = need_device(c.child("device"), p, "bench");  // a bench engine, or one beside a CCIX request agent
     m_op = latency ? c.child("op").choice({"rd", "wrrd"}) : c.child("op").choice({"rd", "wr", "rw"});
     m_size = c.has("size") ? size32(c.child("size"), 1, 1u << 20) : 64;
     m_window = c.has("window") ? c.child("window").size() : 8192;
