@@ -26,14 +26,14 @@ struct CcixLink::Bundle {
 
 CcixLink::CcixLink(const std::string& name, const CcixConfig& cfg, TlpPort& pcie)
     : m_name(name), m_cfg(cfg), m_pcie(pcie), m_sched(name) {
-  if (cfg.max_packet_B != 128 && cfg.max_packet_B != 256 && cfg.max_packet_B != 512)
-    throw InputError(name + ": a CCIX MaxPacketSize is 128, 256 or 512 B, not " + std::to_string(cfg.max_packet_B));
+  if (cfg.format.max_packet_B != 128 && cfg.format.max_packet_B != 256 && cfg.format.max_packet_B != 512)
+    throw InputError(name + ": a CCIX MaxPacketSize is 128, 256 or 512 B, not " + std::to_string(cfg.format.max_packet_B));
   for (int c = 0; c < kClasses; ++c) {
     const auto i = static_cast<std::size_t>(c);
     if (cfg.credits[i] < 1) throw InputError(name + ": every CCIX message class needs at least one credit");
-    const std::uint32_t biggest = static_cast<std::uint32_t>(cfg.msg_B[i]) + (c == 3 ? kLineB : 0u) +
-                                  static_cast<std::uint32_t>(cfg.credit_B);
-    if (cfg.msg_B[i] < 4 || biggest > static_cast<std::uint32_t>(cfg.max_packet_B))
+    const std::uint32_t biggest = static_cast<std::uint32_t>(cfg.format.msg_B[i]) + (c == 3 ? kLineB : 0u) +
+                                  static_cast<std::uint32_t>(cfg.format.credit_B);
+    if (cfg.format.msg_B[i] < 4 || biggest > static_cast<std::uint32_t>(cfg.format.max_packet_B))
       throw InputError(name + ": a CCIX " + kClassName[c] + " message must be at least 4 B and fit one packet");
   }
   auto& reg = StatsRegistry::instance();
@@ -47,6 +47,11 @@ CcixLink::~CcixLink() = default;
 
 void CcixLink::connect(CcixLink& a, CcixLink& b) {
   if (a.m_peer || b.m_peer) sim_fail(a.m_name, "a CCIX end connected twice");
+  const CcixFormat& f = a.m_cfg.format;
+  const CcixFormat& g = b.m_cfg.format;
+  if (f.optimised != g.optimised || f.packing != g.packing || f.max_packet_B != g.max_packet_B || f.msg_B != g.msg_B ||
+      f.credit_B != g.credit_B || f.vc != g.vc)
+    sim_fail(a.m_name, "the two ends of a CCIX link (" + a.m_name + ", " + b.m_name + ") make packets in different formats");
   a.m_peer = &b;
   b.m_peer = &a;
   for (std::size_t c = 0; c < kClasses; ++c) {
@@ -57,7 +62,7 @@ void CcixLink::connect(CcixLink& a, CcixLink& b) {
 
 std::uint32_t CcixLink::msg_bytes(const Packet& p) const {
   const int c = coherence::CohLinkTraits::cls(p);
-  return static_cast<std::uint32_t>(m_cfg.msg_B[static_cast<std::size_t>(c)]) + p.len;
+  return static_cast<std::uint32_t>(m_cfg.format.msg_B[static_cast<std::size_t>(c)]) + p.len;
 }
 
 void CcixLink::send(Packet* p) {
@@ -106,13 +111,13 @@ void CcixLink::on_room() { pump_at(now_tick()); }
 // order while their credits last and they fit, with the credits owed.
 void CcixLink::pump() {
   const Tick now = now_tick();
-  const auto max_B = static_cast<std::uint32_t>(m_cfg.max_packet_B);
+  const auto max_B = static_cast<std::uint32_t>(m_cfg.format.max_packet_B);
   while (m_pcie.room()) {
     const bool owe = m_owed != std::array<int, kClasses>{};
     const bool urgent = owe && return_due() <= now;
-    std::uint32_t bytes = owe ? static_cast<std::uint32_t>(m_cfg.credit_B) : 0u;
+    std::uint32_t bytes = owe ? static_cast<std::uint32_t>(m_cfg.format.credit_B) : 0u;
     Bundle* b = Pool<Bundle>::instance().get();
-    while (b->n < Bundle::kMax && (m_cfg.packing || b->n == 0)) {
+    while (b->n < Bundle::kMax && (m_cfg.format.packing || b->n == 0)) {
       Packet* p = m_q.select(now, [&](const Packet& u) {
         const auto c = static_cast<std::size_t>(coherence::CohLinkTraits::cls(u));
         return m_avail[c] > 0 && bytes + msg_bytes(u) <= max_B;
@@ -133,9 +138,9 @@ void CcixLink::pump() {
       m_owed_since = kNever;
     }
     pcie::Tlp* t = m_pcie.new_message();
-    t->vc = static_cast<std::uint8_t>(m_cfg.vc);
+    t->vc = static_cast<std::uint8_t>(m_cfg.format.vc);
     t->msg_code = pcie::kVendorMsgType1;
-    t->short_header_B = m_cfg.optimised ? 4 : 0;
+    t->short_header_B = m_cfg.format.optimised ? 4 : 0;
     t->len = (bytes + 3u) & ~3u;
     t->ctx = b;
     ++tx_packets;

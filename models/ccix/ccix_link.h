@@ -40,7 +40,8 @@ namespace hx::ccix {
 using coherence::Packet;
 constexpr int kClasses = coherence::kMsgClasses;
 
-struct CcixConfig {
+// How a link's packets are made: one format for both of its ends.
+struct CcixFormat {
   bool optimised = false;   // the 4 B CCIX header instead of the PCIe-compatible one
   bool packing = true;      // several messages per packet (NoMessagePack false)
   int max_packet_B = 256;   // MaxPacketSize: message bytes in one packet (128, 256, 512)
@@ -48,12 +49,16 @@ struct CcixConfig {
   // carries its line beside. Estimates from the message formats' fields.
   std::array<int, kClasses> msg_B{{16, 12, 8, 8}};
   int credit_B = 4;         // a credit return carried in a packet
+  int vc = 1;
+};
+
+struct CcixConfig {
+  CcixFormat format;
   // Messages of each class this end takes (its trackers): the credits its
   // partner gets.
   std::array<int, kClasses> credits{{16, 16, 32, 32}};
   Tick credit_return_delay = 100 * kNs;
   Tick latency = 0;         // CCIX layers, per side
-  int vc = 1;
 };
 
 // The PCIe side one end sends on: an endpoint's transmit stream, or a root port.

@@ -26,15 +26,10 @@ HomePort::HomePort(const std::string& name, const HomePortConfig& cfg, host::Roo
 
 HomePort::~HomePort() = default;
 
-CcixLink& HomePort::add_agent(coherence::AgentId agent, int port, pcie::Rid rid, const CcixConfig& format) {
+CcixLink& HomePort::add_agent(coherence::AgentId agent, int port, pcie::Rid rid, const CcixFormat& format) {
   if (m_by_rid.count(rid)) sim_fail(m_name, "two CCIX request agents in one function");
   CcixConfig c = m_cfg.ccix;  // the home's trackers, latency and return policy
-  c.optimised = format.optimised;
-  c.packing = format.packing;
-  c.max_packet_B = format.max_packet_B;
-  c.msg_B = format.msg_B;
-  c.credit_B = format.credit_B;
-  c.vc = format.vc;
+  c.format = format;
   m_ends.push_back(std::make_unique<End>(m_name + ".ra" + std::to_string(agent), c, m_rc, port, rid));
   End& e = *m_ends.back();
   e.link.bind(*m_home);

@@ -29,10 +29,9 @@ class HomePort final : public pcie::MessageHandler {
   ~HomePort() override;
   coherence::HomeAgent& home() { return *m_home; }
   // The end for the request agent `agent` of function `rid` below root
-  // port `port`, in the packet format of the agent's link (`format`:
-  // header, packing, sizes); connect it to the agent's end
-  // (CcixLink::connect).
-  CcixLink& add_agent(coherence::AgentId agent, int port, pcie::Rid rid, const CcixConfig& format);
+  // port `port`, in the packet format of the agent's link; connect it to
+  // the agent's end (CcixLink::connect).
+  CcixLink& add_agent(coherence::AgentId agent, int port, pcie::Rid rid, const CcixFormat& format);
   void on_message(const pcie::Tlp& t, int port) override;
   bool idle() const;
   // Every end's credits back and nothing held or queued (at quiesce).

@@ -450,13 +450,13 @@ const ParamTable<ccix::RequestAgentConfig>& ccix_ra_params() {
            [](C& c, const Cursor& v) { c.stream_depth = static_cast<int>(v.integer(1, 1024)); }),
       P<C>("ccix_latency", "time", "0ns", "the CCIX transaction and link layers on this side, each way", [](C& c, const Cursor& v) { c.ccix.latency = v.time(); }),
       P<C>("header", "choice", "pcie", "CCIX packet header: pcie (PCIe-compatible, 16 B) or optimised (4 B)",
-           [](C& c, const Cursor& v) { c.ccix.optimised = v.choice({"pcie", "optimised"}) == "optimised"; }),
-      P<C>("packing", "bool", "true", "several CCIX messages per packet (NoMessagePack false)", [](C& c, const Cursor& v) { c.ccix.packing = v.boolean(); }),
+           [](C& c, const Cursor& v) { c.ccix.format.optimised = v.choice({"pcie", "optimised"}) == "optimised"; }),
+      P<C>("packing", "bool", "true", "several CCIX messages per packet (NoMessagePack false)", [](C& c, const Cursor& v) { c.ccix.format.packing = v.boolean(); }),
       P<C>("max_packet", "size", "256B", "CCIX MaxPacketSize: 128B, 256B or 512B of messages per packet",
            [](C& c, const Cursor& v) {
              const std::uint64_t b = v.size();
              if (b != 128 && b != 256 && b != 512) v.fail("a CCIX MaxPacketSize is 128B, 256B or 512B");
-             c.ccix.max_packet_B = static_cast<int>(b);
+             c.ccix.format.max_packet_B = static_cast<int>(b);
            }),
       P<C>("credit_return_delay", "time", "100ns", "longest a credit return waits for a message to carry it",
            [](C& c, const Cursor& v) { c.ccix.credit_return_delay = v.time(); }),

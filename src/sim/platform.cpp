@@ -74,12 +74,13 @@ Platform::Platform(const topo::Topology& t) : m_topo(t) {
   for (const auto& n : t.nodes) {
     auto* ra = n.type == NodeType::Endpoint && n.device == "ccix_ra" ? device<ccix::RequestAgent>(n.name) : nullptr;
     if (!ra) continue;
+    m_ras.push_back(ra);
     if (!m_ccix) m_ccix = std::make_unique<ccix::HomePort>(root.name + ".ccix", root.ccix_home, *m_rc);
     int port = -1;
     for (std::size_t k = 0; k < root.routes.size(); ++k)
       if (root.routes[k].claims_id(n.rid)) port = static_cast<int>(k);
     if (port < 0) throw SimError(n.name + ": a CCIX request agent below no root port");
-    ccix::CcixLink::connect(ra->link(), m_ccix->add_agent(n.ccix_ra.agent.id, port, n.rid, n.ccix_ra.ccix));
+    ccix::CcixLink::connect(ra->link(), m_ccix->add_agent(n.ccix_ra.agent.id, port, n.rid, n.ccix_ra.ccix.format));
   }
 }
 
@@ -147,8 +148,8 @@ bool Platform::fabric_idle() const {
   for (const auto& s : m_switches)
     if (s->queued()) return false;
   if (m_ccix && !m_ccix->whole()) return false;
-  for (const auto& [n, d] : m_devs)
-    if (auto* ra = dynamic_cast<const ccix::RequestAgent*>(d.get()); ra && !ra->link_whole()) return false;
+  for (const auto* ra : m_ras)
+    if (!ra->link_whole()) return false;
   return m_rc->idle() && (!m_ccix || m_ccix->idle());
 }
 
@@ -165,8 +166,8 @@ std::string Platform::diagnose() const {
     if (d->busy()) os << "\n  " << n << ": " << d->status();
   if (m_ccix && !m_ccix->idle()) os << "\n  " << m_ccix->status();
   if (m_ccix && !m_ccix->whole()) os << "\n  " << m_ccix->credits();
-  for (const auto& [n, d] : m_devs)
-    if (auto* ra = dynamic_cast<const ccix::RequestAgent*>(d.get()); ra && !ra->link_whole()) os << "\n  " << n << ": " << ra->credits();
+  for (const auto* ra : m_ras)
+    if (!ra->link_whole()) os << "\n  " << ra->credits();
   return os.str();
 }
 

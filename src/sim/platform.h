@@ -82,6 +82,7 @@ class Platform {
   std::map<std::string, std::unique_ptr<pcie::Device>> m_devs;
   std::unique_ptr<HostHeap> m_heap;
   std::unique_ptr<ccix::HomePort> m_ccix;  // when a CCIX request agent is below
+  std::vector<ccix::RequestAgent*> m_ras;   // those agents (owned by m_devs)
 };
 
 }  // namespace hx::sim

@@ -121,9 +121,9 @@ void check_ccix(Topology& t, NodeSpec& n, coherence::AgentId id) {
       (m.where.has("port") ? m.where.child("port") : m.where)
           .fail("CCIX travels on VC1: node " + m.name + " on the path of CCIX request agent " + n.name +
                 " needs port: {vcs: 2} or more");
-    if (m.mps < n.ccix_ra.ccix.max_packet_B)
+    if (m.mps < n.ccix_ra.ccix.format.max_packet_B)
       (n.where.has("ccix_ra") && n.where.child("ccix_ra").has("max_packet") ? n.where.child("ccix_ra").child("max_packet") : n.where)
-          .fail("a CCIX packet of " + std::to_string(n.ccix_ra.ccix.max_packet_B) + " B exceeds the MPS of " +
+          .fail("a CCIX packet of " + std::to_string(n.ccix_ra.ccix.format.max_packet_B) + " B exceeds the MPS of " +
                 std::to_string(m.mps) + " B programmed at " + m.name);
     if (m.parent_link < 0) break;
     i = t.links[static_cast<std::size_t>(m.parent_link)].up_node;

@@ -120,8 +120,8 @@ TEST(CcixLink, MessagesWaitingForThePcieSideShareOnePacketUpToMaxPacketSize) {
 // Without packing each message is a packet; optimised headers are 4 B.
 TEST(CcixLink, WithoutPackingEveryMessageIsAPacketAndOptimisedHeadersAreFourBytes) {
   CcixConfig c;
-  c.packing = false;
-  c.optimised = true;
+  c.format.packing = false;
+  c.format.optimised = true;
   LinkRig r(c);
   r.pa.open = false;
   for (int i = 0; i < 3; ++i) r.a.send(message(MsgType::ReadUnique, static_cast<std::uint64_t>(i)));
@@ -140,7 +140,7 @@ TEST(CcixLink, WithoutPackingEveryMessageIsAPacketAndOptimisedHeadersAreFourByte
 TEST(CcixLink, RequestCreditsBoundTheRequestsInFlightAndComeBackWhenFreed) {
   CcixConfig c;
   c.credits = {{2, 4, 4, 4}};
-  c.packing = false;
+  c.format.packing = false;
   LinkRig r(c);
   r.rb.hold = true;
   for (int i = 0; i < 5; ++i) r.a.send(message(MsgType::ReadShared, static_cast<std::uint64_t>(i)));
@@ -226,7 +226,7 @@ struct Rig {
     hc.home.lookup = 10 * kNs;
     hc.ccix.latency = 5 * kNs;
     home = std::make_unique<HomePort>("host.ccix", hc, *root);
-    CcixLink::connect(ra->link(), home->add_agent(1, 0, 0x0100, ac.ccix));
+    CcixLink::connect(ra->link(), home->add_agent(1, 0, 0x0100, ac.ccix.format));
     pcie::PciePort::connect(root->root_port(0), ep->upstream(), pcie::gen(3, 16, kLink));
   }
   std::unique_ptr<host::RootComplex> root;
