@@ -168,6 +168,12 @@ class FoundBeforeTheRun(Workdir):
         self.expect_bad(self.CCIX, "translates through the device's ATS switch: set bench.ats: true",
                         '--set', 'topology.nodes.au280.bench.ats=false')
 
+    def test_a_far_socket_on_a_one_socket_host(self):
+        study = ('study: t\ntopology: %s\n'
+                 'workloads: [{type: bench_lat, device: nfp, op: rd, reps: 5, host_node: far}]\n'
+                 % os.path.join(ROOT, 'topologies', 's011_hsw_e3_1226v3.yaml'))
+        self.expect_bad(study, 'the far socket needs memory.numa_nodes: 2 on the host', regex=r'study\.yaml:3:\d+: workloads\.0\.host_node: ')
+
     def test_buffers_larger_than_memory(self):
         self.expect_bad('study: t\ntopology: s001_rosta.yaml\n'
                         'workloads: [{type: rosta_dma, op: write, devices: [fpga0], bytes: 128GiB}]\n',

@@ -72,6 +72,19 @@ class TagArray {
     return m_entries[base + way];
   }
 
+  // Invalidates the valid entry of `set` for which match(entry) holds;
+  // returns whether there was one.
+  template <class Match>
+  bool invalidate(std::size_t set, Match&& match) {
+    const std::size_t base = set * m_ways;
+    for (unsigned w = 0; w < m_ways; ++w)
+      if (m_valid[base + w] && match(m_entries[base + w])) {
+        m_valid[base + w] = 0;
+        return true;
+      }
+    return false;
+  }
+
   // Invalidates every valid entry for which pred(entry) holds; returns how many.
   template <class Pred>
   std::size_t invalidate_if(Pred&& pred) {

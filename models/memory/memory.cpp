@@ -160,7 +160,8 @@ MemoryController::MemoryController(const std::string& name, const MemoryConfig& 
       m_rmw_slots(static_cast<unsigned>((2 * m_line_time + cfg.rmw_extra + m_line_time - 1) / m_line_time)),
       m_channels(static_cast<std::size_t>(std::max(1, cfg.channels)), SlotCalendar(m_line_time)),
       m_link(cfg.far_GBps > 0 ? line_time(cfg.line_B, cfg.far_GBps) : 0),
-      m_llc(cfg.llc_size, cfg.llc_ways, cfg.line_B, cfg.llc_replacement, name + ".llc") {
+      m_llc(cfg.llc_size, cfg.llc_ways, cfg.line_B, cfg.llc_replacement, name + ".llc"),
+      m_far_llc(cfg.numa_nodes > 1 ? cfg.llc_size : 0, cfg.llc_ways, cfg.line_B, cfg.llc_replacement, name + ".far_llc") {
   const std::size_t n = m_channels.size();
   m_channels_pow2 = (n & (n - 1)) == 0;
   m_channel_mask = n - 1;
@@ -178,12 +179,12 @@ Tick MemoryController::occupy(std::uint64_t line_addr, Tick t, unsigned slots) {
   return m_channels[ch].reserve(t, now_tick(), slots);
 }
 
-Tick MemoryController::cross(Tick t) {
+Tick MemoryController::cross(Tick t, Tick latency) {
   ++far_lines;
-  if (m_link.interval() == 0) return t + m_cfg.far_latency;
+  if (m_link.interval() == 0) return t + latency;
   const Tick s = m_link.reserve(t, now_tick());
   m_link_booked = std::max(m_link_booked, s + m_link.interval());
-  return s + m_cfg.far_latency;
+  return s + latency;
 }
 
 Tick MemoryController::cross_in_order(Tick t) {
@@ -201,7 +202,9 @@ Tick MemoryController::write(std::uint64_t addr, std::uint32_t len, Tick t0) {
   while (a < end) {
     const std::uint64_t line = a / L * L;
     const std::uint64_t stop = std::min(end, line + L);
-    const Tick t = far(line) ? cross(t0) : t0;
+    // A far-homed line crosses to its home for ownership, unless the near
+    // LLC already holds it (owned there since an earlier write or a near core's).
+    const Tick t = far(line) && !(m_llc.enabled() && m_llc.access(line, false)) ? cross(t0) : t0;
     const bool partial = m_cfg.partial_rmw && ((a != line) || (stop != line + L));
     Tick commit;
     if (partial) {
@@ -214,6 +217,7 @@ Tick MemoryController::write(std::uint64_t addr, std::uint32_t len, Tick t0) {
     }
     ++lines_written;
     if (m_llc.enabled()) m_llc.access(line);  // DDIO: the written line is allocated in the LLC
+    if (m_far_llc.enabled()) m_far_llc.drop(line);  // and no longer valid in the other socket's
     done = std::max(done, commit);
     a = stop;
   }
@@ -242,20 +246,28 @@ void MemoryController::on_action(std::uint32_t, std::uint64_t, void* ptr) {
 
 Tick MemoryController::read_line(std::uint64_t line_addr, Tick t) {
   ++lines_read;
-  if (far(line_addr)) t = cross(t);
-  const Tick start = occupy(line_addr, t, 1);
   Tick latency = m_cfg.read_latency;
-  if (m_llc.enabled() && !m_llc.access(line_addr, false)) {  // DDIO: a DMA read miss does not allocate
-    ++llc_misses;
-    latency += m_cfg.llc_miss;
+  // DDIO: a DMA read miss does not allocate. A far-homed line the near LLC
+  // lacks is the far home's to serve, from its LLC or its memory alike (it
+  // reads memory while it looks the line up): far_latency either way.
+  if (!m_llc.enabled() || !m_llc.access(line_addr, false)) {
+    if (far(line_addr)) {
+      t = cross(t);
+    } else if (m_far_llc.enabled() && m_far_llc.access(line_addr, false)) {
+      t = cross(t, m_cfg.far_snoop);  // the home snoops the far socket's LLC, which forwards the line
+    } else if (m_llc.enabled()) {
+      ++llc_misses;
+      latency += m_cfg.llc_miss;
+    }
   }
-  return start + latency;
+  return occupy(line_addr, t, 1) + latency;
 }
 
-void MemoryController::warm(std::uint64_t addr, std::uint64_t len) {
-  if (!m_llc.enabled() || len == 0) return;
+void MemoryController::warm(std::uint64_t addr, std::uint64_t len, bool far_socket) {
+  LineCache& llc = far_socket ? m_far_llc : m_llc;
+  if (!llc.enabled() || len == 0) return;
   const std::uint64_t L = static_cast<std::uint64_t>(m_cfg.line_B);
-  for (std::uint64_t a = addr / L * L; a < addr + len; a += L) m_llc.access(a);
+  for (std::uint64_t a = addr / L * L; a < addr + len; a += L) llc.access(a);
 }
 
 LineCache::LineCache(std::uint64_t size_B, int ways, int line_B, cache::Policy policy, const std::string& name) {
@@ -276,6 +288,11 @@ bool LineCache::access(std::uint64_t line_addr, bool fill) {
   bool hit = false;
   m_tags->place(set, is_line, nullptr, &hit) = line;  // one scan: a hit is touched, a miss filled
   return hit;
+}
+
+void LineCache::drop(std::uint64_t line_addr) {
+  const std::uint64_t line = line_addr >> m_line_shift;
+  m_tags->invalidate(m_tags->set_of(line), [line](std::uint64_t t) { return t == line; });
 }
 
 }  // namespace hx::mem

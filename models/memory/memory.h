@@ -17,8 +17,19 @@
 // done (the root complex's line pipeline), and asynchronous requests that
 // carry their requester and call it back (agents that wait: a home agent
 // for a line, a core's memory port).
-// Simplifications: no banks/rows/refresh; the LLC holds tags only and is
-// shared by DMA and cores alike;
+// Each socket has its own LLC (two with numa_nodes 2): a line a socket's
+// cores touched is in that socket's LLC, whatever its home; DMA writes
+// (DDIO) allocate in the device's socket, the near one. A DMA read is served
+// by the near LLC without crossing (even a far-homed line); otherwise a
+// far-homed line crosses to its home (far_latency, whether the far LLC or
+// the far memory has it: the home reads memory while it looks it up), a
+// near-homed line that only the far LLC holds is snooped there and
+// forwarded (far_snoop), and a near-homed line in neither LLC pays
+// llc_miss; a DMA write of a far-homed line crosses for ownership unless
+// the near LLC holds it (pcie-bench's device, memory and control sockets,
+// S011).
+// Simplifications: no banks/rows/refresh; an LLC holds tags only and is
+// shared by DMA and its socket's cores alike;
 // the far socket's channels are modelled by the same channel servers.
 #pragma once
 #include <array>
@@ -51,6 +62,7 @@ struct MemoryConfig {
   Tick far_latency = 0;        // extra latency of a line on the far NUMA node
   double far_GBps = 0;         // socket interconnect bandwidth for far lines (0: not a limit)
   std::uint64_t far_base = 0;  // first far address (0: one node); set by the root complex
+  Tick far_snoop = 0;          // extra latency of a near-homed line held only in the far socket's LLC
   // The last-level cache as DMA sees it (0 bytes: none; every read at
   // read_latency). Reads that miss pay llc_miss more and are served from
   // DRAM without allocating; DMA writes allocate (DDIO), and so do the
@@ -71,6 +83,8 @@ class LineCache {
   // Looks the line up (a hit counts as a use): true if it was held. On a
   // miss it is filled if `fill`.
   bool access(std::uint64_t line_addr, bool fill = true);
+  // Drops the line if held (another socket has written it).
+  void drop(std::uint64_t line_addr);
 
  private:
   unsigned m_line_shift = 6;
@@ -157,8 +171,10 @@ class MemoryController final : public Actor {
   // One line read issued at `t`: returns when its data is available.
   Tick read_line(std::uint64_t line_addr, Tick t);
   // The host touches [addr, addr+len) in address order (a buffer it has just
-  // written): its lines are in the LLC, the last ones most recently used.
-  void warm(std::uint64_t addr, std::uint64_t len);
+  // written): its lines are in the LLC of the socket whose cores did it
+  // (`far_socket`: the other one; needs numa_nodes 2), the last ones most
+  // recently used.
+  void warm(std::uint64_t addr, std::uint64_t len, bool far_socket = false);
   // A core on the far socket sends a store at `t` toward the root complex:
   // it takes the interconnect after every line already booked on it and
   // returns when it has its slot.
@@ -181,7 +197,8 @@ class MemoryController final : public Actor {
  private:
   Tick occupy(std::uint64_t line_addr, Tick t, unsigned slots);
   bool far(std::uint64_t a) const { return m_cfg.far_base && a >= m_cfg.far_base; }
-  Tick cross(Tick t);  // a far line's trip over the socket interconnect
+  Tick cross(Tick t, Tick latency);  // a line's trip over the socket interconnect
+  Tick cross(Tick t) { return cross(t, m_cfg.far_latency); }
   MemoryConfig m_cfg;
   Tick m_line_time;
   unsigned m_rmw_slots;
@@ -190,7 +207,8 @@ class MemoryController final : public Actor {
   std::uint64_t m_channel_mask = 0;   // channels - 1 then
   SlotCalendar m_link;
   Tick m_link_booked = 0;  // end of the latest slot booked on the interconnect
-  LineCache m_llc;
+  LineCache m_llc;      // the near socket's (the root complex's)
+  LineCache m_far_llc;  // the far socket's (numa_nodes 2 with an LLC)
   SparseMemory m_store;
   // An asynchronous request in flight, from the process's pool (nothing is
   // allocated per request once the pool has grown to the peak).

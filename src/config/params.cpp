@@ -250,6 +250,9 @@ const ParamTable<mem::MemoryConfig>& memory_params() {
            [](C& c, const Cursor& v) { c.numa_nodes = static_cast<int>(v.integer(1, 2)); }),
       P<C>("far_latency", "time", "0ns", "extra latency of a far-node line (socket interconnect round trip)",
            [](C& c, const Cursor& v) { c.far_latency = v.time(); }),
+      P<C>("far_snoop", "time", "0ns", "extra latency of a DMA read of a near-homed line that only the far socket's LLC "
+           "holds (snoop and forward across the socket interconnect)",
+           [](C& c, const Cursor& v) { c.far_snoop = v.time(); }),
       P<C>("far_bw", "bandwidth", "0GB/s", "socket interconnect bandwidth available to far-node lines (0 = no limit)",
            [](C& c, const Cursor& v) { c.far_GBps = v.bandwidth() / 1e9; }),
       P<C>("llc_size", "size", "0B", "last-level cache that DMA reads look up (0 = none: every read at read_latency); "

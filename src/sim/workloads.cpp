@@ -74,11 +74,21 @@ int core_of(const Cursor& c, const topo::Topology& p, const char* key, int def) 
   return core;
 }
 
+// Whether optional key `key` (near, far) names the far socket; far needs a
+// host with two memory nodes.
+bool far_node(const Cursor& c, const topo::Topology& p, const char* key, bool def) {
+  if (!c.has(key)) return def;
+  const bool far = c.child(key).choice({"near", "far"}) == "far";
+  if (far && p.nodes[static_cast<std::size_t>(p.root)].rc.memory.numa_nodes < 2)
+    c.child(key).fail("the far socket needs memory.numa_nodes: 2 on the host");
+  return far;
+}
+
 // A buffer's backing from the optional `page_size` and `node` keys.
-Backing backing_of(const Cursor& c) {
+Backing backing_of(const Cursor& c, const topo::Topology& p) {
   Backing b;
   if (c.has("page_size")) b.page_shift = cfg::page_shift(c.child("page_size"));
-  if (c.has("node")) b.far = c.child("node").choice({"near", "far"}) == "far";
+  b.far = far_node(c, p, "node", false);
   return b;
 }
 
@@ -526,8 +536,8 @@ class BenchDmaLoad final : public Workload {
  public:
   BenchDmaLoad(const Cursor& c, const topo::Topology& p, bool latency) : Workload(latency ? "bench_lat" : "bench_bw"), m_lat_test(latency) {
     c.keys({"type", "name", "device", "op", "size", "window", "reps", "transactions", "pattern", "seed", "page_size", "node",
-            "invalidate", "host_cache"});
-    m_backing = backing_of(c);
+            "invalidate", "host_cache", "host_node"});
+    m_backing = backing_of(c, p);
     if (c.has("name")) m_name = c.child("name").str();
     m_dev = need_device(c.child("device"), p, "bench");  // a bench engine, or one beside a CCIX request agent
     m_op = latency ? c.child("op").choice({"rd", "wrrd"}) : c.child("op").choice({"rd", "wr", "rw"});
@@ -552,6 +562,10 @@ class BenchDmaLoad final : public Workload {
     // LLC as far as it fits, pcie-bench's HWarm) or cold (nothing of it is).
     // Only a host with an LLC (memory.llc_size) tells them apart.
     m_warm = !c.has("host_cache") || c.child("host_cache").choice({"warm", "cold"}) == "warm";
+    // host_node: the socket of the core that warmed the window (pcie-bench's
+    // control socket), by default the buffer's own; its LLC holds the lines
+    // (with host_cache cold nothing is warmed and it has no effect).
+    m_warm_far = far_node(c, p, "host_node", m_backing.far);
     m_invalidate = c.has("invalidate") && c.child("invalidate").boolean();
     if (m_invalidate && !latency) c.child("invalidate").fail("invalidate applies to bench_lat");
     if (m_invalidate && !p.node(m_dev).bench.ats) c.child("invalidate").fail("the device has no ATC (bench.ats: false)");
@@ -564,7 +578,7 @@ class BenchDmaLoad final : public Workload {
       // BW_DMA_RW interleaves reads and writes; here the writes go to a
       // second window of the same size so that read data stays checkable.
       const std::uint64_t buf = m_p->alloc(buffers()).at(0);
-      if (m_warm) m_p->rc().memory().warm(buf, m_window);
+      if (m_warm) m_p->rc().memory().warm(buf, m_window, m_warm_far);
       Rng rng(global_seed(), m_name);
       // pcie-bench's layout (pciebench-nfp, me/utils.c, dma_addr_init): the
       // window is cut into units of the size rounded up to 64 B, and a unit
@@ -677,7 +691,7 @@ class BenchDmaLoad final : public Workload {
   std::uint32_t m_size = 64;
   std::uint64_t m_window = 8192;
   int m_n = 10000;
-  bool m_seq = true, m_fresh = false, m_invalidate = false, m_warm = true;
+  bool m_seq = true, m_fresh = false, m_invalidate = false, m_warm = true, m_warm_far = false;
   std::uint64_t m_stride = 0;
   Histogram m_ats_rtt, m_atc_time;
   Backing m_backing;
@@ -713,7 +727,7 @@ class CcixLatency final : public Workload {
     const std::string pat = c.has("pattern") ? c.child("pattern").choice({"fresh", "warm", "hit"}) : "warm";
     m_fresh = pat == "fresh";
     m_hit = pat == "hit";
-    m_backing = backing_of(c);
+    m_backing = backing_of(c, p);
     if (m_hit && !m_ccix) c.child("pattern").fail("hit applies to the ccix path (the DMA engine has no cache)");
     m_lines = (m_size + 63) / 64 * 64;
     // fresh: a page of its own per transfer; warm: lines one after another
@@ -825,7 +839,7 @@ class CoyotePerf final : public Workload {
     m_thr = c.child("mode").choice({"lat", "thr"}) == "thr";
     m_size = c.has("size") ? size32(c.child("size"), 1, 1u << 30) : 64;
     m_reps = c.has("reps") ? static_cast<int>(c.child("reps").integer(1, 1000000)) : 50;
-    m_backing = backing_of(c);
+    m_backing = backing_of(c, p);
     m_core = core_of(c, p, "core", 0);
     m_driver_core = core_of(c, p, "driver_core", 1);
     if (m_driver_core == m_core) c.child(c.has("driver_core") ? "driver_core" : "core").fail("the driver needs a core of its own");
@@ -1091,8 +1105,8 @@ std::string workloads_reference() {
 | `calypte_burst` | `device`, `channels`, `size`, `packets`, `core` | F2H packets back to back over several channels, then a marker; the F2H rate |
 | `calypte_loopback` | `mode` (fhf, hfh), `device`, `channel`, `size`, `reps`, `core` | S004 round-trip latency distribution |
 | `ccix_lat` | `device` (a ccix_ra endpoint), `path` (ccix: the request agent's system cache; dma: the device's DMA engine), `op` (rd, wr), `size`, `reps`, `pattern` (fresh: lines and a page never touched; warm: lines flushed from the system cache, on translated pages; hit: lines already in the system cache), `window` (warm: the bytes the transfers cycle through), `page_size`, `node` | S000 experiments 1-3 |
-| `bench_lat` | `device`, `op` (rd, wrrd), `size`, `window`, `reps`, `pattern` (seq, rand, fresh: every access on pages never touched before), `page_size`, `node` (near, far), `invalidate` (ATS invalidation of the pages before each access), `host_cache` (warm: the window starts in the host's LLC as far as it fits; cold) | S011 LAT_DMA_RD / LAT_DMA_WRRD |
-| `bench_bw` | `device`, `op` (rd, wr, rw), `size`, `window`, `transactions`, `pattern`, `page_size`, `node`, `host_cache` | S011 BW_DMA_RD / WR / RW |
+| `bench_lat` | `device`, `op` (rd, wrrd), `size`, `window`, `reps`, `pattern` (seq, rand, fresh: every access on pages never touched before), `page_size`, `node` (near, far), `invalidate` (ATS invalidation of the pages before each access), `host_cache` (warm: the window starts in the host's LLC as far as it fits; cold), `host_node` (near, far: the socket whose core warmed the window, pcie-bench's control socket; default the buffer's `node`) | S011 LAT_DMA_RD / LAT_DMA_WRRD |
+| `bench_bw` | `device`, `op` (rd, wr, rw), `size`, `window`, `transactions`, `pattern`, `page_size`, `node`, `host_cache`, `host_node` | S011 BW_DMA_RD / WR / RW |
 | `coyote_perf` | `device`, `mode` (lat, thr), `size`, `reps`, `page_size`, `node`, `core`, `driver_core`, `mapped` | S003 Coyote perf_local: host -> FPGA -> host through the FPGA MMU; mean latency of `reps` single transfers, or throughput of `reps` transfers invoked back to back and waited for; `mapped` (default true): the driver installs the buffers' translations in the TLBs up front, false: each first touch of a page misses |
 
 `page_size` is the OS page backing the buffer (4KiB default; 64KiB, 2MiB, 32MiB, 1GiB huge pages): it bounds the IOMMU's mapping and the device MMU's TLB choice. `node: far` places the buffer on the other socket (`memory.numa_nodes: 2`).

@@ -145,6 +145,40 @@ TEST(Memory, ALineFetchCrossesOnlyBetweenSockets) {
   EXPECT_EQ(m.far_lines.value, 2u);
 }
 
+// Two sockets, each with its LLC (pcie-bench's memory and control sockets):
+// a DMA read is served by the near LLC without crossing, even for a
+// far-homed line; a near-homed line only the far LLC holds is snooped
+// there (far_snoop); a far-homed line the near LLC lacks costs far_latency,
+// cached at its home or not; a near-homed line in neither pays llc_miss.
+// A DMA write allocates near and drops the far copy; it crosses for a
+// far-homed line only if the near LLC lacks it.
+TEST(MemoryController, EachSocketHasItsLlc) {
+  mem::MemoryConfig c = two_sockets();
+  c.far_GBps = 0;
+  c.llc_size = 64 * 64;
+  c.llc_ways = 4;
+  c.llc_miss = 50 * kNs;
+  c.far_snoop = 70 * kNs;
+  mem::MemoryController m("test_socket_llcs", c);
+  const std::uint64_t near_line = 4096, far_line = c.far_base + 4096;
+  m.warm(near_line, 64, true);   // near home, warmed by a far core
+  m.warm(far_line, 64, false);   // far home, warmed by a near core
+  EXPECT_EQ(m.read_line(near_line, 0), 70 * kNs + 80 * kNs);    // snooped on the far socket
+  EXPECT_EQ(m.read_line(far_line, 1000 * kNs), 1080 * kNs);     // a near hit: no crossing
+  EXPECT_EQ(m.read_line(far_line + 64, 2000 * kNs), 2180 * kNs);  // far home, cached nowhere: far_latency only
+  m.warm(far_line + 128, 64, true);
+  EXPECT_EQ(m.read_line(far_line + 128, 3000 * kNs), 3180 * kNs);  // far home and cache: the same
+  EXPECT_EQ(m.read_line(near_line + 64, 4000 * kNs), 4130 * kNs);  // near home, cached nowhere: llc_miss
+  EXPECT_EQ(m.far_lines.value, 3u);
+  m.write(near_line, 64, 5000 * kNs);  // DDIO allocates near; the far copy is gone
+  EXPECT_EQ(m.read_line(near_line, 6000 * kNs), 6080 * kNs);
+  EXPECT_EQ(m.llc_misses.value, 1u);
+  // A far-homed line: the first write crosses for ownership, the next finds it near.
+  EXPECT_EQ(m.write(far_line + 192, 64, 7000 * kNs), 7000 * kNs + 100 * kNs + c.write_latency);
+  EXPECT_EQ(m.write(far_line + 192, 64, 8000 * kNs), 8000 * kNs + c.write_latency);
+  EXPECT_EQ(m.far_lines.value, 4u);
+}
+
 // One set of four ways: the least recently used line is the one replaced.
 TEST(LineCache, ReplacesTheLeastRecentlyUsedLine) {
   mem::LineCache c(4 * 64, 4, 64, cache::Policy::Lru, "llc");
