@@ -100,6 +100,7 @@ const std::map<std::string, double>& size_units() {
 
 struct Row {
   std::string case_name, id, unit, metric, source, status, note;
+  std::string platform, curve;  // optional grouping for the summary (a host and one of its curves)
   double ref = 0, sim = 0, err = 0, tol = 0;
   double analytic = NAN;
   bool pass = false, known_gap = false;
@@ -148,7 +149,8 @@ int validate(const ValidateArgs& a, const std::string& self) {
     if (!checks.node.IsSequence() || checks.node.size() == 0) checks.fail("checks: a non-empty list");
     for (std::size_t i = 0; i < checks.node.size(); ++i) {
       const cfg::Cursor k = checks.item(i);
-      k.keys({"ref", "point", "metric", "analytic", "known_gap", "over", "first_at_most", "change"});
+      k.keys({"ref", "point", "metric", "analytic", "known_gap", "over", "first_at_most", "change", "platform", "curve"});
+      if (k.has("curve") && !k.has("platform")) k.child("curve").fail("a curve belongs to a platform: add 'platform'");
       const std::string id = k.child("ref").str();
       if (!refs.count(id)) k.child("ref").fail("no reference value with id '" + id + "'");
       k.child("metric").str();
@@ -194,6 +196,8 @@ int validate(const ValidateArgs& a, const std::string& self) {
       r.case_name = c.name;
       r.id = k.child("ref").str();
       r.metric = k.child("metric").str();
+      if (k.has("platform")) r.platform = k.child("platform").str();
+      if (k.has("curve")) r.curve = k.child("curve").str();
       const RefValue& rv = refs.at(r.id);
       r.ref = rv.value;
       r.unit = rv.unit;
@@ -301,6 +305,18 @@ int validate(const ValidateArgs& a, const std::string& self) {
   json jcases = json::array();
   std::map<std::string, std::pair<double, double>> per_source;  // sum |err|, max |err|
   std::map<std::string, int> per_count;
+  // Per platform and per curve of a platform: count, sum |err|, max |err|.
+  struct Agg {
+    int n = 0;
+    double sum = 0, max = 0;
+    void add(double e) {
+      ++n;
+      sum += std::fabs(e);
+      max = std::max(max, std::fabs(e));
+    }
+  };
+  std::map<std::string, Agg> per_platform;
+  std::map<std::pair<std::string, std::string>, Agg> per_curve;
   int failed = 0, passed = 0, xfail = 0;
   for (const auto& r : rows) {
     const std::string an = std::isnan(r.analytic) ? "-" : fmt(r.analytic);
@@ -322,6 +338,10 @@ int validate(const ValidateArgs& a, const std::string& self) {
     ps.first += std::fabs(r.err);
     ps.second = std::max(ps.second, std::fabs(r.err));
     ++per_count[r.source];
+    if (!r.platform.empty() && !std::isnan(r.err) && r.status != "no-point") {
+      per_platform[r.platform].add(r.err);
+      if (!r.curve.empty()) per_curve[{r.platform, r.curve}].add(r.err);
+    }
   }
   json summary = {{"checks", rows.size()}, {"passed", passed}, {"failed", failed}, {"known_gaps", xfail}};
   json by_source = json::object();
@@ -332,6 +352,21 @@ int validate(const ValidateArgs& a, const std::string& self) {
     md << "| " << s << " | " << per_count[s] << " | " << fmt(mean) << " | " << fmt(v.second) << " |\n";
   }
   summary["by_source"] = by_source;
+  if (!per_platform.empty()) {
+    json by_platform = json::object();
+    md << "\n## By platform and curve\n\n| platform | curve | checks | mean abs error % | max abs error % |\n|---|---|---|---|---|\n";
+    for (const auto& [p, a] : per_platform) {
+      json curves = json::object();
+      md << "| " << p << " | all | " << a.n << " | " << fmt(a.sum / a.n) << " | " << fmt(a.max) << " |\n";
+      for (const auto& [pc, c] : per_curve) {
+        if (pc.first != p) continue;
+        curves[pc.second] = {{"checks", c.n}, {"mean_abs_error_pct", c.sum / c.n}, {"max_abs_error_pct", c.max}};
+        md << "| " << p << " | " << pc.second << " | " << c.n << " | " << fmt(c.sum / c.n) << " | " << fmt(c.max) << " |\n";
+      }
+      by_platform[p] = {{"checks", a.n}, {"mean_abs_error_pct", a.sum / a.n}, {"max_abs_error_pct", a.max}, {"curves", curves}};
+    }
+    summary["by_platform"] = by_platform;
+  }
   md << "\n" << passed << " passed, " << failed << " failed, " << xfail << " known gaps (XFAIL: outside tolerance, explained in the case file).\n";
   const std::string base = a.report.empty() ? (work / "validation_report").string() : a.report;
   fs::create_directories(fs::path(base).parent_path().empty() ? fs::path(".") : fs::path(base).parent_path());
