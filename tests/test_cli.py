@@ -437,6 +437,33 @@ class Runs(unittest.TestCase):
             self.assertIn(key, out)
 
 
+class Explain(unittest.TestCase):
+    def test_the_eight_fpga_write_is_bound_by_the_host_link(self):
+        # S001 experiment 3: eight FPGAs writing at once share the x8 Gen2 link to the host.
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, 'w')
+            rc, _, err = run('run', os.path.join(ROOT, 'configs', 's001_concurrent_write.yaml'), '-o', out, '-q',
+                             '--set', 'sweep.0.values=[1, 8]', '--set', 'workloads.0.bytes=512KiB')
+            self.assertEqual(rc, 0, err)
+            rc, text, err = run('explain', out, '--top', '3')
+            self.assertEqual(rc, 0, err)
+            eight = text[text.index('workloads.0.count=8'):]
+            self.assertIn('busiest: swA.up, link swA -> host (Gen2 x8)', eight)
+            # One FPGA alone is bound by its own x4 Gen2 link, not by the shared one.
+            one = text[:text.index('workloads.0.count=8')]
+            self.assertIn('busiest: fpga0.up, link fpga0 -> swB (Gen2 x4)', one)
+            for i in (0, 1):
+                with open(os.path.join(out, 'explain', 'point_%d.png' % i), 'rb') as f:
+                    self.assertEqual(f.read(8), b'\x89PNG\r\n\x1a\n')
+
+    def test_a_directory_without_results_is_bad_input(self):
+        with tempfile.TemporaryDirectory() as d:
+            rc, _, err = run('explain', d)
+            self.assertEqual(rc, 2)
+            self.assertIn('results.json: no such file', err)
+            self.assertEqual(err.count('\n'), 1)
+
+
 class Validate(unittest.TestCase):
     def test_missetting_a_parameter_fails_naming_the_cases(self):
         d = tempfile.mkdtemp()

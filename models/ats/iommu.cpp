@@ -26,6 +26,7 @@ Iommu::Iommu(const std::string& name, const IommuConfig& cfg, mem::SparseMemory&
   reg.add_counter(name + ".ats_requests", &ats_requests, "1", "ATS translation requests served");
   reg.add_counter(name + ".invalidations", &invalidations, "1", "invalidation requests");
   reg.add_histogram(name + ".walk_latency", &walk_latency, "ns", "walk start to translation usable");
+  reg.add_resource(name + ".walkers", [this] { return m_walker_busy; }, std::max(1, cfg.walkers), "IOMMU page-table walkers");
 }
 
 unsigned Iommu::mapping_shift(std::uint64_t addr, std::uint64_t len, unsigned backing_shift) const {
@@ -77,6 +78,7 @@ Iommu::Result Iommu::translate(std::uint64_t va, Tick now) {
       m_pwc[static_cast<std::size_t>(l)]->insert(va, kLevelShift[l], w.table[static_cast<std::size_t>(l - 1)], t);
   }
   t += m_cfg.walk_overhead;
+  m_walker_busy += t - start;
   *it = t;
   ++walks;
   walk_latency.add(static_cast<double>(t - start) / static_cast<double>(kNs));

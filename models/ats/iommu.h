@@ -93,6 +93,7 @@ class Iommu {
   Tlb m_iotlb;
   std::vector<std::unique_ptr<Tlb>> m_pwc;  // [level]: entries for levels 4, 3, 2 (index 4..2)
   std::vector<Tick> m_walker_free;
+  Tick m_walker_busy = 0;  // walkers' busy time, summed
 };
 
 }  // namespace hx::ats

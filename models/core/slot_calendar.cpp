@@ -51,6 +51,7 @@ Tick SlotCalendar::reserve(Tick earliest, Tick now, unsigned n) {
   const std::size_t mask = m_ring.size() - 1;
   for (unsigned k = 0; k < n; ++k) m_ring[(m_head + i + k) & mask] = 1;
   m_size = std::max(m_size, i + n);
+  m_reserved += n;
   return (m_base + i) * m_interval;
 }
 

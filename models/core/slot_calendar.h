@@ -19,6 +19,8 @@ class SlotCalendar {
   // Reserve the first run of `n` free slots starting at or after `earliest`
   // (which must not lie before `now`); returns when the run starts.
   Tick reserve(Tick earliest, Tick now, unsigned n = 1);
+  // Time its reserved slots occupy (its busy time, for utilisation).
+  Tick busy() const { return m_reserved * m_interval; }
   // x / m_interval without a 64-bit division (a multiply by the reciprocal,
   // then corrected to the exact quotient).
   Tick slot_of(Tick x) const {
@@ -39,6 +41,7 @@ class SlotCalendar {
   std::vector<std::uint8_t> m_ring;
   std::size_t m_head = 0, m_size = 0;
   Tick m_now = kNever, m_now_slot = 0;  // the last `now` and its slot
+  Tick m_reserved = 0;                  // slots reserved so far
 };
 
 }  // namespace hx

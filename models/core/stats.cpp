@@ -66,6 +66,10 @@ void StatsRegistry::add_histogram(const std::string& name, const Histogram* h, c
   m_entries[name] = e;
 }
 
+void StatsRegistry::add_resource(const std::string& name, std::function<Tick()> busy, int servers, const std::string& what) {
+  m_resources[name] = Resource{std::move(busy), servers, what};
+}
+
 void StatsRegistry::set_scalar(const std::string& name, double v, const std::string& unit,
                                const std::string& desc) {
   Entry e;

@@ -3,6 +3,7 @@
 // model only increments a plain counter or adds a sample.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -56,10 +57,23 @@ class StatsRegistry {
   void add_histogram(const std::string& name, const Histogram* h, const std::string& unit, const std::string& desc);
   void set_scalar(const std::string& name, double v, const std::string& unit, const std::string& desc);
   const std::map<std::string, Entry>& entries() const { return m_entries; }
-  void clear() { m_entries.clear(); }
+  // A resource whose utilisation a run reports: the time its `servers`
+  // were busy, summed (read at the end of the run), and what it is.
+  struct Resource {
+    std::function<Tick()> busy;
+    int servers = 1;
+    std::string what;
+  };
+  void add_resource(const std::string& name, std::function<Tick()> busy, int servers, const std::string& what);
+  const std::map<std::string, Resource>& resources() const { return m_resources; }
+  void clear() {
+    m_entries.clear();
+    m_resources.clear();
+  }
 
  private:
   std::map<std::string, Entry> m_entries;
+  std::map<std::string, Resource> m_resources;
 };
 
 }  // namespace hx

@@ -71,8 +71,22 @@ RootComplex::RootComplex(sc_core::sc_module_name name, const RootComplexConfig& 
   reg.add_counter(n + ".msis", &msis, "1", "MSI writes received");
   reg.add_counter(n + ".p2p_forwarded", &p2p_forwarded, "TLP", "peer-to-peer requests forwarded");
   if (cfg.atomic_completer) reg.add_counter(n + ".atomics", &atomics, "TLP", "AtomicOps completed on memory");
-  if (cfg.read_trackers > 0)
+  if (cfg.read_trackers > 0) {
     reg.add_counter(n + ".tracker_waits", &tracker_waits, "TLP", "inbound reads that waited for a free read tracker");
+    reg.add_resource(n + ".read_trackers", [this] {
+      tracker_account();
+      return m_tracker_busy;
+    }, cfg.read_trackers, "inbound read trackers (each held from a read's arrival to its last completion)");
+  }
+  if (cfg.line_interval > 0)
+    reg.add_resource(n + ".line_pipeline", [this] { return m_lines.busy(); }, 1, "coherent line pipeline (line_interval per line)");
+}
+
+// Adds the trackers' busy time since the last change of their count.
+void RootComplex::tracker_account() {
+  const Tick now = now_tick();
+  m_tracker_busy += static_cast<Tick>(m_trackers_busy) * (now - m_tracker_since);
+  m_tracker_since = now;
 }
 
 int RootComplex::port_for_addr(std::uint64_t a) const {
@@ -122,6 +136,7 @@ void RootComplex::admit(Tlp* t, int port) {
       m_tracker_wait.emplace_back(t, port);
       return;
     }
+    tracker_account();
     ++m_trackers_busy;
   }
   enter(t, port);
@@ -136,6 +151,7 @@ void RootComplex::enter(Tlp* t, int port) {
 // read, if any.
 void RootComplex::free_tracker() {
   if (m_trackers_busy <= 0) sim_fail(basename(), "read tracker freed twice");
+  tracker_account();
   --m_trackers_busy;
   if (!m_tracker_wait.empty()) m_sched.at(now_tick(), this, kTrackerFree);
 }
@@ -214,7 +230,8 @@ void RootComplex::on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) {
       while (!m_tracker_wait.empty() && m_trackers_busy < m_cfg.read_trackers) {
         auto [t, port] = m_tracker_wait.front();
         m_tracker_wait.pop_front();
-        ++m_trackers_busy;
+        tracker_account();
+    ++m_trackers_busy;
         enter(t, port);
       }
       break;

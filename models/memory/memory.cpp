@@ -171,6 +171,13 @@ MemoryController::MemoryController(const std::string& name, const MemoryConfig& 
   reg.add_counter(name + ".far_lines", &far_lines, "line", "lines across the socket interconnect (DMA to the far node, cores fetching a line homed on the other socket)");
   reg.add_counter(name + ".partial_writes", &partial_writes, "line", "partial-line writes (read-modify-write)");
   if (m_llc.enabled()) reg.add_counter(name + ".llc_misses", &llc_misses, "line", "line reads that missed the LLC");
+  reg.add_resource(name + ".channels", [this] {
+    Tick b = 0;
+    for (const auto& c : m_channels) b += c.busy();
+    return b;
+  }, static_cast<int>(n), "DRAM channels (a line each per line time)");
+  if (m_link.interval() > 0)
+    reg.add_resource(name + ".socket_link", [this] { return m_link.busy(); }, 1, "socket interconnect (far lines)");
 }
 
 Tick MemoryController::occupy(std::uint64_t line_addr, Tick t, unsigned slots) {

@@ -111,6 +111,16 @@ int run_cli(int argc, char** argv) {
   for (const char* o : {"--logx", "--logy"})
     plot->add_flag_function(o, [&plot_args, o](std::int64_t) { plot_args.push_back(o); }, "logarithmic axis");
 
+  std::vector<std::string> explain_args;
+  std::string explain_dir;
+  auto* explain = app.add_subcommand("explain", "Where a study's time went: each resource's utilisation per point, and the busiest");
+  explain->add_option("dir", explain_dir, "the study's results directory (holding results.json)")->required();
+  explain->add_option_function<int>("--top", [&explain_args](int v) { explain_args.insert(explain_args.end(), {"--top", std::to_string(v)}); },
+                                    "resources listed per point (default 8)");
+  explain->add_option_function<std::string>("--out", [&explain_args](const std::string& v) { explain_args.insert(explain_args.end(), {"--out", v}); },
+                                            "directory for the figures (default: DIR/explain)");
+  explain->add_flag_function("--no-figures", [&explain_args](std::int64_t) { explain_args.push_back("--no-figures"); }, "print only");
+
   std::string bench_json;
   int bench_repeats = 3;
   auto* bench = app.add_subcommand("bench", "Measure the simulator's own speed on fixed scenarios");
@@ -162,6 +172,11 @@ int run_cli(int argc, char** argv) {
   if (*plot) {
     std::vector<std::string> args = {"/usr/bin/python3", std::string(HXSIM_SOURCE_DIR) + "/plots/plot_study.py", plot_dir};
     args.insert(args.end(), plot_args.begin(), plot_args.end());
+    return hx::sim::run_tool(args);
+  }
+  if (*explain) {
+    std::vector<std::string> args = {"/usr/bin/python3", std::string(HXSIM_SOURCE_DIR) + "/plots/explain.py", explain_dir};
+    args.insert(args.end(), explain_args.begin(), explain_args.end());
     return hx::sim::run_tool(args);
   }
   if (*params) {

@@ -47,6 +47,36 @@ bool write_fd(int fd, const std::string& text) {
   }
   return true;
 }
+// What a link direction is: its two nodes, generation and width.
+std::string link_what(const topo::Topology& t, const std::string& port, const std::string& peer) {
+  const std::string a = port.substr(0, port.find('.')), b = peer.substr(0, peer.find('.'));
+  for (const auto& l : t.links)
+    if ((l.up == a && l.down == b) || (l.up == b && l.down == a))
+      return "link " + a + " -> " + b + " (Gen" + std::to_string(l.cfg.gen) + " x" + std::to_string(l.cfg.width) + ")";
+  return "link " + a + " -> " + b;
+}
+
+// Every resource's utilisation over the run (`end`): link directions, then
+// what models registered (pipelines, channels, trackers, walkers); and the
+// busiest of them.
+nlohmann::json resources_json(const topo::Topology& t, Tick end, Platform& plat) {
+  nlohmann::json list = nlohmann::json::object();
+  std::string busiest;
+  double top = -1;
+  const auto add = [&](const std::string& name, Tick busy, int servers, const std::string& what) {
+    const double u = end ? static_cast<double>(busy) / (static_cast<double>(end) * std::max(1, servers)) : 0.0;
+    list[name] = {{"busy_ps", busy}, {"servers", servers}, {"utilisation", u}, {"what", what}};
+    if (u > top) {
+      top = u;
+      busiest = name;
+    }
+  };
+  for (auto* p : plat.ports())
+    if (p->connected()) add(p->name(), p->busy_ps.value, 1, link_what(t, p->name(), p->peer()->name()));
+  for (const auto& [name, r] : StatsRegistry::instance().resources()) add(name, r.busy(), r.servers, r.what);
+  return {{"list", list}, {"busiest", busiest}};
+}
+
 }  // namespace
 
 void write_atomic(const std::string& path, const std::string& text) {
@@ -193,6 +223,7 @@ nlohmann::json run_point_in_place(StudyFiles& f, const SweepPoint& point, std::u
   out["units"] = res.units;
   out["histograms"] = res.histograms;
   out["links"] = links;
+  out["resources"] = resources_json(s.topo, end, plat);
   out["stats"] = stats;
   out["meta"] = {{"hxsim_version", HXSIM_VERSION},
                  {"git_revision", git_revision()},
