@@ -201,14 +201,27 @@ case('s003_perf_local', '../../configs/s003_perf_local.yaml', chk,
 
 # ---------------------------------------------------------------- S011
 SYS = 'hsw-Xeon-E5-2620v3_dell-t630'
+SYSTEMS_CSV = {r['system']: r for r in csv.DictReader(open(os.path.join(SRC, 's011_pciebench', 'systems.csv')))}
+def s011_analytic(system, op, size):
+    # pcie-bench's closed-form peer for a DMA bandwidth check on `system`: Gen3 x8,
+    # its MPS and MRRS, 4-DW headers (64-bit addresses), completions of MPS.
+    r = SYSTEMS_CSV[system]
+    a = {'model': 'pcie_read' if op == 'rd' else 'pcie_write', 'gen': 3, 'width': 8, 'payload': size,
+         'header': 16, 'mps': int(r['mps']), 'unit': 'Gb/s'}
+    if op == 'rd':
+        a.update({'mrrs': int(r['mrrs']), 'cpl': int(r['mps'])})
+    return a
 recs, checks = {}, {}
 def add(study, test, size, value, unit, metric, key):
     rid = 's011.hsw_e5_2620v3.%s.%dB' % (test.lower(), size)
     recs.setdefault(study, []).append({'id': rid, 'quantity': '%s %s' % (test, key), 'value': value, 'unit': unit,
                                        'prov': 'dataset', 'tolerance_pct': 10,
                                        'conditions': {'system': SYS, 'size': '%dB' % size, 'window': '8KB', 'cache': 'HWarm'}})
-    checks.setdefault(study, []).append({'ref': rid, 'point': {'workloads.0.size': '%dB' % size}, 'metric': metric,
-                                         'platform': 'hsw_e5_2620v3', 'curve': test + ' vs size'})
+    c = {'ref': rid, 'point': {'workloads.0.size': '%dB' % size}, 'metric': metric, 'platform': 'hsw_e5_2620v3',
+         'curve': test + ' vs size'}
+    if test.startswith('BW_'):
+        c['analytic'] = s011_analytic(SYS, 'rd' if test == 'BW_DMA_RD' else 'wr', size)
+    checks.setdefault(study, []).append(c)
 lat_sizes = [8, 16, 32, 64, 128, 256, 512, 768, 1024, 1280, 1520, 2048]
 for r in csv.DictReader(open(os.path.join(SRC, 's011_pciebench', 'lat_dma_vs_size.csv'))):
     if r['system'] == SYS and int(r['size_B']) in lat_sizes:
@@ -229,6 +242,7 @@ win_recs = {}
 WINDOW_STUDY = {'bw': ['4KB', '16KB', '256KB', '1MB', '4MB', '16MB', '32MB', '64MB'],
                 'lat': ['8KB', '64KB', '256KB', '1MB', '4MB', '16MB', '32MB', '64MB']}
 window_checks_of = {'bw': [], 'lat': []}
+rec_system = {}  # record id -> dataset system
 IOMMU_SYS = {  # dataset system -> (platform id, topology, mode)
     'hsw-Xeon-E5-2620v3_dell-t630': ('hsw_e5_2620v3', 's011_hsw_e5_2620v3', 'off'),
     'hsw-Xeon-E5-2620v3_dell-t630-iommu': ('hsw_e5_2620v3', 's011_hsw_e5_2620v3', 'sp'),
@@ -251,11 +265,12 @@ for fname, kind, key, unit in (('bw_dma_vs_window.csv', 'bw', 'gbit_per_s', 'Gb/
                       'workloads.0.window': r['window'].replace('KB', 'KiB').replace('MB', 'MiB')}
                 if kind == 'bw':
                     pt['workloads.0.size'] = size + 'B'
-                window_checks_of[kind].append({'ref': rid, 'point': pt,
-                                               'metric': 'bw.gbit_per_s' if kind == 'bw' else 'lat.median_ns',
-                                               'platform': 'hsw_e5_2620v3',
-                                               'curve': '%s vs window, %s' % ('BW_DMA_RD' if kind == 'bw' else 'LAT_DMA_RD',
-                                                                             r['cache'])})
+                c = {'ref': rid, 'point': pt, 'metric': 'bw.gbit_per_s' if kind == 'bw' else 'lat.median_ns',
+                     'platform': 'hsw_e5_2620v3',
+                     'curve': '%s vs window, %s' % ('BW_DMA_RD' if kind == 'bw' else 'LAT_DMA_RD', r['cache'])}
+                if kind == 'bw':
+                    c['analytic'] = s011_analytic(WSYS, op, int(size))
+                window_checks_of[kind].append(c)
         if r['system'] in IOMMU_SYS and r['cache'] == 'HWarm':
             plat, topo, mode = IOMMU_SYS[r['system']]
             rid = 's011.%s.iommu_%s.window_%s.%s.%s' % (plat, mode, kind, r['test'], r['window'])
@@ -264,6 +279,7 @@ for fname, kind, key, unit in (('bw_dma_vs_window.csv', 'bw', 'gbit_per_s', 'Gb/
                    'conditions': {'system': r['system'], 'cache': 'HWarm', 'window': r['window']}}
             all_recs.append(rec)
             win_recs[(plat, mode, kind, r['test'], r['window'])] = (rid, topo)
+            rec_system[rid] = r['system']
 
 def window_checks(kind, tests, windows, modes, gaps):
     out = []
@@ -286,6 +302,8 @@ def window_checks(kind, tests, windows, modes, gaps):
                     c = {'ref': rid, 'point': pt, 'metric': 'bw.gbit_per_s' if kind == 'bw' else 'lat.median_ns',
                          'platform': plat, 'curve': '%s vs window, IOMMU %s' % (
                              ('BW_DMA_' if kind == 'bw' else 'LAT_DMA_') + op.upper(), mode)}
+                    if kind == 'bw':
+                        c['analytic'] = s011_analytic(rec_system[rid], op, int(size))
                     g = next((gaps[k] for k in ((plat, mode, test, w), (plat, mode, test, '*'), ('*', mode, test, w),
                                                 ('*', mode, test, '*')) if k in gaps), None)
                     if g:
@@ -423,6 +441,8 @@ for fname, key, unit, sizes, metric in (('lat_dma_vs_size.csv', 'median_ns', 'ns
         pt['workloads.0.op'] = {'LAT_DMA_RD': 'rd', 'LAT_DMA_WRRD': 'wrrd', 'BW_DMA_RD': 'rd', 'BW_DMA_WR': 'wr'}[r['test']]
         pt['workloads.0.size'] = '%dB' % size
         c = {'ref': rid, 'point': pt, 'metric': metric, 'platform': x['host'], 'curve': r['test'] + ' vs size'}
+        if r['test'].startswith('BW_'):
+            c['analytic'] = s011_analytic(r['system'], pt['workloads.0.op'], size)
         gap = HOST_GAPS(x, r['test'], size)
         if gap:
             c['known_gap'] = gap
@@ -489,6 +509,8 @@ for fname, kind, key, unit, windows in (('lat_dma_vs_window.csv', 'lat', 'median
         pt['workloads.0.window'] = mib(r['window'])
         c = {'ref': rid, 'point': pt, 'metric': 'bw.gbit_per_s' if kind == 'bw' else 'lat.median_ns', 'platform': x['host'],
              'curve': '%s%s %s B vs window, %s' % ('BW_DMA_' if kind == 'bw' else 'LAT_DMA_', op.upper(), size, r['cache'])}
+        if kind == 'bw':
+            c['analytic'] = s011_analytic(r['system'], op, int(size))
         gap = window_gap(x, kind, op, int(size), r['cache'], r['window'])
         if gap:
             c['known_gap'] = gap

@@ -256,6 +256,22 @@ TEST(Analytic, MatchesHandComputation) {
   EXPECT_FALSE(sim::pcie_write_bw(2, 3, 128, 128, 12));
 }
 
+TEST(Analytic, ReadsAreBoundByTheSlowerDirection) {
+  // Gen3 x8 (985 MB/s a lane), MPS 256 (ACK limit 203 B), 512 B reads in
+  // one request, completions of 64 B: downstream 8 x (64 + 12 + 8) = 672 B
+  // plus 2 x 8 B per 203 B; upstream one 16 B-header request (24 B).
+  const double raw = 8e9 * 128.0 / 130.0;
+  auto bw = sim::pcie_read_bw(3, 8, 256, 512, 64, 512, 16);
+  ASSERT_TRUE(bw);
+  EXPECT_NEAR(*bw, raw * 512.0 / (672.0 + 16.0 * 672.0 / 203.0), 1.0);
+  // Completions of 256 B: 2 x 276 B downstream.
+  EXPECT_NEAR(*sim::pcie_read_bw(3, 8, 256, 512, 256, 512, 16), raw * 512.0 / (552.0 + 16.0 * 552.0 / 203.0), 1.0);
+  // 16 B reads: 16 + 20 B down against a 24 B request up: the downstream
+  // direction still bounds (36 B > 24 B).
+  EXPECT_NEAR(*sim::pcie_read_bw(3, 8, 256, 512, 64, 16, 16), raw * 16.0 / (36.0 + 16.0 * 36.0 / 203.0), 1.0);
+  EXPECT_FALSE(sim::pcie_read_bw(3, 8, 256, 0, 64, 512, 16));
+}
+
 namespace {
 std::string error_of(const std::string& yaml) {
   try {

@@ -26,15 +26,34 @@ int mps_col(int m) {
 }
 }  // namespace
 
-std::optional<double> pcie_write_bw(int gen, int width, int mps, int payload, int header_B) {
-  if (!pcie::valid_generation(gen) || gen > 5 || width_row(width) < 0 || mps_col(mps) < 0 || payload <= 0) return std::nullopt;
+namespace {
+// The raw payload rate of a direction (B/s), or 0 for a shape outside the table.
+double raw_rate(int gen, int width, int mps) {
+  if (!pcie::valid_generation(gen) || gen > 5 || width_row(width) < 0 || mps_col(mps) < 0) return 0;
   const auto& g = pcie::generation(gen);
-  const double raw = g.gts * 1e9 * pcie::encoding_traits(g.encoding).efficiency * width / 8.0;
-  const int tlps = (payload + mps - 1) / mps;
+  return g.gts * 1e9 * pcie::encoding_traits(g.encoding).efficiency * width / 8.0;
+}
+// Wire bytes of `tlps` TLPs carrying `payload` bytes with `header_B` headers,
+// with the ACK and UpdateFC DLLPs the receiver sends back at the spec's limits.
+double wire_with_dllps(int gen, int width, int mps, int payload, int tlps, int header_B) {
   const double wire = payload + tlps * (header_B + 8.0);
   const double limit = kAckLimit[std::min(gen, 3) - 1][width_row(width)][mps_col(mps)];
-  const double dllp = 2.0 * 8.0 * wire / limit;  // one ACK and one UpdateFC per limit
-  return raw * payload / (wire + dllp);
+  return wire + 2.0 * 8.0 * wire / limit;  // one ACK and one UpdateFC per limit
+}
+}  // namespace
+
+std::optional<double> pcie_write_bw(int gen, int width, int mps, int payload, int header_B) {
+  const double raw = raw_rate(gen, width, mps);
+  if (raw == 0 || payload <= 0) return std::nullopt;
+  return raw * payload / wire_with_dllps(gen, width, mps, payload, (payload + mps - 1) / mps, header_B);
+}
+
+std::optional<double> pcie_read_bw(int gen, int width, int mps, int mrrs, int cpl, int payload, int header_B) {
+  const double raw = raw_rate(gen, width, mps);
+  if (raw == 0 || payload <= 0 || mrrs <= 0 || cpl <= 0) return std::nullopt;
+  const double up = wire_with_dllps(gen, width, mps, 0, (payload + mrrs - 1) / mrrs, header_B);
+  const double down = wire_with_dllps(gen, width, mps, payload, (payload + cpl - 1) / cpl, 12);
+  return raw * payload / std::max(up, down);
 }
 
 }  // namespace hx::sim

@@ -10,4 +10,9 @@ namespace hx::sim {
 // `mps`; nullopt for link shapes outside the table.
 std::optional<double> pcie_write_bw(int gen, int width, int mps, int payload, int header_B);
 
+// Bytes per second of payload for a stream of `payload`-byte reads: requests
+// of at most `mrrs` bytes upstream (`header_B` each), completions of at most
+// `cpl` bytes downstream (3-DW headers); the slower direction bounds it.
+std::optional<double> pcie_read_bw(int gen, int width, int mps, int mrrs, int cpl, int payload, int header_B);
+
 }  // namespace hx::sim

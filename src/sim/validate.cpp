@@ -282,12 +282,16 @@ int validate(const ValidateArgs& a, const std::string& self) {
       r.pass = rv.range ? (r.sim >= rv.lo && r.sim <= rv.hi) : std::fabs(r.err) <= rv.tol;
       if (k.has("analytic")) {
         const cfg::Cursor an = k.child("analytic");
-        an.keys({"model", "gen", "width", "payload", "header", "mps", "unit"});
-        an.child("model").choice({"pcie_write"});
+        an.keys({"model", "gen", "width", "payload", "header", "mps", "mrrs", "cpl", "unit"});
+        const bool read = an.child("model").choice({"pcie_write", "pcie_read"}) == "pcie_read";
         const int payload = static_cast<int>(an.child("payload").integer(1, 1 << 20));
         const int mps = an.has("mps") ? static_cast<int>(an.child("mps").integer(128, 4096)) : payload;
-        auto bw = pcie_write_bw(static_cast<int>(an.child("gen").integer(1, 6)), static_cast<int>(an.child("width").integer(1, 32)),
-                                mps, payload, static_cast<int>(an.child("header").integer(12, 16)));
+        const int gen = static_cast<int>(an.child("gen").integer(1, 6)), width = static_cast<int>(an.child("width").integer(1, 32));
+        const int header = static_cast<int>(an.child("header").integer(12, 16));
+        if (!read && (an.has("mrrs") || an.has("cpl"))) an.fail("mrrs and cpl belong to model pcie_read");
+        auto bw = read ? pcie_read_bw(gen, width, mps, static_cast<int>(an.child("mrrs").integer(128, 4096)),
+                                      static_cast<int>(an.child("cpl").integer(4, 4096)), payload, header)
+                       : pcie_write_bw(gen, width, mps, payload, header);
         const std::string unit = an.child("unit").choice({"MiB/s", "MB/s", "Gb/s"});
         if (bw) r.analytic = unit == "MiB/s" ? *bw / 1048576.0 : unit == "MB/s" ? *bw / 1e6 : *bw * 8 / 1e9;
       }
@@ -305,6 +309,13 @@ int validate(const ValidateArgs& a, const std::string& self) {
   json jcases = json::array();
   std::map<std::string, std::pair<double, double>> per_source;  // sum |err|, max |err|
   std::map<std::string, int> per_count;
+  // The analytic peer per source, over the checks it can express: count,
+  // its sum |err| and hxsim's sum |err| on the same checks.
+  struct Peer {
+    int n = 0;
+    double analytic = 0, hxsim = 0;
+  };
+  std::map<std::string, Peer> per_peer;
   // Per platform and per curve of a platform: count, sum |err|, max |err|.
   // The same without the known gaps (what the model claims to match).
   struct Agg {
@@ -351,6 +362,12 @@ int validate(const ValidateArgs& a, const std::string& self) {
     ps.first += std::fabs(r.err);
     ps.second = std::max(ps.second, std::fabs(r.err));
     ++per_count[r.source];
+    if (!std::isnan(r.analytic) && r.ref != 0) {
+      auto& pp = per_peer[r.source];
+      ++pp.n;
+      pp.analytic += std::fabs(100.0 * (r.analytic - r.ref) / r.ref);
+      pp.hxsim += std::fabs(r.err);
+    }
     if (!r.platform.empty() && !std::isnan(r.err) && r.status != "no-point") {
       per_platform[r.platform].add(r.err, r.known_gap);
       if (!r.curve.empty()) per_curve[{r.platform, r.curve}].add(r.err, r.known_gap);
@@ -358,11 +375,21 @@ int validate(const ValidateArgs& a, const std::string& self) {
   }
   json summary = {{"checks", rows.size()}, {"passed", passed}, {"failed", failed}, {"known_gaps", xfail}};
   json by_source = json::object();
-  md << "\n## Summary\n\n| source | checks | mean abs error % | max abs error % |\n|---|---|---|---|\n";
+  md << "\n## Summary\n\n| source | checks | mean abs error % | max abs error % | checks with an analytic peer "
+        "| the peer's mean abs error % | hxsim's on those |\n|---|---|---|---|---|---|---|\n";
   for (const auto& [s, v] : per_source) {
     const double mean = v.first / per_count[s];
     by_source[s] = {{"checks", per_count[s]}, {"mean_abs_error_pct", mean}, {"max_abs_error_pct", v.second}};
-    md << "| " << s << " | " << per_count[s] << " | " << fmt(mean) << " | " << fmt(v.second) << " |\n";
+    md << "| " << s << " | " << per_count[s] << " | " << fmt(mean) << " | " << fmt(v.second) << " | ";
+    const auto pp = per_peer.find(s);
+    if (pp != per_peer.end()) {
+      const Peer& q = pp->second;
+      by_source[s]["analytic"] = {{"checks", q.n}, {"mean_abs_error_pct", q.analytic / q.n},
+                                  {"hxsim_mean_abs_error_pct", q.hxsim / q.n}};
+      md << q.n << " | " << fmt(q.analytic / q.n) << " | " << fmt(q.hxsim / q.n) << " |\n";
+    } else {
+      md << "0 | - | - |\n";
+    }
   }
   summary["by_source"] = by_source;
   if (!per_platform.empty()) {
