@@ -42,6 +42,24 @@ class Histogram {
   mutable bool m_sorted = true;
 };
 
+// The busy server-time of a resource with several servers (trackers,
+// contexts): the time-integral of how many are taken.
+class Occupancy {
+ public:
+  // `d` servers are taken (or, negative, given back) at `now`.
+  void add(int d, Tick now) {
+    m_busy += static_cast<Tick>(m_n) * (now - m_since);
+    m_since = now;
+    m_n += d;
+  }
+  int count() const { return m_n; }
+  Tick busy(Tick now) const { return m_busy + static_cast<Tick>(m_n) * (now - m_since); }
+
+ private:
+  int m_n = 0;
+  Tick m_busy = 0, m_since = 0;
+};
+
 class StatsRegistry {
  public:
   struct Entry {

@@ -28,6 +28,10 @@ BenchDma::BenchDma(const std::string& name, const BenchDmaConfig& cfg) : m_name(
   if (cfg.retire_in_order)
     StatsRegistry::instance().add_counter(name + ".retire_waits", &retire_waits, "1",
                                           "commands done before an older one and held back to retire in order");
+  auto& reg = StatsRegistry::instance();
+  reg.add_resource(name + ".issue", [this] { return m_issue_busy; }, 1, "DMA engine command issue (issue_interval, write_interval)");
+  reg.add_resource(name + ".contexts", [this] { return m_contexts.busy(now_tick()); }, static_cast<int>(m_slots.size()),
+                   "DMA engine command contexts (max_outstanding), each held from issue to retirement");
 }
 
 namespace {
@@ -212,9 +216,11 @@ void BenchDma::pump() {
     c.data_done = 0;
     m_slot_used[s] = true;
     ++m_active;
+    m_contexts.add(1, now);
     Tick period = m_cfg.issue_interval;
     if (c.write) period = std::max(m_cfg.write_interval, period + static_cast<Tick>(c.len) * m_cfg.write_byte_time);
     m_next_issue = now + period;
+    m_issue_busy += period;
     c.start = now + m_cfg.cmd_latency;
     if (c.len) m_ready.push_back(s);
     if (m_atc && m_translate) translate(s);
@@ -329,6 +335,7 @@ void BenchDma::on_action(std::uint32_t kind, std::uint64_t arg, void*) {
     Done d = std::move(c.done);
     m_slot_used[arg] = false;
     --m_active;
+    m_contexts.add(-1, now_tick());
     if (d) d(now_tick());
     pump();
   }

@@ -142,6 +142,8 @@ class BenchDma final : public pcie::Device, public Actor {
   std::vector<Cmd> m_slots;
   std::vector<bool> m_slot_used;
   std::size_t m_active = 0;
+  Occupancy m_contexts;   // the same count, integrated over time (busy context-time)
+  Tick m_issue_busy = 0;  // the issue stage's busy time
   Tick m_next_issue = 0;
   Tick m_pump_at = kNever;  // a pump already scheduled for then
   std::uint64_t m_cmd_seq = 0;

@@ -73,21 +73,13 @@ RootComplex::RootComplex(sc_core::sc_module_name name, const RootComplexConfig& 
   if (cfg.atomic_completer) reg.add_counter(n + ".atomics", &atomics, "TLP", "AtomicOps completed on memory");
   if (cfg.read_trackers > 0) {
     reg.add_counter(n + ".tracker_waits", &tracker_waits, "TLP", "inbound reads that waited for a free read tracker");
-    reg.add_resource(n + ".read_trackers", [this] {
-      tracker_account();
-      return m_tracker_busy;
-    }, cfg.read_trackers, "inbound read trackers (each held from a read's arrival to its last completion)");
+    reg.add_resource(n + ".read_trackers", [this] { return m_trackers.busy(now_tick()); }, cfg.read_trackers,
+                     "inbound read trackers (each held from a read's arrival to its last completion)");
   }
   if (cfg.line_interval > 0)
     reg.add_resource(n + ".line_pipeline", [this] { return m_lines.busy(); }, 1, "coherent line pipeline (line_interval per line)");
 }
 
-// Adds the trackers' busy time since the last change of their count.
-void RootComplex::tracker_account() {
-  const Tick now = now_tick();
-  m_tracker_busy += static_cast<Tick>(m_trackers_busy) * (now - m_tracker_since);
-  m_tracker_since = now;
-}
 
 int RootComplex::port_for_addr(std::uint64_t a) const {
   const AddressTarget t = target_of(a);
@@ -131,13 +123,12 @@ void RootComplex::rx_arrive(pcie::PciePort& p, Tlp* t, Tick, Tick tail) {
 // else goes on.
 void RootComplex::admit(Tlp* t, int port) {
   if (t->kind == TlpKind::MemRd && is_dram(*t)) {
-    if (m_trackers_busy >= m_cfg.read_trackers || !m_tracker_wait.empty()) {
+    if (m_trackers.count() >= m_cfg.read_trackers || !m_tracker_wait.empty()) {
       ++tracker_waits;
       m_tracker_wait.emplace_back(t, port);
       return;
     }
-    tracker_account();
-    ++m_trackers_busy;
+    m_trackers.add(1, now_tick());
   }
   enter(t, port);
 }
@@ -150,9 +141,8 @@ void RootComplex::enter(Tlp* t, int port) {
 // A read's last completion has left: its tracker goes to the oldest waiting
 // read, if any.
 void RootComplex::free_tracker() {
-  if (m_trackers_busy <= 0) sim_fail(basename(), "read tracker freed twice");
-  tracker_account();
-  --m_trackers_busy;
+  if (m_trackers.count() <= 0) sim_fail(basename(), "read tracker freed twice");
+  m_trackers.add(-1, now_tick());
   if (!m_tracker_wait.empty()) m_sched.at(now_tick(), this, kTrackerFree);
 }
 
@@ -227,11 +217,10 @@ void RootComplex::on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) {
       admit(static_cast<Tlp*>(ptr), static_cast<int>(arg));
       break;
     case kTrackerFree:
-      while (!m_tracker_wait.empty() && m_trackers_busy < m_cfg.read_trackers) {
+      while (!m_tracker_wait.empty() && m_trackers.count() < m_cfg.read_trackers) {
         auto [t, port] = m_tracker_wait.front();
         m_tracker_wait.pop_front();
-        tracker_account();
-    ++m_trackers_busy;
+        m_trackers.add(1, now_tick());
         enter(t, port);
       }
       break;

@@ -182,9 +182,7 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   void retire_writes();
   std::deque<std::pair<Tlp*, int>> m_posted_wait;  // requests behind a write waiting for an entry
   std::deque<std::pair<Tlp*, int>> m_tracker_wait;  // reads waiting for a read tracker, oldest first
-  int m_trackers_busy = 0;
-  Tick m_tracker_busy = 0, m_tracker_since = 0;  // trackers' busy time, summed, up to m_tracker_since
-  void tracker_account();
+  Occupancy m_trackers;  // read trackers taken
   int m_posted_inflight = 0;
   std::priority_queue<Tick, std::vector<Tick>, std::greater<Tick>> m_commits;  // posted-buffer entries in flight
   Tick m_last_write_commit = 0;
