@@ -14,22 +14,20 @@ SYSTEMS = [('snb-Xeon-E5-2630_dell-t620', 'SNB E5-2630'), ('ib-Xeon-E5-2620v2_de
            ('bdw-Xeon-E5-2630v4-dell-t430-s0-s1-s1', 'BDW, memory+control socket 1')]
 
 
-def place(system):
-    # A system's settings as the study's points carry them (topology, IOMMU, node, host_node).
-    host = {'snb': 'snb_e5_2630', 'ib-': 'ivb_e5_2620v2', 'bdw': 'bdw_e5_2630v4'}.get(system[:3])
-    if not host:
-        host = 'hsw_e5_2637v3' if '2637' in system else 'hsw_e3_1226v3'
-    far = system.endswith('-s1-s1')
-    return host, far
+def settings(system):
+    # A system's platform and sockets, as its reference records carry them.
+    c = next(r['conditions'] for r in ref.values() if r['conditions']['system'] == system)
+    return c['platform'], c['node'] == 'far', c['host_node'] == 'far'
 
 
 def curve(pts, system, op, metric):
-    host, far = place(system)
+    host, far_memory, far_control = settings(system)
     xs = []
     for p in pts:
         pt = p['point']
         if (pt.get('topology', '').endswith('s011_%s.yaml' % host) and not pt.get('topology.nodes.host.iommu.enabled')
-                and (pt.get('workloads.0.node') == 'far') == far and (pt.get('workloads.0.host_node') == 'far') == far
+                and (pt.get('workloads.0.node') == 'far') == far_memory
+                and (pt.get('workloads.0.host_node') == 'far') == far_control
                 and pt.get('workloads.0.op') == op and metric in p['metrics']):
             xs.append((size_of(pt['workloads.0.size']), p['metrics'][metric]))
     return sorted(xs)

@@ -364,6 +364,10 @@ def system_point(x):
             'topology.nodes.host.iommu.superpages': x['iommu'] != 'nosp',
             'workloads.0.node': x['node'], 'workloads.0.host_node': x['host_node']}
 
+def system_conditions(x):
+    # A system's settings as its records carry them (the figures read them).
+    return {'system': x['system'], 'platform': x['host'], 'iommu': x['iommu'], 'node': x['node'], 'host_node': x['host_node']}
+
 def system_label(x):
     return '%s, IOMMU %s, memory %s, control %s' % (x['host'], x['iommu'], x['node'], x['host_node'])
 
@@ -436,7 +440,7 @@ for fname, key, unit, sizes, metric in (('lat_dma_vs_size.csv', 'median_ns', 'ns
         rid = 's011.%s.%s.%dB' % (r['system'], r['test'].lower(), size)
         host_recs.append({'id': rid, 'quantity': '%s %s, %s' % (r['test'], key, system_label(x)), 'value': float(r[key]),
                           'unit': unit, 'prov': 'dataset', 'tolerance_pct': 10,
-                          'conditions': {'system': r['system'], 'size': '%dB' % size, 'window': r['window'], 'cache': r['cache']}})
+                          'conditions': dict(system_conditions(x), size='%dB' % size, window=r['window'], cache=r['cache'])})
         pt = system_point(x)
         pt['workloads.0.op'] = {'LAT_DMA_RD': 'rd', 'LAT_DMA_WRRD': 'wrrd', 'BW_DMA_RD': 'rd', 'BW_DMA_WR': 'wr'}[r['test']]
         pt['workloads.0.size'] = '%dB' % size
@@ -500,7 +504,7 @@ for fname, kind, key, unit, windows in (('lat_dma_vs_window.csv', 'lat', 'median
         rid = 's011.%s.window_%s.%s.%s.%s' % (r['system'], kind, r['test'], r['cache'], r['window'])
         host_recs.append({'id': rid, 'quantity': '%s %s vs window, %s' % (r['test'], key, system_label(x)),
                           'value': float(r[key]), 'unit': unit, 'prov': 'dataset', 'tolerance_pct': 10,
-                          'conditions': {'system': r['system'], 'cache': r['cache'], 'window': r['window']}})
+                          'conditions': dict(system_conditions(x), cache=r['cache'], window=r['window'])})
         pt = system_point(x)
         pt['workloads.0.op'] = op
         if kind == 'bw':
