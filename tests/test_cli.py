@@ -456,6 +456,29 @@ class Explain(unittest.TestCase):
                 with open(os.path.join(out, 'explain', 'point_%d.png' % i), 'rb') as f:
                     self.assertEqual(f.read(8), b'\x89PNG\r\n\x1a\n')
 
+    def test_a_latency_study_is_broken_down_by_stage(self):
+        # pcie-bench's write-then-read on the Haswell host: the read waits
+        # for the write's commit, and the stages add up to the mean latency.
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, 'w')
+            rc, _, err = run('run', os.path.join(ROOT, 'configs', 's011_lat_wrrd.yaml'), '-o', out, '-q',
+                             '--set', 'sweep.0.values=[64B, 1KiB]', '--set', 'workloads.0.reps=50')
+            self.assertEqual(rc, 0, err)
+            with open(os.path.join(out, 'results.json')) as f:
+                points = json.load(f)['points']
+            for p in points:
+                bd = p['breakdowns']['lat.LAT_DMA_WRRD_ns']
+                self.assertEqual(bd['transactions'], 50)
+                self.assertAlmostEqual(sum(s['mean_ns'] for s in bd['stages']), p['metrics']['lat.mean_ns'], places=6)
+                self.assertGreater({s['stage']: s['mean_ns'] for s in bd['stages']}['ordering'], 0)
+            rc, text, err = run('explain', out, '--top', '2')
+            self.assertEqual(rc, 0, err)
+            self.assertIn('lat.LAT_DMA_WRRD_ns: %.1f ns mean over 50 transactions' % points[0]['metrics']['lat.mean_ns'], text)
+            self.assertRegex(text, r'\n    ordering +[0-9.]+ ns')
+            for name in ('point_0.png', 'point_1.png', 'breakdown.png'):
+                with open(os.path.join(out, 'explain', name), 'rb') as f:
+                    self.assertEqual(f.read(8), b'\x89PNG\r\n\x1a\n')
+
     def test_a_directory_without_results_is_bad_input(self):
         with tempfile.TemporaryDirectory() as d:
             rc, _, err = run('explain', d)

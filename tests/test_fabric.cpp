@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <functional>
+#include <map>
 #include <random>
 #include <string>
 
@@ -49,6 +50,15 @@ void expect_error(const std::string& topo, const std::string& workloads, std::in
   }
 }
 const auto expect_sim_error = expect_error<hx::SimError>;
+
+// The breakdown of `hist` is exactly `want` (ns; every other stage 0).
+void expect_stages(const nlohmann::json& r, const std::string& hist, const std::map<std::string, double>& want) {
+  for (const auto& s : r["breakdowns"][hist]["stages"]) {
+    const std::string name = s["stage"].get<std::string>();
+    const auto it = want.find(name);
+    EXPECT_NEAR(s["mean_ns"].get<double>(), it == want.end() ? 0.0 : it->second, 0.01) << name;
+  }
+}
 const auto expect_input_error = expect_error<hx::InputError>;
 
 }  // namespace
@@ -97,6 +107,7 @@ TEST(OneTlp, LatencyIsSumOfStagesStoreAndForward) {
   const double ser = std::round((12 + 64 + 8) * ps_per_B) / 1000.0;  // ns
   const double expect = 100 + ser + 10 + 150 + ser + 10 + 100;
   EXPECT_NEAR(r["metrics"]["e.one_way_ns"].get<double>(), expect, 0.01);
+  expect_stages(r, "e.one_way_ns", {{"hard_block", 200}, {"serialisation", 2 * ser}, {"propagation", 20}, {"switch", 150}});
 }
 
 // Cut-through: the egress may start `latency` after the header arrived.
@@ -107,6 +118,7 @@ TEST(OneTlp, LatencyIsSumOfStagesCutThrough) {
   const double ser = std::round((12 + 64 + 8) * ps_per_B) / 1000.0;
   const double expect = 100 + head + 10 + 150 + ser + 10 + 100;
   EXPECT_NEAR(r["metrics"]["e.one_way_ns"].get<double>(), expect, 0.01);
+  expect_stages(r, "e.one_way_ns", {{"hard_block", 200}, {"serialisation", head + ser}, {"propagation", 20}, {"switch", 150}});
 }
 
 // N flows through one egress port each get 1/N of it.
@@ -735,4 +747,89 @@ TEST(DeviceKinds, ARegisteredKindIsParsedCheckedAndElaborated) {
   expect_input_error(with_probe(", endpoint: {bar_size: 1MiB}, probe: {x: 1}"), kOneDma, {"unknown key 'x'"});
   expect_input_error(with_probe(", endpoint: {bar_size: 1MiB}, rosta: {clock: 100MHz}"), kOneDma,
                      {"settings for a 'rosta' device on a 'probe' endpoint"});
+}
+
+namespace {
+// Two pcie-bench engines behind a cut-through switch: `timed` measured,
+// `flood` to load the fabric. The root port advertises `np_hdr` non-posted
+// header credits.
+std::string breakdown_topo(const std::string& host_extra = "", int np_hdr = 32) {
+  const std::string nic = "{type: endpoint, device: bench, endpoint: {tx_latency: 50ns, rx_latency: 40ns},\n"
+                          "        bench: {cmd_latency: 10ns, done_latency: 5ns}}\n";
+  return "platform: t\nlink_defaults: {latency: 10ns}\n"
+         "nodes:\n"
+         "  host: {type: root_complex, port: {np_hdr: " + std::to_string(np_hdr) + "},\n"
+         "         rc: {inbound_latency: 70ns, line_interval: 1ns, read_line_interval: 0ns},\n"
+         "         memory: {read_latency: 80ns}" + host_extra + "}\n"
+         "  sw: {type: switch, latency: 150ns}\n"
+         "  timed: " + nic + "  flood: " + nic +
+         "links: [{up: host, down: sw, gen: 3, width: 8}, {up: sw, down: timed, gen: 3, width: 8},"
+         " {up: sw, down: flood, gen: 3, width: 8}]\n";
+}
+std::map<std::string, double> stages(const nlohmann::json& r, const std::string& hist) {
+  std::map<std::string, double> out;
+  for (const auto& s : r["breakdowns"][hist]["stages"]) out[s["stage"].get<std::string>()] = s["mean_ns"].get<double>();
+  return out;
+}
+double sum_of(const std::map<std::string, double>& m) {
+  double t = 0;
+  for (const auto& [k, v] : m) t += v;
+  return t;
+}
+}  // namespace
+
+// A lone read's breakdown is its mechanisms' constants where they are
+// constants: both hard-block pipelines (50 + 40 ns), four link hops (4 x
+// 10 ns), two switch passes (2 x 150 ns), the inbound pipeline (70 ns),
+// the engine's command and done latencies (10 + 5 ns); and its stages add
+// up to its latency (every run checks that per transaction: Breakdown::add).
+TEST(Breakdown, ALoneReadIsItsStagesConstants) {
+  const auto r = simulate(breakdown_topo(), "[{type: bench_lat, name: lat, device: timed, op: rd, size: 64B, window: 4KiB, reps: 20}]");
+  const auto s = stages(r, "lat.LAT_DMA_RD_ns");
+  EXPECT_EQ(r["breakdowns"]["lat.LAT_DMA_RD_ns"]["transactions"].get<int>(), 20);
+  EXPECT_NEAR(s.at("hard_block"), 90.0, 1e-9);
+  EXPECT_NEAR(s.at("propagation"), 40.0, 1e-9);
+  EXPECT_NEAR(s.at("switch"), 300.0, 1e-9);
+  EXPECT_NEAR(s.at("device"), 15.0, 1e-9);
+  EXPECT_GE(s.at("root_complex"), 70.0);
+  EXPECT_GE(s.at("memory"), 80.0);
+  EXPECT_GT(s.at("serialisation"), 0.0);
+  for (const char* none : {"arbitration", "credit", "ordering", "translation"}) EXPECT_EQ(s.at(none), 0.0) << none;
+  EXPECT_NEAR(sum_of(s), r["metrics"]["lat.mean_ns"].get<double>(), 1e-6);
+}
+
+// A write-then-read: the read waits for the write to commit (ordering);
+// a read alone never does.
+TEST(Breakdown, AReadBehindAWriteWaitsForItsCommit) {
+  const auto r = simulate(breakdown_topo(), "[{type: bench_lat, name: lat, device: timed, op: wrrd, size: 64B, window: 4KiB, reps: 20}]");
+  const auto s = stages(r, "lat.LAT_DMA_WRRD_ns");
+  EXPECT_GT(s.at("ordering"), 0.0);
+  EXPECT_NEAR(sum_of(s), r["metrics"]["lat.mean_ns"].get<double>(), 1e-6);
+}
+
+// A first access to a page: its IOMMU walk (one leaf read of 20 ns plus
+// 100 ns of walker overhead, as in Iommu.AMissAddsExactlyOneWalkToARead) is
+// the translation stage, and the other stages are those of a hit.
+TEST(Breakdown, AnIommuMissIsTranslation) {
+  const std::string iommu = ",\n         iommu: {enabled: true, walkers: 1, walk_overhead: 100ns, pte_read: 20ns, miss_latency: 0ns}";
+  const auto r = simulate(breakdown_topo(iommu),
+                          "[{type: bench_lat, name: hit, device: timed, op: rd, size: 64B, window: 4KiB, reps: 20},"
+                          " {type: bench_lat, name: miss, device: flood, op: rd, size: 64B, pattern: fresh, reps: 20}]");
+  auto hit = stages(r, "hit.LAT_DMA_RD_ns"), miss = stages(r, "miss.LAT_DMA_RD_ns");
+  EXPECT_NEAR(miss.at("translation") - hit.at("translation"), 120.0, 2.0);
+  hit.erase("translation");
+  miss.erase("translation");
+  EXPECT_NEAR(sum_of(miss), sum_of(hit), 2.0);
+}
+
+// With one non-posted header credit at the root port and another engine
+// keeping reads in flight, the timed read's request waits at the switch for
+// the credit: credit wait, told apart from arbitration.
+TEST(Breakdown, ARequestWithoutCreditsWaitsInCredit) {
+  const auto r = simulate(breakdown_topo("", 1),
+                          "[{type: bench_lat, name: lat, device: timed, op: rd, size: 64B, window: 4KiB, reps: 50},"
+                          " {type: bench_bw, name: bw, device: flood, op: rd, size: 64B, window: 4KiB, transactions: 20000}]");
+  const auto s = stages(r, "lat.LAT_DMA_RD_ns");
+  EXPECT_GT(s.at("credit"), 10.0);
+  EXPECT_NEAR(sum_of(s), r["metrics"]["lat.mean_ns"].get<double>(), 1e-6);
 }

@@ -69,6 +69,7 @@ struct CohLinkTraits {
   static int cls(const Packet& p) { return static_cast<int>(msg_class(p.msg.type)); }
   static int data_credits(const Packet&) { return 0; }
   static const char* name(const Packet& p) { return msg_name(p.msg.type); }
+  static Ledger* ledger(const Packet&) { return nullptr; }  // coherence messages are not timed per stage yet
   static std::uint32_t head_bytes(const Packet&, const link::Wire& w) { return w.framing_B; }  // the header
   static link::Wire wire(const CohLinkConfig& l, const CohEndConfig&);
   static std::uint32_t wire_bytes(const Packet& p, const link::Wire& w) { return w.framing_B + p.len; }

@@ -4,6 +4,8 @@
 // check at the end of a run (every object made was consumed).
 // T needs a member `std::uint64_t id`, a default constructor and
 // `static constexpr const char* kPoolName` ("a TLP"), which errors name.
+// A T with a member `release_parts()` has it called as it is given back
+// (a TLP's latency ledger goes back to its own pool).
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -39,6 +41,7 @@ class Pool {
   void put(T* t) {
     // An object consumed twice (duplicated somewhere) is a simulator bug.
     if (t->id == 0) throw SimError(std::string(T::kPoolName) + " was consumed twice");
+    release_parts(t, 0);
     t->id = 0;
     --m_live;
     m_free.push_back(t);
@@ -53,6 +56,12 @@ class Pool {
   }
 
  private:
+  template <class U>
+  static auto release_parts(U* u, int) -> decltype(u->release_parts(), void()) {
+    u->release_parts();
+  }
+  template <class U>
+  static void release_parts(U*, long) {}
   std::vector<T*> m_free;
   std::vector<std::vector<T>> m_blocks;
   std::uint64_t m_live = 0;

@@ -36,7 +36,12 @@ BenchDma::BenchDma(const std::string& name, const BenchDmaConfig& cfg) : m_name(
 
 namespace {
 constexpr std::uint64_t kPage = 4096;
+
+void take_ledger(Ledger& led, const Tlp& t) {
+  if (!t.ledger) sim_fail("bench DMA", "a timed command's TLP came back without its ledger");
+  led.copy_from(*t.ledger);
 }
+}  // namespace
 
 // Every 4 KiB page of the command needs a usable ATC entry before it starts.
 void BenchDma::translate(std::size_t s) {
@@ -168,14 +173,27 @@ std::string BenchDma::status() const {
          (m_source ? ", more to come" : "");
 }
 
-void BenchDma::read(std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off, Done done) {
-  m_queue.push_back(Cmd{false, addr, len, stream, off, std::move(done)});
+void BenchDma::read(std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off, Done done, Ledger* led) {
+  m_queue.push_back(Cmd{false, addr, len, stream, off, std::move(done), led});
   pump();
 }
 
-void BenchDma::write(std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off, Done done) {
-  m_queue.push_back(Cmd{true, addr, len, stream, off, std::move(done)});
+void BenchDma::write(std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off, Done done, Ledger* led) {
+  m_queue.push_back(Cmd{true, addr, len, stream, off, std::move(done), led});
   pump();
+}
+
+// Until its first TLP the command was the engine's: queued, then its
+// command latency; then its translations (ATS); then the engine again
+// (TLP formation, waiting for tags, stream space or older commands).
+Ledger* BenchDma::Cmd::fork(Tick now) const {
+  Ledger* l = fork_ledger(led);
+  if (l) {
+    l->charge(Stage::Device, xlate_from);
+    l->charge(Stage::Translation, std::max(xlate_from, start));
+    l->charge(Stage::Device, now);
+  }
+  return l;
 }
 
 void BenchDma::feed(std::function<bool(Command&)> next) {
@@ -187,7 +205,7 @@ bool BenchDma::has_next() {
   if (m_queue.empty() && m_source) {
     Command c;
     if (m_source(c)) {
-      m_queue.push_back(Cmd{c.write, c.addr, c.len, c.stream, c.off, std::move(c.done)});
+      m_queue.push_back(Cmd{c.write, c.addr, c.len, c.stream, c.off, std::move(c.done), c.led});
     } else {
       m_source = nullptr;
     }
@@ -222,6 +240,7 @@ void BenchDma::pump() {
     m_next_issue = now + period;
     m_issue_busy += period;
     c.start = now + m_cfg.cmd_latency;
+    c.xlate_from = c.start;
     if (c.len) m_ready.push_back(s);
     if (m_atc && m_translate) translate(s);
     if (c.xlate_pending == 0) m_ep->scheduler().at(c.start, this, kProgress, s);
@@ -247,6 +266,7 @@ void BenchDma::progress(std::size_t s) {
       t->data_off = c.off + c.next;
       t->checksum = pattern_checksum(c.stream, c.off + c.next, len);
       t->ctx = reinterpret_cast<void*>(s + 1);
+      t->ledger = c.fork(now);
       m_ep->push(m_s_cmd, t, now);
       c.next += len;
     }
@@ -265,6 +285,7 @@ void BenchDma::progress(std::size_t s) {
     t->at = m_atc && m_translate ? 2 : 0;
     t->req_len = len;
     t->tag = static_cast<std::uint16_t>(it - m_tags.begin());
+    t->ledger = c.fork(now);
     m_ep->push(m_s_cmd, t, now);
     c.next += len;
   }
@@ -287,7 +308,14 @@ void BenchDma::on_sent(const Tlp& t, Tick, Tick end) {
   const std::size_t s = reinterpret_cast<std::size_t>(t.ctx) - 1;
   Cmd& c = m_slots[s];
   c.left -= t.len;
-  if (c.left == 0) complete(s, end + m_cfg.done_latency);
+  if (c.left == 0) {
+    // A write is done when its last TLP has left: that TLP's path is its.
+    if (c.led) {
+      take_ledger(*c.led, t);
+      c.led->charge(Stage::Serialisation, end);
+    }
+    complete(s, end + m_cfg.done_latency);
+  }
 }
 
 void BenchDma::on_completion(const Tlp& t) {
@@ -304,7 +332,11 @@ void BenchDma::on_completion(const Tlp& t) {
   c.left -= t.len;
   const std::size_t slot = g.slot;
   if (g.got == g.len) g.used = false;
-  if (c.left == 0) complete(slot, c.data_done + m_cfg.done_latency);
+  if (c.left == 0) {
+    // Its last data came with this completion: that path is the command's.
+    if (c.led) take_ledger(*c.led, t);
+    complete(slot, c.data_done + m_cfg.done_latency);
+  }
   on_tx_space(m_s_cmd);
 }
 
@@ -332,6 +364,7 @@ void BenchDma::on_action(std::uint32_t kind, std::uint64_t arg, void*) {
     on_tx_space(0);
   } else if (kind == kDone) {
     Cmd& c = m_slots[arg];
+    if (c.led) c.led->charge(Stage::Device, now_tick());  // data handling, done latency, in-order retirement
     Done d = std::move(c.done);
     m_slot_used[arg] = false;
     --m_active;

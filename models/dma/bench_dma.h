@@ -60,8 +60,11 @@ class BenchDma final : public pcie::Device, public Actor {
   // Queue a command; `done` runs when it completes. A read names what the
   // buffer holds (pattern `stream` from offset `off`), and every completion
   // is checked against it.
-  void read(std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off, Done done);
-  void write(std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off, Done done);
+  // A timed command passes its ledger (models/core/ledger.h), opened when
+  // the command was given: on `done` it holds where the time went, along
+  // the path of the command's last data, up to the done time.
+  void read(std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off, Done done, Ledger* led = nullptr);
+  void write(std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off, Done done, Ledger* led = nullptr);
   // A stream of commands made as the engine takes them: `next` fills in the
   // next command and returns true, or returns false when there are no more.
   // It is asked only when the engine has room for one (one command is held
@@ -73,6 +76,7 @@ class BenchDma final : public pcie::Device, public Actor {
     std::uint32_t len = 0;
     std::uint64_t stream = 0, off = 0;
     Done done;
+    Ledger* led = nullptr;
   };
   void feed(std::function<bool(Command&)> next);
   std::size_t in_flight() const { return m_active; }
@@ -104,6 +108,7 @@ class BenchDma final : public pcie::Device, public Actor {
     std::uint32_t len;
     std::uint64_t stream, off;
     Done done;
+    Ledger* led = nullptr;        // the caller's, when the command is timed
     std::uint32_t left = 0;       // bytes not yet received (read) / TLPs not yet sent (write)
     std::uint64_t next = 0;       // next byte offset to request/send
     Tick data_done = 0;
@@ -111,6 +116,8 @@ class BenchDma final : public pcie::Device, public Actor {
     Tick start = 0;  // when the engine begins emitting its TLPs
     int xlate_pending = 0;  // pages without a translation yet
     Tick xlate_from = 0;
+    // A ledger for a TLP of the command made now, charged up to now.
+    Ledger* fork(Tick now) const;
   };
   void translate(std::size_t slot);
   void on_translation(const pcie::Tlp& t);

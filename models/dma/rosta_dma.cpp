@@ -76,6 +76,7 @@ void RostaDma::refill() {
     t->data_off = m_job_off;
     t->checksum = pattern_checksum(j->stream, m_job_off, len);
     const Tick at = std::max(now_tick(), m_next_gen);
+    if ((t->ledger = fork_ledger(j->led))) t->ledger->charge(Stage::Device, at);  // formed at the datapath rate
     m_ep->push(s, t, at);
     ++m_tlps_left;
     const Tick beats = static_cast<Tick>((t->header_B() + static_cast<int>(len) + kBeatB - 1) / kBeatB);
@@ -212,7 +213,7 @@ void RostaDma::on_write(const Tlp& t) {
     // The received bytes occupy [first byte of the first TLP, last byte of
     // the last]: a transfer of n TLPs is n wire times long, not n - 1.
     if (m_rx_first == kNever) m_rx_first = t.rx_start + m_ep->config().rx_latency;
-    if (on_rx) on_rx(now);
+    if (on_rx) on_rx(now, t.ledger);
     m_rx_last = now;
     m_rx_bytes += t.len;
     if (m_echo) {
@@ -223,6 +224,7 @@ void RostaDma::on_write(const Tlp& t) {
       e->data_stream = t.data_stream;
       e->data_off = t.data_off;
       e->checksum = t.checksum;
+      e->ledger = fork_ledger(t.ledger);  // the echo goes on with the same transaction
       m_ep->push(m_s_echo, e, now);
     }
   }

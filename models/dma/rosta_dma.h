@@ -46,6 +46,7 @@ class RostaDma final : public pcie::Device, public Actor {
     std::uint8_t vc = 0;         // virtual channel of its TLPs
     std::uint32_t msi_vector = 0;
     bool msi = true;
+    Ledger* led = nullptr;       // a timed job's, opened when it starts: each TLP carries a copy on
     // results
     Tick first = kNever, last = 0;
     std::uint64_t bytes = 0;
@@ -67,7 +68,9 @@ class RostaDma final : public pcie::Device, public Actor {
   Tick rx_first() const { return m_rx_first; }
   Tick rx_last() const { return m_rx_last; }
   std::uint64_t rx_bytes() const { return m_rx_bytes; }
-  std::function<void(Tick)> on_rx;  // every peer write arriving on the target path
+  // Every peer write arriving on the target path, with its latency ledger
+  // (models/core/ledger.h; nullptr unless a timed job sent it).
+  std::function<void(Tick, const Ledger*)> on_rx;
 
   void on_write(const pcie::Tlp& t) override;
   void on_completion(const pcie::Tlp& t) override;

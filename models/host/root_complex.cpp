@@ -112,10 +112,15 @@ void RootComplex::rx_arrive(pcie::PciePort& p, Tlp* t, Tick, Tick tail) {
   // A message some protocol layer took (CCIX on VC1) leaves the PCIe path
   // as it arrives: that layer models its own pipeline.
   if ((t->kind == TlpKind::MsgD || t->kind == TlpKind::Msg) && !m_handlers.empty() && m_handlers.count(t->msg_code)) {
+    if (t->ledger) t->ledger->land(tail);
     m_sched.at(tail, this, kMessage, static_cast<std::uint64_t>(p.index), t);
     return;
   }
   const std::uint32_t next = m_cfg.read_trackers > 0 ? kAdmit : m_iommu ? kArrive : kInbound;
+  if (t->ledger) {
+    t->ledger->land(tail);
+    t->ledger->charge(Stage::RootComplex, tail + m_cfg.inbound_latency);
+  }
   m_sched.at(tail + m_cfg.inbound_latency, this, next, static_cast<std::uint64_t>(p.index), t);
 }
 
@@ -134,6 +139,7 @@ void RootComplex::admit(Tlp* t, int port) {
 }
 
 void RootComplex::enter(Tlp* t, int port) {
+  if (t->ledger) t->ledger->charge(Stage::RootComplex, now_tick());  // waited for a read tracker
   if (m_iommu) arrive(t, port);
   else inbound(t, port);
 }
@@ -170,6 +176,10 @@ void RootComplex::arrive(Tlp* t, int port) {
   // Nothing passes an older posted request from the same port still being
   // translated; posted requests leave in order. Ports are independent.
   Tick& last = m_posted_release[static_cast<std::size_t>(port)];
+  if (t->ledger) {
+    t->ledger->charge(Stage::Translation, ready);
+    t->ledger->charge(Stage::Ordering, std::max(ready, last));
+  }
   ready = std::max(ready, last);
   if (t->fc() == pcie::FcClass::P) last = ready;
   if (ready > now) m_sched.at(ready, this, kInbound, static_cast<std::uint64_t>(port), t);
@@ -325,6 +335,9 @@ void RootComplex::forward_p2p(Tlp* t, int port) {
 
 // One request, in order: an MSI, a write or read of memory, or a peer request.
 void RootComplex::dispatch(Tlp* t, int port) {
+  // Held behind a write waiting for a posted-buffer entry: a write waited
+  // for the buffer, anything else for the write ahead of it.
+  if (t->ledger) t->ledger->charge(t->kind == TlpKind::MemWr ? Stage::RootComplex : Stage::Ordering, now_tick());
   if (t->kind == TlpKind::MemRd) {
     if (is_dram(*t)) serve_read(t, port);
     else forward_p2p(t, port);
@@ -386,11 +399,20 @@ void RootComplex::serve_read(Tlp* t, int port) {
   j.end = t->addr + t->req_len;
   j.first_line = t->addr / L * L;
   j.seq = m_seq++;
+  if (t->ledger) t->ledger->charge(Stage::Ordering, start);
   Tick issue = start, ready = start;
+  std::uint32_t crit = 0;
   for (std::uint64_t line = j.first_line; line < j.end; line += L) {
     const Tick slot = line_slot(issue);
-    ready = std::max(ready, m_mem.read_line(line, slot) + m_cfg.completion_latency);
+    const Tick data = m_mem.read_line(line, slot);
+    if (data + m_cfg.completion_latency > ready) crit = static_cast<std::uint32_t>(j.line_ready.size());
+    ready = std::max(ready, data + m_cfg.completion_latency);
     j.line_ready.push_back(ready);
+    if (t->ledger) {
+      j.line_slot.push_back(slot);
+      j.line_data.push_back(data);
+      j.line_crit.push_back(crit);
+    }
     issue = slot + m_cfg.read_line_interval;
   }
   auto& jobs = m_reads[port][t->vc];
@@ -418,7 +440,8 @@ void RootComplex::serve_atomic(Tlp* t, int port) {
   const Tick start = std::max(now, m_last_write_commit);
   const std::uint64_t L = static_cast<std::uint64_t>(m_cfg.memory.line_B);
   const std::uint64_t line = t->addr / L * L;
-  const Tick data = m_mem.read_line(line, line_slot(start));
+  const Tick slot = line_slot(start);
+  const Tick data = m_mem.read_line(line, slot);
   auto& store = m_mem.store();
   std::uint8_t b[8] = {};
   store.read(t->addr, b, size);
@@ -443,6 +466,13 @@ void RootComplex::serve_atomic(Tlp* t, int port) {
   c->checksum = store.checksum(t->addr, size);
   c->ctx = t->ctx;
   c->created = data;
+  if (t->ledger) {
+    std::swap(c->ledger, t->ledger);
+    c->ledger->charge(Stage::Ordering, start);
+    c->ledger->charge(Stage::RootComplex, slot);
+    c->ledger->charge(Stage::Memory, data);
+    c->ledger->charge(Stage::RootComplex, data + m_cfg.completion_latency);
+  }
   for (std::uint32_t i = 0; i < size; ++i) b[i] = static_cast<std::uint8_t>(now_value >> (8 * i));
   store.write(t->addr, b, size);
   const Tick commit = m_mem.write(line, static_cast<std::uint32_t>(L), data);
@@ -493,6 +523,18 @@ Tlp* RootComplex::make_completion(ReadJob& j, std::uint64_t stop, Tick now) {
   c->checksum = m_mem.store().checksum(j.next, c->len);
   c->ctx = j.req->ctx;
   c->created = now;
+  if (j.req->ledger) {
+    // Its data was ready when the line that came last (of those up to its
+    // own last line) was: that line's path is the completion's.
+    const std::uint64_t L = static_cast<std::uint64_t>(m_cfg.memory.line_B);
+    const std::size_t last = static_cast<std::size_t>(((stop - 1) / L * L - j.first_line) / L);
+    const std::size_t k = j.line_crit[last];
+    Ledger* l = c->ledger = fork_ledger(j.req->ledger);
+    l->charge(Stage::RootComplex, j.line_slot[k]);
+    l->charge(Stage::Memory, j.line_data[k]);
+    l->charge(Stage::RootComplex, j.line_ready[last]);
+    l->charge(Stage::Arbitration, now);  // built when the root port could transmit
+  }
   read_bytes += c->len;
   ++completions;
   j.next = stop;

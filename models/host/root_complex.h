@@ -160,6 +160,10 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
     std::uint64_t next, end, first_line;
     std::vector<Tick> line_ready;
     std::uint64_t seq;
+    // With a timed request (a ledger): per line its line-pipeline slot and
+    // memory data time, and the line (up to it) that made it ready last.
+    std::vector<Tick> line_slot, line_data;
+    std::vector<std::uint32_t> line_crit;
   };
   std::uint64_t completion_end(pcie::PciePort& p, const ReadJob& j, Tick now, Tick& wake) const;
   Tlp* make_completion(ReadJob& j, std::uint64_t stop, Tick now);

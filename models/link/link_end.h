@@ -35,8 +35,12 @@
 //    and control packets;
 //  - cls(u), data_credits(u), name(u), head_bytes(u, wire) (bytes before
 //    the receiver can act on its header), wire(link, cfg) -> Wire,
-//    wire_bytes(u, wire), max_data_credits(cfg) (the largest unit's), and
-//    check_transmit(from, u) for the protocol's own size rules.
+//    wire_bytes(u, wire), max_data_credits(cfg) (the largest unit's),
+//    check_transmit(from, u) for the protocol's own size rules, and
+//    ledger(u): the unit's latency ledger (models/core/ledger.h) or nullptr.
+// A unit with a ledger has its queue wait charged when it is transmitted
+// (to credit wait as far as it was found lacking credits, else to
+// arbitration); its receiver charges the flight (Ledger::land).
 #pragma once
 #include <algorithm>
 #include <array>
@@ -45,6 +49,7 @@
 #include <string>
 #include <vector>
 
+#include "models/core/ledger.h"
 #include "models/core/scheduler.h"
 #include "models/core/stats.h"
 #include "models/link/vc_arbiter.h"

@@ -73,6 +73,10 @@ bool LinkEnd<T>::can_send(const Unit& u) {
     ++credit_stalls;
     m_blocked = true;
   }
+  if (Ledger* l = T::ledger(u)) {
+    if (ok) l->had_credits(now_tick());
+    else l->lacked_credits(now_tick());
+  }
   return ok;
 }
 
@@ -107,6 +111,7 @@ Tick LinkEnd<T>::wake_time_for(const Unit& u) {
   check_vc(u);
   ++credit_stalls;
   m_blocked = true;
+  if (Ledger* l = T::ledger(u)) l->lacked_credits(at);
   return credit_after(at);
 }
 
@@ -123,7 +128,9 @@ bool LinkEnd<T>::head_sendable(const Unit& h, Tick at, Tick& next_ready) const {
     next_ready = std::min(next_ready, h.ready);
     return false;
   }
-  return credits_at(h, at);
+  if (credits_at(h, at)) return true;
+  if (Ledger* l = T::ledger(h)) l->lacked_credits(at);
+  return false;
 }
 
 template <class T>
@@ -209,6 +216,13 @@ void LinkEnd<T>::transmit(Unit* u, Tick now) {
   tx_payload += u->len;
   busy_ps += dur;
   ++u->hops;
+  if (Ledger* l = T::ledger(*u)) {
+    // The owner accounts for the unit up to the time it queued it ready.
+    if (l->mark < u->ready)
+      sim_fail(m_name, std::string("latency ledger: a ") + T::kUnitUnit + " queued ready at " + std::to_string(u->ready) +
+                           " ps was accounted for only up to " + std::to_string(l->mark) + " ps");
+    l->on_wire(start, m_cfg.tx_pipeline, m_link.latency);
+  }
   // The TX pipeline of an endpoint's transaction layer is a constant delay
   // after arbitration: it shifts arrival, not the wire's occupancy.
   const Tick head = start + serialize(T::head_bytes(*u, m_wire)) + m_link.latency + m_cfg.tx_pipeline;

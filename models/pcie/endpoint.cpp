@@ -122,6 +122,10 @@ void Endpoint::tx_done(PciePort&, const Tlp& t, Tick start, Tick end) {
 }
 
 void Endpoint::rx_arrive(PciePort&, Tlp* t, Tick, Tick tail) {
+  if (t->ledger) {
+    t->ledger->land(tail);
+    t->ledger->charge(Stage::HardBlock, tail + m_cfg.rx_latency);
+  }
   m_sched.at(tail + m_cfg.rx_latency, this, kRx, 0, t);
 }
 

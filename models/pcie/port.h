@@ -108,6 +108,7 @@ struct PcieLinkTraits {
   static int cls(const Tlp& t) { return static_cast<int>(t.fc()); }
   static int data_credits(const Tlp& t) { return t.data_credits(); }
   static const char* name(const Tlp& t) { return kind_name(t.kind); }
+  static Ledger* ledger(const Tlp& t) { return t.ledger; }
   // The receiver acts on a TLP once its header and the first DW behind it are in.
   static std::uint32_t head_bytes(const Tlp& t, const link::Wire&) { return static_cast<std::uint32_t>(t.header_B() + 4); }
   static link::Wire wire(const LinkConfig& l, const PortConfig& tx);

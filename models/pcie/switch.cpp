@@ -77,6 +77,10 @@ void Switch::rx_arrive(PciePort& p, Tlp* t, Tick head, Tick tail) {
   } else {
     eligible = tail + m_cfg.latency;
   }
+  if (t->ledger) {
+    t->ledger->land(eligible - m_cfg.latency);
+    t->ledger->charge(Stage::Switch, eligible);
+  }
   // Queue it now, selectable from `eligible` on: a busy egress picks it up
   // when its wire frees, so a hop under load costs one action, not two.
   t->ready = eligible;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "models/core/ledger.h"
 #include "models/core/payload.h"
 #include "models/core/pool.h"
 #include "models/core/tick.h"
@@ -48,6 +49,8 @@ struct Tlp {
   std::uint16_t src_port = 0;    // ingress port inside a component
   std::uint16_t hops = 0;
   void* ctx = nullptr;           // originator's context (opaque to the fabric)
+  Ledger* ledger = nullptr;      // where its time went, when a workload times it (models/core/ledger.h)
+  void release_parts() { drop_ledger(ledger); }
 
   FcClass fc() const { return fc_class(kind); }
   int header_B() const {

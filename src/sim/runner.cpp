@@ -140,6 +140,7 @@ nlohmann::json run_point_in_place(StudyFiles& f, const SweepPoint& point, std::u
   Study s = parse_study(f);
   set_global_seed(seed);
   pcie::TlpPool::instance().reset();
+  LedgerPool::instance().reset();
   StatsRegistry::instance().clear();
 
   const auto wall0 = std::chrono::steady_clock::now();
@@ -185,6 +186,8 @@ nlohmann::json run_point_in_place(StudyFiles& f, const SweepPoint& point, std::u
   if (pcie::TlpPool::instance().live() != 0)
     throw SimError("conservation: " + std::to_string(pcie::TlpPool::instance().live()) +
                    " TLPs were never consumed" + plat.diagnose());
+  if (LedgerPool::instance().live() != 0)
+    throw SimError("conservation: " + std::to_string(LedgerPool::instance().live()) + " latency ledgers were never given back");
   if (Pool<coherence::Packet>::instance().live() != 0)
     throw SimError("conservation: " + std::to_string(Pool<coherence::Packet>::instance().live()) +
                    " coherence messages were never consumed" + plat.diagnose());
@@ -198,6 +201,7 @@ nlohmann::json run_point_in_place(StudyFiles& f, const SweepPoint& point, std::u
     res.metrics.update(own.metrics);
     res.units.update(own.units);
     res.histograms.update(own.histograms);
+    res.breakdowns.update(own.breakdowns);
   }
   nlohmann::json links = nlohmann::json::object();
   std::uint64_t hops = 0;
@@ -222,6 +226,7 @@ nlohmann::json run_point_in_place(StudyFiles& f, const SweepPoint& point, std::u
   out["metrics"] = res.metrics;
   out["units"] = res.units;
   out["histograms"] = res.histograms;
+  out["breakdowns"] = res.breakdowns;
   out["links"] = links;
   out["resources"] = resources_json(s.topo, end, plat);
   out["stats"] = stats;

@@ -25,6 +25,17 @@ void Results::hist(const std::string& name, const Histogram& h, const std::strin
                       {"p99", h.percentile(99)}, {"max", h.max()},       {"mean", h.mean()}};
 }
 
+void Results::breakdown(const std::string& name, const Breakdown& b, double scale) {
+  // Every stage, in the order a transaction meets them (a figure stacks
+  // them so, and keeps one colour per stage across points).
+  nlohmann::json stages = nlohmann::json::array();
+  for (int i = 0; i < kStages; ++i) {
+    const auto s = static_cast<Stage>(i);
+    stages.push_back({{"stage", stage_name(s)}, {"mean_ns", scale * b.mean_ns(s)}});
+  }
+  breakdowns[name] = {{"transactions", b.count}, {"mean_ns", scale * b.mean_latency_ns()}, {"stages", stages}};
+}
+
 namespace {
 
 constexpr double kMiB = 1048576.0;
@@ -336,9 +347,12 @@ class RostaEcho final : public Workload {
       b->set_echo(a_rx);
       sc_core::sc_event back;
       Tick arrived = 0;
-      a->on_rx = [&](Tick t) {
+      Ledger led, first;  // the round trip's, and the first echoed TLP's on its return
+      a->on_rx = [&](Tick t, const Ledger* l) {
         if (arrived == 0) {
           arrived = t;
+          if (!l) sim_fail(m_name, "an echoed TLP came back without its ledger");
+          first.copy_from(*l);
           notify_now(back);
         }
       };
@@ -351,9 +365,12 @@ class RostaEcho final : public Workload {
         job.descs.push_back(dma::Segment{b_rx, m_bytes});
         arrived = 0;
         const Tick t0 = now_tick();
+        led.open(t0);
+        job.led = &led;
         a->start(&job);
         if (arrived == 0) sc_core::wait(back);
         m_oneway.add(to_ns(arrived - t0) / 2.0);
+        m_breakdown.add(first, t0, arrived);
         sc_core::wait(1, sc_core::SC_US);  // let the fabric drain between repetitions
       }
       a->on_rx = nullptr;
@@ -365,6 +382,7 @@ class RostaEcho final : public Workload {
   void report(Results& res) const override {
     res.metric(m_name + ".one_way_ns", m_oneway.percentile(50), "ns");
     res.hist(m_name + ".one_way_ns", m_oneway, "ns");
+    res.breakdown(m_name + ".one_way_ns", m_breakdown, 0.5);  // half the round trip, stage by stage
   }
 
  private:
@@ -373,6 +391,7 @@ class RostaEcho final : public Workload {
   std::uint32_t m_bytes = 128;
   int m_reps = 16;
   Histogram m_oneway;
+  Breakdown m_breakdown;
   bool m_done = false;
 };
 
@@ -598,6 +617,7 @@ class BenchDmaLoad final : public Workload {
       if (m_lat_test) {
         sc_core::sc_event ev;
         Tick done_at = 0;
+        Ledger led;
         for (int i = 0; i < m_n; ++i) {
           const std::uint64_t a = addr_of(i);
           if (m_invalidate) {
@@ -609,19 +629,21 @@ class BenchDmaLoad final : public Workload {
           }
           const Tick t0 = now_tick();
           done_at = 0;
+          led.open(t0);
           if (m_op == "wrrd") {
             dev->write(a, m_size, stream, a - buf, nullptr);
-            dev->read(a, m_size, stream, a - buf, [&](Tick t) { done_at = t; notify_now(ev); });
+            dev->read(a, m_size, stream, a - buf, [&](Tick t) { done_at = t; notify_now(ev); }, &led);
           } else {
             // Plain reads see what the buffer holds: memory's initial
             // pattern, or what an earlier WRRD wrote there.
             dev->read(a, m_size, m_written.count(a) ? stream : kMemoryStream, m_written.count(a) ? a - buf : a,
-                      [&](Tick t) { done_at = t; notify_now(ev); });
+                      [&](Tick t) { done_at = t; notify_now(ev); }, &led);
           }
           if (m_op == "wrrd") m_written.insert(a);
           const std::size_t rtts = dev->ats_rtt.count(), waits = dev->xlate_wait.count();
           if (done_at == 0) sc_core::wait(ev);
           m_lat.add(to_ns(done_at - t0));
+          m_breakdown.add(led, t0, done_at);
           if (dev->ats_rtt.count() == rtts + 1 && dev->xlate_wait.count() == waits + 1) {
             // One translation round trip this access: the rest of its wait is the ATC's.
             m_ats_rtt.add(dev->ats_rtt.last());
@@ -671,6 +693,7 @@ class BenchDmaLoad final : public Workload {
       res.metric(m_name + ".p99_ns", m_lat.percentile(99), "ns");
       res.metric(m_name + ".mean_ns", m_lat.mean(), "ns");
       res.hist(m_name + "." + test + "_ns", m_lat, "ns");
+      res.breakdown(m_name + "." + test + "_ns", m_breakdown);
       if (m_ats_rtt.count()) {
         // Where a missed first access spends its time (S000 experiment 2).
         res.metric(m_name + ".ats_rtt_ns", m_ats_rtt.percentile(50), "ns");
@@ -696,6 +719,7 @@ class BenchDmaLoad final : public Workload {
   Histogram m_ats_rtt, m_atc_time;
   Backing m_backing;
   Histogram m_lat;
+  Breakdown m_breakdown;
   std::set<std::uint64_t> m_written;
   Tick m_t0 = 0, m_t1 = 0;
   bool m_done = false;
@@ -746,15 +770,16 @@ class CcixLatency final : public Workload {
       const std::uint64_t buf = m_p->alloc(buffers()).at(0);
       sc_core::sc_event ev;
       Tick done_at = 0;
-      auto one = [&](std::uint64_t a, bool flush = false) {
+      Ledger led;  // the DMA path's breakdown (the CCIX path's messages carry none yet)
+      auto one = [&](std::uint64_t a, bool flush = false, Ledger* l = nullptr) {
         done_at = 0;
         auto done = [&](Tick t) {
           done_at = t;
           notify_now(ev);
         };
         if (flush) ra->flush(a, m_lines, done);
-        else if (!m_ccix && m_write) ra->dma().write(a, m_size, 0x600, a - buf, done);
-        else if (!m_ccix) ra->dma().read(a, m_size, kMemoryStream, a, done);
+        else if (!m_ccix && m_write) ra->dma().write(a, m_size, 0x600, a - buf, done, l);
+        else if (!m_ccix) ra->dma().read(a, m_size, kMemoryStream, a, done, l);
         else ra->transfer(m_write, a, m_lines, done);
         if (done_at == 0) sc_core::wait(ev);
       };
@@ -781,8 +806,10 @@ class CcixLatency final : public Workload {
           sc_core::wait(100, sc_core::SC_NS);
         }
         const Tick t0 = now_tick();
-        one(a);
+        led.open(t0);
+        one(a, false, m_ccix ? nullptr : &led);
         m_lat.add(to_ns(done_at - t0));
+        if (!m_ccix) m_breakdown.add(led, t0, done_at);
         sc_core::wait(100, sc_core::SC_NS);
       }
       if (ra->dma().ats_rtt.count() > rtts) m_ats_rtt = ra->dma().ats_rtt.percentile(50);
@@ -805,6 +832,7 @@ class CcixLatency final : public Workload {
     res.metric(m_name + ".mean_ns", m_lat.mean(), "ns");
     res.metric(m_name + ".MB_per_s", m_lat.percentile(50) > 0 ? m_size / m_lat.percentile(50) * 1e3 : 0, "MB/s");
     res.hist(m_name + "." + what + "_ns", m_lat, "ns");
+    if (m_breakdown.count) res.breakdown(m_name + "." + what + "_ns", m_breakdown);
     if (m_ats_rtt > 0) {
       res.metric(m_name + ".ats_rtt_ns", m_ats_rtt, "ns");
       if (m_xlate > 0) res.metric(m_name + ".atc_ns", m_xlate - m_ats_rtt, "ns");
@@ -820,6 +848,7 @@ class CcixLatency final : public Workload {
   int m_n = 1000;
   Backing m_backing;
   Histogram m_lat;
+  Breakdown m_breakdown;
   double m_ats_rtt = 0, m_xlate = 0;
   bool m_done = false;
 };
@@ -1076,6 +1105,10 @@ void check_metrics(const Workload& w, const Results& r) {
   };
   check(r.metrics, false);
   check(r.histograms, true);
+  for (const auto& [key, v] : r.breakdowns.items())
+    if (!r.histograms.contains(key))
+      throw SimError("workload " + w.name() + " (" + w.type() + ") broke down " + key +
+                     ", which is not one of its latency histograms: a simulator bug");
 }
 
 std::string metrics_reference() {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "models/core/ledger.h"
 #include "models/core/stats.h"
 #include "src/config/yaml_util.h"
 #include "src/sim/platform.h"
@@ -18,8 +19,14 @@ struct Results {
   nlohmann::json metrics = nlohmann::json::object();
   nlohmann::json units = nlohmann::json::object();
   nlohmann::json histograms = nlohmann::json::object();
+  nlohmann::json breakdowns = nlohmann::json::object();
   void metric(const std::string& name, double v, const std::string& unit);
   void hist(const std::string& name, const Histogram& h, const std::string& unit);
+  // Where the time of the transactions behind histogram `name` went: the
+  // mean per stage (models/core/ledger.h), adding up to their mean latency;
+  // times `scale` where the histogram is a fixed share of each transaction
+  // (an echo's one way: half its round trip).
+  void breakdown(const std::string& name, const Breakdown& b, double scale = 1.0);
 };
 
 class Workload {

@@ -54,6 +54,7 @@ struct FlitTraits {
   static int cls(const Flit& f) { return f.data ? 1 : 0; }
   static int data_credits(const Flit& f) { return f.data ? 4 : 0; }
   static const char* name(const Flit& f) { return f.data ? "data" : "req"; }
+  static Ledger* ledger(const Flit&) { return nullptr; }
   static std::uint32_t head_bytes(const Flit&, const Wire&) { return 16; }
   static Wire wire(const LinkLayerConfig&, const FlitEndConfig&) {
     Wire w;
