@@ -438,32 +438,39 @@ class Runs(unittest.TestCase):
 
 
 class Explain(unittest.TestCase):
+    def run_and_explain(self, d, study, top, *sets):
+        """Run configs/STUDY into D/w with --set SETS, explain it; the
+        results directory and what explain printed."""
+        out = os.path.join(d, 'w')
+        args = [a for kv in sets for a in ('--set', kv)]
+        rc, _, err = run('run', os.path.join(ROOT, 'configs', study + '.yaml'), '-o', out, '-q', *args)
+        self.assertEqual(rc, 0, err)
+        rc, text, err = run('explain', out, '--top', str(top))
+        self.assertEqual(rc, 0, err)
+        return out, text
+
+    def assert_figures(self, out, names):
+        for name in names:
+            with open(os.path.join(out, 'explain', name), 'rb') as f:
+                self.assertEqual(f.read(8), b'\x89PNG\r\n\x1a\n')
+
     def test_the_eight_fpga_write_is_bound_by_the_host_link(self):
         # S001 experiment 3: eight FPGAs writing at once share the x8 Gen2 link to the host.
         with tempfile.TemporaryDirectory() as d:
-            out = os.path.join(d, 'w')
-            rc, _, err = run('run', os.path.join(ROOT, 'configs', 's001_concurrent_write.yaml'), '-o', out, '-q',
-                             '--set', 'sweep.0.values=[1, 8]', '--set', 'workloads.0.bytes=512KiB')
-            self.assertEqual(rc, 0, err)
-            rc, text, err = run('explain', out, '--top', '3')
-            self.assertEqual(rc, 0, err)
+            out, text = self.run_and_explain(d, 's001_concurrent_write', 3, 'sweep.0.values=[1, 8]',
+                                             'workloads.0.bytes=512KiB')
             eight = text[text.index('workloads.0.count=8'):]
             self.assertIn('busiest: swA.up, link swA -> host (Gen2 x8)', eight)
             # One FPGA alone is bound by its own x4 Gen2 link, not by the shared one.
             one = text[:text.index('workloads.0.count=8')]
             self.assertIn('busiest: fpga0.up, link fpga0 -> swB (Gen2 x4)', one)
-            for i in (0, 1):
-                with open(os.path.join(out, 'explain', 'point_%d.png' % i), 'rb') as f:
-                    self.assertEqual(f.read(8), b'\x89PNG\r\n\x1a\n')
+            self.assert_figures(out, ['point_0.png', 'point_1.png'])
 
     def test_a_latency_study_is_broken_down_by_stage(self):
         # pcie-bench's write-then-read on the Haswell host: the read waits
         # for the write's commit, and the stages add up to the mean latency.
         with tempfile.TemporaryDirectory() as d:
-            out = os.path.join(d, 'w')
-            rc, _, err = run('run', os.path.join(ROOT, 'configs', 's011_lat_wrrd.yaml'), '-o', out, '-q',
-                             '--set', 'sweep.0.values=[64B, 1KiB]', '--set', 'workloads.0.reps=50')
-            self.assertEqual(rc, 0, err)
+            out, text = self.run_and_explain(d, 's011_lat_wrrd', 2, 'sweep.0.values=[64B, 1KiB]', 'workloads.0.reps=50')
             with open(os.path.join(out, 'results.json')) as f:
                 points = json.load(f)['points']
             for p in points:
@@ -471,13 +478,9 @@ class Explain(unittest.TestCase):
                 self.assertEqual(bd['transactions'], 50)
                 self.assertAlmostEqual(sum(s['mean_ns'] for s in bd['stages']), p['metrics']['lat.mean_ns'], places=6)
                 self.assertGreater({s['stage']: s['mean_ns'] for s in bd['stages']}['ordering'], 0)
-            rc, text, err = run('explain', out, '--top', '2')
-            self.assertEqual(rc, 0, err)
             self.assertIn('lat.LAT_DMA_WRRD_ns: %.1f ns mean over 50 transactions' % points[0]['metrics']['lat.mean_ns'], text)
             self.assertRegex(text, r'\n    ordering +[0-9.]+ ns')
-            for name in ('point_0.png', 'point_1.png', 'breakdown.png'):
-                with open(os.path.join(out, 'explain', name), 'rb') as f:
-                    self.assertEqual(f.read(8), b'\x89PNG\r\n\x1a\n')
+            self.assert_figures(out, ['point_0.png', 'point_1.png', 'breakdown.png'])
 
     def test_a_directory_without_results_is_bad_input(self):
         with tempfile.TemporaryDirectory() as d:
