@@ -461,9 +461,12 @@ class Explain(unittest.TestCase):
                                              'workloads.0.bytes=512KiB')
             eight = text[text.index('workloads.0.count=8'):]
             self.assertIn('busiest: swA.up, link swA -> host (Gen2 x8)', eight)
-            # One FPGA alone is bound by its own x4 Gen2 link, not by the shared one.
+            # One FPGA alone is bound by its own engine's datapath (8 B a
+            # cycle at 250 MHz, headers included), just ahead of its own x4
+            # Gen2 link, not by the shared one.
             one = text[:text.index('workloads.0.count=8')]
-            self.assertIn('busiest: fpga0.up, link fpga0 -> swB (Gen2 x4)', one)
+            self.assertIn('busiest: fpga0.rosta.datapath, DMA engine datapath', one)
+            self.assertRegex(one, r'\n    fpga0\.up +[0-9.]+%  link fpga0 -> swB \(Gen2 x4\)')
             self.assert_figures(out, ['point_0.png', 'point_1.png'])
 
     def test_a_latency_study_is_broken_down_by_stage(self):

@@ -25,6 +25,8 @@ CoyoteDma::CoyoteDma(const std::string& name, const CoyoteConfig& cfg)
   reg.add_counter(name + ".tlb_misses", &tlb_misses, "1", "MMU misses served by the host driver");
   reg.add_counter(name + ".packets", &packets, "1", "page-sized packets moved host -> user logic -> host");
   reg.add_counter(name + ".writebacks", &writebacks, "1", "completion writebacks to host memory");
+  reg.add_resource(name + ".mmu", [this] { return m_mmu_busy; }, 1, "shell MMU: one translation at a time (tlb_cycles; a miss holds it until the driver's fill)");
+  reg.add_resource(name + ".stream", [this] { return m_stream_busy; }, 1, "user-logic stream: one bus-wide beat a cycle");
 }
 
 void CoyoteDma::attach(pcie::Endpoint& ep) {
@@ -85,6 +87,7 @@ void CoyoteDma::on_write(const Tlp& t) {
     if (!m_missing) sim_fail(m_name, "TLB fill without a miss");
     fill(m_miss_va, large_page(m_miss_va), now);
     m_missing = false;
+    if (now > m_miss_at) m_mmu_busy += now - m_miss_at;  // held by the miss
     m_ep->scheduler().at(now + static_cast<Tick>(m_cfg.tlb_cycles) * m_cycle, this, kAdvance);
   }
 }
@@ -100,10 +103,12 @@ bool CoyoteDma::large_page(std::uint64_t va) const {
 bool CoyoteDma::translate(std::uint64_t va, Tick& ready) {
   ready = std::max(ready, m_mmu_free) + static_cast<Tick>(m_cfg.tlb_cycles) * m_cycle;
   m_mmu_free = ready;
+  m_mmu_busy += static_cast<Tick>(m_cfg.tlb_cycles) * m_cycle;
   if ((large_page(va) ? m_ltlb : m_stlb).lookup(va)) return true;
   ++tlb_misses;
   m_missing = true;
   m_miss_va = va;
+  m_miss_at = ready;
   m_ep->push(m_s_wr, m_ep->make_msi(m_cfg.msi_vector), ready);
   return false;
 }
@@ -175,6 +180,7 @@ void CoyoteDma::enter_user_logic() {
     if (p.first) start = std::max(start, m_xfer_gate);
     const Tick beats = static_cast<Tick>((p.len + m_cfg.bus_B - 1) / m_cfg.bus_B);
     m_stream_free = std::max(start + beats * m_cycle, now);
+    m_stream_busy += beats * m_cycle;
     if (p.last) m_xfer_gate = m_stream_free + static_cast<Tick>(m_cfg.xfer_gap_cycles) * m_cycle;
     p.streamed = true;
     m_ep->scheduler().at(m_stream_free + static_cast<Tick>(m_cfg.loop_cycles) * m_cycle, this, kWrite, p.id);

@@ -133,6 +133,8 @@ class CoyoteDma final : public pcie::Device, public Actor {
   Tick m_mmu_free = 0;            // the MMU translates one page at a time
   Tick m_stream_free = 0;         // the user logic stream takes its next beat
   Tick m_xfer_gate = 0;           // the next transfer's first beat, at the earliest
+  Tick m_mmu_busy = 0, m_stream_busy = 0;  // their busy time (resources)
+  Tick m_miss_at = 0;                      // when the MMU stopped for the miss it waits on
   int m_s_rd = -1, m_s_wr = -1;
   std::vector<std::int64_t> m_tags;  // tag -> packet id, -1 free
   std::uint64_t m_next_packet = 0;

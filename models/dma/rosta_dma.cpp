@@ -16,7 +16,10 @@ constexpr int kBeatB = 8;  // 64-bit AXI-Stream datapath
 }  // namespace
 
 RostaDma::RostaDma(const std::string& name, const RostaConfig& cfg)
-    : m_name(name), m_cfg(cfg), m_cycle(clock_period(cfg.clock_mhz)) {}
+    : m_name(name), m_cfg(cfg), m_cycle(clock_period(cfg.clock_mhz)) {
+  StatsRegistry::instance().add_resource(name + ".datapath", [this] { return m_gen_busy; }, 1,
+                                         "DMA engine datapath: TLP beats formed and descriptor gaps (desc_gap_cycles)");
+}
 
 void RostaDma::attach(pcie::Endpoint& ep) {
   Device::attach(ep);
@@ -81,13 +84,17 @@ void RostaDma::refill() {
     ++m_tlps_left;
     const Tick beats = static_cast<Tick>((t->header_B() + static_cast<int>(len) + kBeatB - 1) / kBeatB);
     m_next_gen = at + beats * m_cycle;
+    m_gen_busy += beats * m_cycle;
     m_desc_off += len;
     m_job_off += len;
     if (m_desc_off == seg.len) {
       ++m_desc;
       m_desc_off = 0;
       // Host jobs walk the descriptor list; a peer command is one transfer.
-      if (j->kind == Kind::HostWrite) m_next_gen += static_cast<Tick>(m_cfg.desc_gap_cycles) * m_cycle;
+      if (j->kind == Kind::HostWrite) {
+        m_next_gen += static_cast<Tick>(m_cfg.desc_gap_cycles) * m_cycle;
+        m_gen_busy += static_cast<Tick>(m_cfg.desc_gap_cycles) * m_cycle;
+      }
     }
   }
 }
@@ -123,6 +130,7 @@ void RostaDma::issue_reads() {
       ++m_desc;
       m_desc_off = 0;
       m_next_gen = now + static_cast<Tick>(m_cfg.desc_gap_cycles) * m_cycle;
+      m_gen_busy += m_next_gen - now;
       if (m_next_gen > now) {
         m_reads_at = m_next_gen;
         m_ep->scheduler().at(m_next_gen, this, kIssueReads);

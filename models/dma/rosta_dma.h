@@ -93,6 +93,7 @@ class RostaDma final : public pcie::Device, public Actor {
   std::size_t m_desc = 0;
   std::uint64_t m_desc_off = 0, m_job_off = 0, m_job_bytes = 0;
   Tick m_next_gen = 0;
+  Tick m_gen_busy = 0;  // the datapath's busy time (a resource)
   Tick m_reads_at = kNever;  // an issue_reads already scheduled for then
   std::uint64_t m_tlps_left = 0;  // write/peer TLPs not yet on the wire
   // reads
