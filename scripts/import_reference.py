@@ -65,7 +65,10 @@ case('s001_write', '../../configs/s001_write_vs_payload.yaml', [
     {'ref': 's001.wr_ram.app.p128', 'point': {'workloads.0.payload': '128B'}, 'metric': 'wr.fpga0.write_app_MiB_per_s'},
 ], 'S001 experiment 1: FPGA-to-RAM write speed, hardware timer and application')
 case('s001_read', '../../configs/s001_read.yaml', [
-    {'ref': 's001.rd_ram.hw', 'metric': 'rd.fpga0.read_hw_MiB_per_s'}], 'S001 experiment 2: RAM-to-FPGA read speed')
+    {'ref': 's001.rd_ram.hw', 'metric': 'rd.fpga0.read_hw_MiB_per_s',
+     # the FPGA's Gen2 x4 link: 4 KiB requests up, 128 B completions (MPS and the root's cpl_max) down
+     'analytic': {'model': 'pcie_read', 'gen': 2, 'width': 4, 'payload': 4194304, 'header': 16, 'mps': 128, 'mrrs': 4096,
+                  'cpl': 128, 'unit': 'MiB/s'}}], 'S001 experiment 2: RAM-to-FPGA read speed')
 case('s001_p2p', '../../configs/s001_p2p.yaml', [
     {'ref': 's001.p2p.wr.p128', 'metric': 'p2p.fpga0_to_fpga1.rx_MiB_per_s',
      'analytic': {'model': 'pcie_write', 'gen': 2, 'width': 4, 'payload': 128, 'header': 12, 'unit': 'MiB/s'}}],
@@ -192,6 +195,12 @@ for run, page, node in (('hugepage_1GiB', '1GiB', 'near'), ('hugepage_2MiB_far_n
                          'conditions': {'size': '%dB' % size, 'page': page, 'numa': node}})
             c = {'ref': rid, 'point': {'workloads.0.page_size': page, 'workloads.0.node': node, 'workloads.0.mode': kind,
                                        'workloads.0.size': kib(size)}, 'metric': metric}
+            if kind == 'thr':
+                # The closed-form peer: the U55C's Gen3 x16 link carrying the loopback's reads
+                # (MRRS 512) and writes up and completions down, at the host's MPS of 128 B,
+                # 4-DW headers (buffers above 4 GiB).
+                c['analytic'] = {'model': 'pcie_loopback', 'gen': 3, 'width': 16, 'payload': size, 'header': 16,
+                                 'mps': 128, 'mrrs': 512, 'cpl': 128, 'unit': 'MiB/s'}
             chk.append(c)
 dump(os.path.join(REF, 's003_coyote.yaml'), GEN, {
     'source': 'S003', 'citation': 'fpgasystems/Coyote PR 163 (2025), perf_local example', 'platform': 'topologies/s003_coyote_u55c.yaml',

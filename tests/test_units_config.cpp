@@ -272,6 +272,18 @@ TEST(Analytic, ReadsAreBoundByTheSlowerDirection) {
   EXPECT_FALSE(sim::pcie_read_bw(3, 8, 256, 0, 64, 512, 16));
 }
 
+TEST(Analytic, ALoopbackSharesTheUpstreamBetweenRequestsAndWrites) {
+  // Gen3 x8, MPS 256, 512 B read in one request and written back in two
+  // TLPs: upstream 512 + 3 x (16 + 8) = 584 B, downstream two 256 B
+  // completions, 552 B: the upstream bounds, below a read alone.
+  const double raw = 8e9 * 128.0 / 130.0;
+  auto bw = sim::pcie_loopback_bw(3, 8, 256, 512, 256, 512, 16);
+  ASSERT_TRUE(bw);
+  EXPECT_NEAR(*bw, raw * 512.0 / (584.0 + 16.0 * 584.0 / 203.0), 1.0);
+  EXPECT_LT(*bw, *sim::pcie_read_bw(3, 8, 256, 512, 256, 512, 16));
+  EXPECT_FALSE(sim::pcie_loopback_bw(3, 8, 256, 512, 0, 512, 16));
+}
+
 namespace {
 std::string error_of(const std::string& yaml) {
   try {

@@ -56,4 +56,13 @@ std::optional<double> pcie_read_bw(int gen, int width, int mps, int mrrs, int cp
   return raw * payload / std::max(up, down);
 }
 
+std::optional<double> pcie_loopback_bw(int gen, int width, int mps, int mrrs, int cpl, int payload, int header_B) {
+  const double raw = raw_rate(gen, width, mps);
+  if (raw == 0 || payload <= 0 || mrrs <= 0 || cpl <= 0) return std::nullopt;
+  const int tlps_up = (payload + mrrs - 1) / mrrs + (payload + mps - 1) / mps;  // requests and writes (same header size)
+  const double up = wire_with_dllps(gen, width, mps, payload, tlps_up, header_B);
+  const double down = wire_with_dllps(gen, width, mps, payload, (payload + cpl - 1) / cpl, 12);
+  return raw * payload / std::max(up, down);
+}
+
 }  // namespace hx::sim

@@ -15,4 +15,10 @@ std::optional<double> pcie_write_bw(int gen, int width, int mps, int payload, in
 // `cpl` bytes downstream (3-DW headers); the slower direction bounds it.
 std::optional<double> pcie_read_bw(int gen, int width, int mps, int mrrs, int cpl, int payload, int header_B);
 
+// Bytes per second moved by a device that reads `payload` bytes and writes
+// them back (a loopback: Coyote's perf_local): upstream its requests and
+// its writes of at most `mps` share the wire, downstream the completions;
+// the slower direction bounds it.
+std::optional<double> pcie_loopback_bw(int gen, int width, int mps, int mrrs, int cpl, int payload, int header_B);
+
 }  // namespace hx::sim
