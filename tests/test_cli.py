@@ -552,6 +552,24 @@ class Validate(unittest.TestCase):
             shutil.rmtree(d)
 
 
+    def test_a_bad_analytic_peer_stops_before_any_study_runs(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, 'reference'))
+            os.makedirs(os.path.join(d, 'cases'))
+            with open(os.path.join(d, 'reference', 't.yaml'), 'w') as f:
+                f.write('source: T\nrecords:\n  - {id: t.bw, value: 700, unit: MiB/s, prov: exact}\n')
+            study = os.path.join(ROOT, 'configs', 's001_latency.yaml')
+            with open(os.path.join(d, 'cases', 'c.yaml'), 'w') as f:
+                f.write('case: c\nstudy: %s\nchecks:\n  - {ref: t.bw, metric: m,\n'
+                        '     analytic: {model: pcie_loopback, gen: 3, width: 16, payload: 64, header: 16, mps: 128,'
+                        ' mrrs: 512, cpl: 0, unit: MiB/s}}\n' % study)
+            rc, out, err = run('validate', '--cases-dir', os.path.join(d, 'cases'), '--work', os.path.join(d, 'w'))
+            self.assertEqual(rc, 2, out + err)
+            self.assertIn('c.yaml:5:', err)
+            self.assertIn('checks.0.analytic.cpl', err)
+            self.assertNotIn('validate: c', err)  # the study never ran
+            self.assertFalse(os.path.exists(os.path.join(d, 'w')))
+
     def test_ratio_and_first_at_most_checks(self):
         # S000 miss vs hit at three sizes: a check may compare a point with
         # another ('over') and ask for the first size where that ratio falls
