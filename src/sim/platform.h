@@ -29,7 +29,8 @@ struct Backing {
 
 // One buffer a workload asks for.
 struct BufferNeed {
-  std::uint64_t bytes = 0, align = 4096;
+  BufferNeed(std::uint64_t b = 0, std::uint64_t a = 4096, Backing k = {}) : bytes(b), align(a), backing(k) {}
+  std::uint64_t bytes, align;
   Backing backing;
 };
 
