@@ -11,6 +11,7 @@ Usage: explain.py RESULTS_DIR [--top N] [--out DIR] [--no-figures]
 import argparse
 import json
 import os
+import signal
 import sys
 
 import common  # noqa: F401  (the house style)
@@ -83,8 +84,10 @@ def main():
         b = r['list'][r['busiest']]
         bds = p.get('breakdowns') or {}
         print('point %s: %s' % (idx, setting))
+        point_bars = []  # (measurement, stages) of this point
         for m, bd in sorted(bds.items()):
             stages = [(st['stage'], st['mean_ns']) for st in bd['stages']]
+            point_bars.append((m.split('.', 1)[-1], stages))
             for st, _ in stages:
                 k = len(colours)
                 colours.setdefault(st, plt.cm.tab10(k) if k < 10 else plt.cm.tab20((2 * (k - 10) + 1) % 20))
@@ -101,12 +104,11 @@ def main():
         if a.no_figures:
             continue
         top = ranked[:a.top][::-1]
-        rows = len(bds)
+        rows = len(point_bars)
         if rows:
             fig, (bx, ax) = plt.subplots(2, 1, figsize=(6.5, 0.35 * (len(top) + rows) + 2.4),
                                          gridspec_kw={'height_ratios': [rows + 1.5, len(top) + 1]})
-            stack(bx, [(m.split('.', 1)[-1], [(st['stage'], st['mean_ns']) for st in bd['stages']])
-                       for m, bd in sorted(bds.items())], colours, horizontal=True)
+            stack(bx, point_bars, colours, horizontal=True)
             bx.set_title('%s, point %s: where the time of each timed transaction went' % (res.get('study', ''), idx),
                          fontsize=8)
         else:
@@ -132,4 +134,6 @@ def main():
         print('figures: %s' % out)
 
 
+# Output piped into a reader that stops early (`| head`) ends quietly.
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 main()

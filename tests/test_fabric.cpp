@@ -51,12 +51,19 @@ void expect_error(const std::string& topo, const std::string& workloads, std::in
 }
 const auto expect_sim_error = expect_error<hx::SimError>;
 
+// The breakdown of latency histogram `hist`: mean ns per stage.
+std::map<std::string, double> stages(const nlohmann::json& r, const std::string& hist) {
+  std::map<std::string, double> out;
+  for (const auto& s : r["breakdowns"][hist]["stages"]) out[s["stage"].get<std::string>()] = s["mean_ns"].get<double>();
+  return out;
+}
 // The breakdown of `hist` is exactly `want` (ns; every other stage 0).
 void expect_stages(const nlohmann::json& r, const std::string& hist, const std::map<std::string, double>& want) {
-  for (const auto& s : r["breakdowns"][hist]["stages"]) {
-    const std::string name = s["stage"].get<std::string>();
+  const auto got = stages(r, hist);
+  EXPECT_FALSE(got.empty()) << "no breakdown of " << hist;
+  for (const auto& [name, ns] : got) {
     const auto it = want.find(name);
-    EXPECT_NEAR(s["mean_ns"].get<double>(), it == want.end() ? 0.0 : it->second, 0.01) << name;
+    EXPECT_NEAR(ns, it == want.end() ? 0.0 : it->second, 0.01) << name;
   }
 }
 const auto expect_input_error = expect_error<hx::InputError>;
@@ -451,13 +458,8 @@ TEST(Ats, TranslatedRequestsBypassTheIommu) {
   // translation: every access of the cold engine (the round trip's mean,
   // whose first walk misses the walk caches too, a little above its
   // median), and one access in 30 of the engine kept on its page.
-  auto stage = [&](const char* w, const char* st) {
-    for (const auto& x : r["breakdowns"][std::string(w) + ".LAT_DMA_RD_ns"]["stages"])
-      if (x["stage"] == st) return x["mean_ns"].get<double>();
-    return -1.0;
-  };
-  EXPECT_NEAR(stage("miss", "translation"), rtt + 300.0, 10.0);
-  EXPECT_NEAR(30 * stage("hit", "translation"), rtt + 300.0, 0.15 * (rtt + 300.0));
+  EXPECT_NEAR(stages(r, "miss.LAT_DMA_RD_ns").at("translation"), rtt + 300.0, 10.0);
+  EXPECT_NEAR(30 * stages(r, "hit.LAT_DMA_RD_ns").at("translation"), rtt + 300.0, 0.15 * (rtt + 300.0));
 }
 
 TEST(Ats, WithoutTheIommuIsBadInput) {
@@ -776,11 +778,6 @@ std::string breakdown_topo(const std::string& host_extra = "", int np_hdr = 32) 
          "  timed: " + nic + "  flood: " + nic +
          "links: [{up: host, down: sw, gen: 3, width: 8}, {up: sw, down: timed, gen: 3, width: 8},"
          " {up: sw, down: flood, gen: 3, width: 8}]\n";
-}
-std::map<std::string, double> stages(const nlohmann::json& r, const std::string& hist) {
-  std::map<std::string, double> out;
-  for (const auto& s : r["breakdowns"][hist]["stages"]) out[s["stage"].get<std::string>()] = s["mean_ns"].get<double>();
-  return out;
 }
 double sum_of(const std::map<std::string, double>& m) {
   double t = 0;
