@@ -92,8 +92,9 @@ void RostaDma::refill() {
       m_desc_off = 0;
       // Host jobs walk the descriptor list; a peer command is one transfer.
       if (j->kind == Kind::HostWrite) {
-        m_next_gen += static_cast<Tick>(m_cfg.desc_gap_cycles) * m_cycle;
-        m_gen_busy += static_cast<Tick>(m_cfg.desc_gap_cycles) * m_cycle;
+        const Tick gap = static_cast<Tick>(m_cfg.desc_gap_cycles) * m_cycle;
+        m_next_gen += gap;
+        m_gen_busy += gap;
       }
     }
   }

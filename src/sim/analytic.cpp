@@ -48,21 +48,26 @@ std::optional<double> pcie_write_bw(int gen, int width, int mps, int payload, in
   return raw * payload / wire_with_dllps(gen, width, mps, payload, (payload + mps - 1) / mps, header_B);
 }
 
-std::optional<double> pcie_read_bw(int gen, int width, int mps, int mrrs, int cpl, int payload, int header_B) {
+namespace {
+// `payload` bytes read with requests of `mrrs` (`header_B` each) upstream
+// and completions of `cpl` (3-DW headers) downstream; with `writeback`, the
+// same bytes also go upstream in writes of `mps`. The slower direction bounds it.
+std::optional<double> read_shaped_bw(int gen, int width, int mps, int mrrs, int cpl, int payload, int header_B, bool writeback) {
   const double raw = raw_rate(gen, width, mps);
   if (raw == 0 || payload <= 0 || mrrs <= 0 || cpl <= 0) return std::nullopt;
-  const double up = wire_with_dllps(gen, width, mps, 0, (payload + mrrs - 1) / mrrs, header_B);
+  const int requests = (payload + mrrs - 1) / mrrs, writes = writeback ? (payload + mps - 1) / mps : 0;
+  const double up = wire_with_dllps(gen, width, mps, writeback ? payload : 0, requests + writes, header_B);
   const double down = wire_with_dllps(gen, width, mps, payload, (payload + cpl - 1) / cpl, 12);
   return raw * payload / std::max(up, down);
 }
+}  // namespace
+
+std::optional<double> pcie_read_bw(int gen, int width, int mps, int mrrs, int cpl, int payload, int header_B) {
+  return read_shaped_bw(gen, width, mps, mrrs, cpl, payload, header_B, false);
+}
 
 std::optional<double> pcie_loopback_bw(int gen, int width, int mps, int mrrs, int cpl, int payload, int header_B) {
-  const double raw = raw_rate(gen, width, mps);
-  if (raw == 0 || payload <= 0 || mrrs <= 0 || cpl <= 0) return std::nullopt;
-  const int tlps_up = (payload + mrrs - 1) / mrrs + (payload + mps - 1) / mps;  // requests and writes (same header size)
-  const double up = wire_with_dllps(gen, width, mps, payload, tlps_up, header_B);
-  const double down = wire_with_dllps(gen, width, mps, payload, (payload + cpl - 1) / cpl, 12);
-  return raw * payload / std::max(up, down);
+  return read_shaped_bw(gen, width, mps, mrrs, cpl, payload, header_B, true);
 }
 
 }  // namespace hx::sim
