@@ -4,7 +4,7 @@ of input that once gave a wrong number, a hang, a destructive write or an
 internal error (docs/testing.md lists them). Bad input exits 2 with one
 located line and writes nothing; reruns after edits, failures and kills give
 what a clean run into a fresh directory gives."""
-import json, os, random, shutil, signal, stat, subprocess, sys, tempfile, threading, time, unittest
+import json, os, pty, random, shutil, signal, stat, subprocess, sys, tempfile, threading, time, unittest
 
 HXSIM = os.path.abspath(sys.argv.pop(1)) if len(sys.argv) > 1 else 'hxsim'
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -280,6 +280,33 @@ class Friction(Workdir):
         p.kill()
         p.communicate()
         self.assertRegex(first, r'^checked \d+/2999 points of the sweep$')
+
+    def test_a_long_point_shows_how_far_it_is(self):
+        # One point of a few seconds, its stderr on a terminal: the progress
+        # line tells the point's share of work done, its simulated time and
+        # an ETA; the results are those of a quiet run.
+        study = self.write('study.yaml', GOOD.replace('64KiB', '2GiB') + 'deadline: 10s\n')
+        out = os.path.join(self.d, 'out')
+        master, slave = pty.openpty()
+        p = subprocess.Popen([HXSIM, 'run', study, '-o', out, '-j', '1'], stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=slave)
+        os.close(slave)
+        shown = b''
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the terminal's other side has closed
+                break
+            if not chunk:
+                break
+            shown += chunk
+        os.close(master)
+        self.assertEqual(p.wait(timeout=120), 0, shown)
+        self.assertRegex(shown.decode(), r'\[0/1\] \d+s elapsed, 1 running; point 0: \d+% of its work at '
+                                         r'[\d.]+ ms simulated, ETA \d+s')
+        quiet = os.path.join(self.d, 'quiet')
+        self.assertEqual(run('run', study, '-o', quiet, '-q')[0], 0)
+        self.assertEqual(results(out), results(quiet))
 
 
 SWEEP = ('study: k\ntopology: s001_rosta.yaml\n'

@@ -46,6 +46,7 @@ struct Dispatcher {
   static constexpr std::uint64_t kMaxAtInstant = std::uint64_t{1} << 26;
   Tick instant = kNever;
   std::uint64_t at_instant = 0;
+  std::function<void()> heartbeat;
 
   [[noreturn]] void stuck(const Action& it) {
     int status = 0;
@@ -106,7 +107,7 @@ struct Dispatcher {
       }
       Tick due;
       const Action it = heap.pop(due);
-      ++dispatched;
+      if (++dispatched % Scheduler::kHeartbeat == 0 && heartbeat) heartbeat();
       if (now != instant) {
         instant = now;
         at_instant = 0;
@@ -145,6 +146,8 @@ Scheduler::Scheduler(const std::string&) { g_disp = &dispatcher(); }
 std::uint64_t Scheduler::actions_dispatched() { return g_disp ? g_disp->dispatched : 0; }
 
 void Scheduler::set_horizon(Tick t) { dispatcher().horizon = t; }
+
+void Scheduler::set_heartbeat(std::function<void()> beat) { dispatcher().heartbeat = std::move(beat); }
 
 void Scheduler::at(Tick t, Actor* target, std::uint32_t kind, std::uint64_t arg, void* ptr) {
   Dispatcher& d = *g_disp;

@@ -10,6 +10,7 @@
 #pragma once
 #include <systemc>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,11 @@ class Scheduler {
   static std::uint64_t actions_dispatched();
   // No action later than t runs in this sc_start (its end time, inclusive).
   static void set_horizon(Tick t);
+  // Called every kHeartbeat actions while the dispatcher runs (nullptr: no
+  // more): a long run tells how far it is from there. It must not change
+  // the model's state, so that results do not depend on it.
+  static constexpr std::uint64_t kHeartbeat = std::uint64_t{1} << 16;
+  static void set_heartbeat(std::function<void()> beat);
 };
 
 // Notify a SystemC event at model time t (>= now). Model code that wakes a

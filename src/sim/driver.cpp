@@ -9,12 +9,14 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <iostream>
+#include <limits>
 #include <sstream>
 #include <string_view>
 #include <system_error>
@@ -51,6 +53,40 @@ std::string csv_value(const nlohmann::json& v) {
   }
   if (v.is_string()) return csv_escape(v.get<std::string>());
   return csv_escape(v.dump());
+}
+
+// Seconds between the progress lines a log (not a terminal) gets while a
+// long point runs.
+constexpr double kToldEvery = 30;
+
+// "point K: 41% of its work at 3.21 ms simulated, ETA 25s" for the running
+// point expected to end last (one whose workloads cannot tell their share
+// counts as last); empty when no point has told its progress.
+std::string slowest_point(const std::vector<PointPool::Running>& running) {
+  const PointPool::Running* worst = nullptr;
+  double worst_left = -1;
+  for (const auto& r : running) {
+    const PointProgress& p = r.progress;
+    const double left = p.done > 0 ? p.wall_s * (1 - p.done) / p.done : std::numeric_limits<double>::infinity();
+    if (left > worst_left || (left == worst_left && worst && p.wall_s > worst->progress.wall_s)) {
+      worst = &r;
+      worst_left = left;
+    }
+  }
+  if (!worst) return "";
+  const PointProgress& p = worst->progress;
+  char sim[32];
+  if (p.simulated_ns < 1e3) std::snprintf(sim, sizeof sim, "%.0f ns", p.simulated_ns);
+  else if (p.simulated_ns < 1e6) std::snprintf(sim, sizeof sim, "%.1f us", p.simulated_ns / 1e3);
+  else if (p.simulated_ns < 1e9) std::snprintf(sim, sizeof sim, "%.2f ms", p.simulated_ns / 1e6);
+  else std::snprintf(sim, sizeof sim, "%.3f s", p.simulated_ns / 1e9);
+  char out[160];
+  if (p.done > 0)
+    std::snprintf(out, sizeof out, "point %zu: %.0f%% of its work at %s simulated, ETA %.0fs", worst->index,
+                  std::floor(p.done * 100), sim, worst_left);
+  else
+    std::snprintf(out, sizeof out, "point %zu: %s simulated after %.0fs", worst->index, sim, p.wall_s);
+  return out;
 }
 
 }  // namespace
@@ -330,19 +366,35 @@ int run_study(const RunArgs& a, const std::string& self) {
   }
   int worst = 0;
   const auto t0 = std::chrono::steady_clock::now();
+  std::size_t shown_width = 0;
+  double told_at = 0;  // wall time of the last progress line written to a file or pipe
   auto progress = [&] {
     if (a.quiet) return;
     const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const double eta = done ? el / static_cast<double>(done) * static_cast<double>(todo.size() - done) : 0.0;
-    if (tty && done)
-      std::fprintf(stderr, "\r[%zu/%zu] %zu failed, %.0fs elapsed, ETA %.0fs   ", done, todo.size(), failed, el, eta);
-    else if (tty)  // no point has finished: no rate to reckon an ETA from yet
-      std::fprintf(stderr, "\r[0/%zu] %.0fs elapsed, %zu running   ", todo.size(), el, next - done);
+    // The running point with the most left to do, as far as the points tell.
+    const std::string inside = slowest_point(pool->running());
+    if (tty) {
+      char head[160];
+      if (done)
+        std::snprintf(head, sizeof head, "[%zu/%zu] %zu failed, %.0fs elapsed, ETA %.0fs", done, todo.size(), failed, el,
+                      el / static_cast<double>(done) * static_cast<double>(todo.size() - done));
+      else  // no point has finished: no rate to reckon the sweep's ETA from yet
+        std::snprintf(head, sizeof head, "[0/%zu] %.0fs elapsed, %zu running", todo.size(), el, next - done);
+      std::string line = head + (inside.empty() ? std::string() : "; " + inside);
+      const std::size_t width = line.size();
+      line.resize(std::max(width, shown_width), ' ');  // over what the last line left
+      shown_width = width;
+      std::fprintf(stderr, "\r%s", line.c_str());
+    } else if (!inside.empty() && el - told_at >= kToldEvery) {
+      // A log gets a line now and then while a long point runs.
+      told_at = el;
+      std::fprintf(stderr, "%s (%.0fs elapsed)\n", inside.c_str(), el);
+    }
   };
   while (done < todo.size()) {
     while (next < todo.size() && pool->can_start()) pool->start(todo[next++]);
-    // The line goes on counting while long points run (a terminal only).
-    if (tty)
+    // The line goes on counting while long points run.
+    if (!a.quiet)
       while (!pool->finished_within(1000)) progress();
     const PointPool::Finished fin = pool->wait();
     // The next point starts before this one's results are read.

@@ -72,6 +72,8 @@ class MpiPool final : public PointPool {
     long long idx = static_cast<long long>(k);
     MPI_Send(&idx, 1, MPI_LONG_LONG, r, kTagWork, MPI_COMM_WORLD);
   }
+  // Rank 0's own point tells its progress; the other ranks' do not.
+  std::vector<Running> running() const override { return m_local->running(); }
   Finished wait() override {
     const bool remote = static_cast<int>(m_idle.size()) < m_ranks;
     if (!remote && m_local_out == 0) throw SimError("waited for a point when none was running");

@@ -134,12 +134,12 @@ std::uint64_t seed_of(const SweepPoint& point, std::uint64_t study_seed, std::si
 }  // namespace
 
 PointTiming write_point(const RunArgs& a, StudyFiles& f, const SweepPoint& point, std::size_t index, std::uint64_t seed,
-                        const std::string& out_file) {
+                        const std::string& out_file, const ProgressSink& progress) {
   if (a.trace) {
     const auto [from, to] = trace_window(a);
     Trace::instance().enable(from, to, static_cast<std::size_t>(a.trace_max));
   }
-  nlohmann::json r = run_point_in_place(f, point, seed_of(point, seed, index));
+  nlohmann::json r = run_point_in_place(f, point, seed_of(point, seed, index), progress);
   if (a.trace) {
     const std::string tf = out_file.substr(0, out_file.size() - 5) + ".trace.json";
     if (!Trace::instance().write(tf)) throw InputError("cannot write the trace " + tf);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "models/core/tick.h"
+#include "src/sim/runner.h"
 #include "src/sim/study.h"
 
 namespace hx::sim {
@@ -80,9 +81,10 @@ std::pair<Tick, Tick> trace_window(const RunArgs& a);
 
 // Runs one point of loaded study files with the study seed, writes out_file
 // (and, with --trace, its .trace.json) and returns its wall-clock figures.
-// The point's settings are applied to f itself (run_point_in_place).
+// The point's settings are applied to f itself (run_point_in_place), which
+// tells `progress` how far it is now and then.
 PointTiming write_point(const RunArgs& a, StudyFiles& f, const SweepPoint& point, std::size_t index, std::uint64_t seed,
-                        const std::string& out_file);
+                        const std::string& out_file, const ProgressSink& progress = {});
 
 // Runs `body` and maps what it throws to the exit codes of DESIGN.md section
 // 6, printing the one error line (2 bad input, 3 simulation error).

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <spawn.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -12,6 +13,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <deque>
+#include <map>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -132,13 +136,31 @@ bool end_with_parent(pid_t parent) {
   return ::getppid() == parent;
 }
 
-// What a server reports of each point: one write of fewer than PIPE_BUF
-// bytes, so that the reports of several servers on one pipe never mix.
+// What a server reports of each point, and what a running point reports
+// of itself (code kProgress): one write of fewer than PIPE_BUF bytes, so
+// that the reports of several servers and points on one pipe never mix.
 struct Report {
   std::uint64_t index;
   std::int64_t code;
   PointTiming timing;
+  PointProgress progress;
 };
+constexpr std::int64_t kProgress = -1;
+
+// A running point's progress report, written to the report pipe without
+// ever blocking the point: one that would not fit now is left out (the
+// next comes a second later).
+ProgressSink progress_to(int rep, std::size_t k) {
+  const int capacity = ::fcntl(rep, F_GETPIPE_SZ);
+  return [rep, k, capacity](const PointProgress& p) {
+    int unread = 0;
+    if (capacity <= 0 || ::ioctl(rep, FIONREAD, &unread) != 0 ||
+        static_cast<std::size_t>(unread) + 2 * sizeof(Report) > static_cast<std::size_t>(capacity))
+      return;
+    const Report r{k, kProgress, {}, p};
+    write_all(rep, &r, sizeof r);
+  };
+}
 static_assert(sizeof(Report) <= 512, "a report must be one atomic pipe write");
 
 // Local sweeps: `jobs` point servers, each an `hxsim _serve` process started
@@ -171,7 +193,7 @@ void serve(int cmd, int rep, const RunArgs& a, const StudyFiles& f, const Sweep&
   // death, which it reports itself): this server then ends quietly, its
   // point's file already written for a rerun.
   auto report = [&](std::size_t k, int code, const PointTiming& t) {
-    const Report r{k, code, t};
+    const Report r{k, code, t, {}};
     return write_all(rep, &r, sizeof r);
   };
   for (;;) {
@@ -186,15 +208,14 @@ void serve(int cmd, int rep, const RunArgs& a, const StudyFiles& f, const Sweep&
       // A point ends with its server, as the server ends with its driver:
       // nothing of a killed sweep runs on.
       if (!end_with_parent(server)) ::_exit(3);
-      ::close(cmd);  // the server's pipes are not the point's
-      ::close(rep);
+      ::close(cmd);  // the command pipe is the server's; reports of progress go to the driver
       int code = 3;
       const int null = ::open("/dev/null", O_WRONLY);
       if (null >= 0 && ::dup2(err, 2) >= 0 && ::dup2(null, 1) >= 0) {
         code = on_fresh_arena([&] {
           StudyFiles own = f;  // this process's own copy of the checked study
           return exit_status_of([&] {
-            *shared = write_point(a, own, points.at(k), k, seed, point_file(dir, k));
+            *shared = write_point(a, own, points.at(k), k, seed, point_file(dir, k), progress_to(rep, k));
             return 0;
           });
         });
@@ -292,11 +313,32 @@ class LocalPool final : public PointPool {
     if (!write_all(m_cmd, &msg, sizeof msg)) throw SimError("lost the point server");
     ++m_outstanding;
   }
+  // Reads reports until a point's end comes (kept for wait()), the time is
+  // up, or the pipe fails (wait() says so); progress reports are noted.
   bool finished_within(int timeout_ms) override {
+    if (!m_ended.empty() || m_lost) return true;
     check_servers();
-    pollfd p{m_rep, POLLIN, 0};
-    const int r = ::poll(&p, 1, timeout_ms);
-    return r > 0 || (r < 0 && errno != EINTR);  // an error: wait() reports it at once
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(0, timeout_ms));
+    for (;;) {
+      int left = -1;
+      if (timeout_ms >= 0)
+        left = static_cast<int>(std::max<long long>(0, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                           until - std::chrono::steady_clock::now()).count()));
+      pollfd p{m_rep, POLLIN, 0};
+      const int r = ::poll(&p, 1, left);
+      if (r < 0 && errno == EINTR) continue;
+      if (r == 0) return false;
+      Report rep;
+      if (r < 0 || !read_all(m_rep, &rep, sizeof rep)) {
+        m_lost = true;
+        return true;
+      }
+      if (rep.code != kProgress) {
+        m_ended.push_back(rep);
+        return true;
+      }
+      m_running[static_cast<std::size_t>(rep.index)] = rep.progress;
+    }
   }
   Finished wait() override {
     // A server that ends before the driver is done may take a point with
@@ -306,12 +348,19 @@ class LocalPool final : public PointPool {
     // loss until the sweep's last point (two system calls per point).
     while (!finished_within(250)) {
     }
-    Report r;
-    if (!read_all(m_rep, &r, sizeof r)) throw SimError("lost track of the point processes");
+    if (m_ended.empty()) throw SimError("lost track of the point processes");
+    const Report r = m_ended.front();
+    m_ended.pop_front();
+    m_running.erase(static_cast<std::size_t>(r.index));
     --m_outstanding;
     Finished f{static_cast<std::size_t>(r.index), static_cast<int>(r.code), {}, r.timing};
     if (f.code != 0) f.err = read_file(point_file(m_dir, f.index, ".stderr"));
     return f;
+  }
+  std::vector<Running> running() const override {
+    std::vector<Running> v;
+    for (const auto& [k, p] : m_running) v.push_back({k, p});
+    return v;
   }
 
  private:
@@ -331,6 +380,9 @@ class LocalPool final : public PointPool {
   int m_outstanding = 0;
   std::vector<pid_t> m_servers;
   int m_cmd = -1, m_rep = -1;
+  std::deque<Report> m_ended;                    // points' ends read while looking for one
+  std::map<std::size_t, PointProgress> m_running;  // the latest progress of running points
+  bool m_lost = false;                           // the report pipe failed
 };
 }  // namespace
 

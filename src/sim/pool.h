@@ -25,8 +25,16 @@ class PointPool {
   virtual void start(std::size_t index) = 0;
   virtual Finished wait() = 0;  // the next point to finish; its files are in points/
   // True once wait() would return without blocking, or after `timeout_ms`
-  // (false); a pool that cannot tell says true.
+  // (false; -1: no limit); a pool that cannot tell says true.
   virtual bool finished_within(int /*timeout_ms*/) { return true; }
+  // The latest progress of each running point that has sent one (a point
+  // sends its first after a second of wall time); a pool whose points
+  // cannot send any says none.
+  struct Running {
+    std::size_t index;
+    PointProgress progress;
+  };
+  virtual std::vector<Running> running() const { return {}; }
 };
 
 // Starting a point process with stderr captured in `errf` (stdout dropped),

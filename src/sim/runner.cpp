@@ -2,6 +2,7 @@
 
 #include <systemc>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -134,7 +135,7 @@ nlohmann::json run_point(const StudyFiles& base, const SweepPoint& point, std::u
   return run_point_in_place(f, point, seed);
 }
 
-nlohmann::json run_point_in_place(StudyFiles& f, const SweepPoint& point, std::uint64_t seed) {
+nlohmann::json run_point_in_place(StudyFiles& f, const SweepPoint& point, std::uint64_t seed, const ProgressSink& progress) {
   const auto wall_load = std::chrono::steady_clock::now();
   apply_point(f, point);
   Study s = parse_study(f);
@@ -149,6 +150,23 @@ nlohmann::json run_point_in_place(StudyFiles& f, const SweepPoint& point, std::u
   for (auto& w : workloads) w->start(plat);
   const auto wall_elab = std::chrono::steady_clock::now();
 
+  // The heartbeat reads the clock and the workloads' counts; it never
+  // touches the model, so the results are the same with it or without.
+  struct BeatOff {
+    ~BeatOff() { Scheduler::set_heartbeat(nullptr); }
+  } beat_off;
+  if (progress) {
+    auto last = wall_elab;
+    Scheduler::set_heartbeat([&progress, &workloads, &last, wall0] {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last < std::chrono::seconds(1)) return;
+      last = now;
+      double done = 0;
+      for (const auto& w : workloads) done += std::clamp(w->progress(), 0.0, 1.0);
+      progress({to_ns(now_tick()), done / static_cast<double>(workloads.size()),
+                std::chrono::duration<double>(now - wall0).count()});
+    });
+  }
   try {
     Scheduler::set_horizon(s.deadline);
     sc_core::sc_start(sc_core::sc_time::from_value(s.deadline), sc_core::SC_EXIT_ON_STARVATION);

@@ -4,18 +4,30 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <string>
 
 #include "src/sim/study.h"
 
 namespace hx::sim {
 
+// How far a running point is: its simulated time, the share of its
+// workloads' work done (0 to 1, their mean) and the wall time since its
+// simulation began.
+struct PointProgress {
+  double simulated_ns = 0, done = 0, wall_s = 0;
+};
+// Told about once a second of wall time while a point runs; what it does
+// cannot change the point's results.
+using ProgressSink = std::function<void(const PointProgress&)>;
+
 // Throws InputError (exit 2) or SimError (exit 3).
 nlohmann::json run_point(const StudyFiles& files, const SweepPoint& point, std::uint64_t seed);
 // The same, applying the point's settings to `files` itself rather than to a
 // fresh copy read from the files: for a process that runs one point and ends.
 // Any copy of `files` sees the change (yaml-cpp nodes are shared).
-nlohmann::json run_point_in_place(StudyFiles& files, const SweepPoint& point, std::uint64_t seed);
+nlohmann::json run_point_in_place(StudyFiles& files, const SweepPoint& point, std::uint64_t seed,
+                                  const ProgressSink& progress = {});
 
 // Seed of point k, derived from the study seed.
 std::uint64_t point_seed(std::uint64_t study_seed, std::size_t index);

@@ -155,6 +155,11 @@ class RostaHostDma final : public Workload {
     return std::all_of(m_runs.begin(), m_runs.end(), [](const Run& r) { return r.returned; });
   }
   std::vector<BufferNeed> buffers() const override { return std::vector<BufferNeed>(m_runs.size(), BufferNeed{m_bytes}); }
+  double progress() const override {
+    double moved = 0;
+    for (const auto& r : m_runs) moved += r.returned ? 1.0 : static_cast<double>(r.job.bytes) / static_cast<double>(m_bytes);
+    return moved / static_cast<double>(m_runs.size());
+  }
 
   void report(Results& res) const override {
     const std::string op = m_write ? "write" : "read";
@@ -287,6 +292,12 @@ class RostaPeer final : public Workload {
       if (m_p->device<dma::RostaDma>(x.dst)->rx_bytes() < m_bytes) return false;
     return true;
   }
+  double progress() const override {
+    double got = 0;
+    for (const auto& x : m_pairs)
+      got += static_cast<double>(m_p->device<dma::RostaDma>(x.dst)->rx_bytes()) / static_cast<double>(m_bytes);
+    return got / static_cast<double>(m_pairs.size());
+  }
   std::vector<std::string> exclusive_devices() const override {
     std::vector<std::string> d;
     for (const auto& x : m_pairs) d.push_back(x.src);
@@ -378,6 +389,7 @@ class RostaEcho final : public Workload {
     });
   }
   bool done() const override { return m_done; }
+  double progress() const override { return static_cast<double>(m_oneway.count()) / m_reps; }
   std::vector<std::string> exclusive_devices() const override { return {m_a, m_b}; }
   void report(Results& res) const override {
     res.metric(m_name + ".one_way_ns", m_oneway.percentile(50), "ns");
@@ -524,6 +536,7 @@ class CalypteLoop final : public Workload {
     });
   }
   bool done() const override { return m_done; }
+  double progress() const override { return static_cast<double>(m_lat.count()) / m_reps; }
   // The channel's 1 MiB F2H ring and the F2H and H2F update lines.
   std::vector<BufferNeed> buffers() const override { return {BufferNeed{1u << 20}, BufferNeed{64, 64}, BufferNeed{64, 64}}; }
   std::vector<std::string> exclusive_devices() const override { return {m_dev}; }
@@ -656,6 +669,7 @@ class BenchDmaLoad final : public Workload {
         int left = m_n;
         auto done = [&](Tick t) {
           m_t1 = std::max(m_t1, t);
+          ++m_completed;
           if (--left == 0) notify_now(ev);
         };
         // Commands are made as the engine takes them (memory flat in N).
@@ -679,6 +693,9 @@ class BenchDmaLoad final : public Workload {
     });
   }
   bool done() const override { return m_done; }
+  double progress() const override {
+    return m_done ? 1.0 : static_cast<double>(m_lat_test ? static_cast<int>(m_lat.count()) : m_completed) / m_n;
+  }
   // The window (BW_DMA_RW: two, the writes in the second).
   std::vector<BufferNeed> buffers() const override {
     return {BufferNeed{m_op == "rw" ? 2 * m_window : m_window, 4096, m_backing}};
@@ -722,6 +739,7 @@ class BenchDmaLoad final : public Workload {
   Breakdown m_breakdown;
   std::set<std::uint64_t> m_written;
   Tick m_t0 = 0, m_t1 = 0;
+  int m_completed = 0;  // bandwidth test: transactions done
   bool m_done = false;
 };
 
@@ -818,6 +836,7 @@ class CcixLatency final : public Workload {
     });
   }
   bool done() const override { return m_done; }
+  double progress() const override { return m_done ? 1.0 : static_cast<double>(m_lat.count()) / m_n; }
   std::vector<std::string> exclusive_devices() const override { return {m_dev}; }
   std::vector<BufferNeed> buffers() const override {
     const std::uint64_t page = 1ull << m_backing.page_shift;
@@ -928,6 +947,9 @@ class CoyotePerf final : public Workload {
     });
   }
   bool done() const override { return m_done; }
+  double progress() const override {
+    return m_done ? 1.0 : static_cast<double>(m_p->device<dma::CoyoteDma>(m_dev)->writebacks.value) / m_reps;
+  }
   // Source and destination in whole pages of their backing, and the writeback page.
   std::vector<BufferNeed> buffers() const override {
     const std::uint64_t page = 1ull << m_backing.page_shift;

@@ -40,6 +40,9 @@ class Workload {
   virtual bool done() const = 0;
   virtual void report(Results& r) const = 0;
   virtual std::string status() const { return done() ? "done" : "running"; }
+  // The share of its work done so far, 0 to 1, for the progress shown
+  // while a long point runs (one that cannot tell says 0 until it is done).
+  virtual double progress() const { return done() ? 1.0 : 0.0; }
   // Devices this workload drives alone (a DMA engine runs one job at a time).
   virtual std::vector<std::string> exclusive_devices() const { return {}; }
   // The host buffers start() takes, in the order it takes them: the study's
