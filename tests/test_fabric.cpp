@@ -264,6 +264,32 @@ TEST(Watchdog, WorkThatStopsTimeIsReported) {
   }
 }
 
+// Software that loops at one instant (waking others or itself, or waiting
+// for no time) never lets the deadline come either: the run is stopped and
+// the process named.
+TEST(Watchdog, SoftwareThatStopsTimeIsReported) {
+  sc_core::sc_event ev;
+  sc_core::sc_spawn_options o;
+  sc_core::sc_spawn(
+      [&ev] {
+        sc_core::wait(3, sc_core::SC_NS);
+        for (std::uint64_t i = 0;; ++i) {
+          if (i % 2) hx::software_step("a zero-length wait");
+          else hx::notify_now(ev);
+        }
+      },
+      "looping_driver", &o);
+  try {
+    sc_core::sc_start(sc_core::sc_time::from_value(hx::kMs), sc_core::SC_EXIT_ON_STARVATION);
+    FAIL() << "expected the run to be stopped";
+  } catch (const std::exception& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("simulated time stands still: more than 67108864 software wake-ups and zero-length waits at "
+                     "3.000000 ns"), std::string::npos) << m;
+    EXPECT_NE(m.find("looping_driver"), std::string::npos) << m;
+  }
+}
+
 // Two virtual channels: traffic on VC1 crosses links that enable it with its
 // own credits, at the same capacity; on a link without VC1 it is an error.
 TEST(VirtualChannels, Vc1CarriesTrafficWhereEnabled) {

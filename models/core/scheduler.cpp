@@ -20,6 +20,17 @@ Tick kernel_now() { return sc_core::sc_time_stamp().value(); }
 
 namespace {
 std::uint64_t g_seed = 1;
+// More steps than this at one simulated instant, by the dispatcher or by
+// software, mean that time stands still. No study comes near it (a
+// saturated fabric runs a few actions per instant).
+constexpr std::uint64_t kMaxStepsAtInstant = std::uint64_t{1} << 26;
+
+// Software's steps at the current instant.
+struct SoftwareInstant {
+  Tick at = kNever;
+  std::uint64_t steps = 0;
+};
+SoftwareInstant g_software;
 
 struct Action {
   Actor* target;
@@ -41,9 +52,8 @@ struct Dispatcher {
   bool foreign_dirty = false;  // a SystemC event was notified while running
   // Work that never lets time pass (a component rescheduling itself at the
   // same instant) would loop forever with the deadline never reached: more
-  // actions than this at one simulated instant are a simulation error. No
-  // study comes near it (a saturated fabric runs a few per instant).
-  static constexpr std::uint64_t kMaxAtInstant = std::uint64_t{1} << 26;
+  // actions than this at one simulated instant are a simulation error.
+  static constexpr std::uint64_t kMaxAtInstant = kMaxStepsAtInstant;
   Tick instant = kNever;
   std::uint64_t at_instant = 0;
   std::function<void()> heartbeat;
@@ -157,7 +167,21 @@ void Scheduler::at(Tick t, Actor* target, std::uint32_t kind, std::uint64_t arg,
   if (!d.running) d.arm(t);  // while running, the loop picks it up
 }
 
+void software_step(const char* what) {
+  const Tick t = now_tick();
+  if (t != g_software.at) {
+    g_software = {t, 0};
+    return;
+  }
+  if (++g_software.steps <= kMaxStepsAtInstant) return;
+  const sc_core::sc_process_handle p = sc_core::sc_get_current_process_handle();
+  throw SimError("simulated time stands still: more than " + std::to_string(kMaxStepsAtInstant) +
+                 " software wake-ups and zero-length waits at " + std::to_string(to_ns(t)) +
+                 " ns without time passing, the last " + what + (p.valid() ? std::string(" in ") + p.name() : std::string()));
+}
+
 void notify_at(sc_core::sc_event& ev, Tick t) {
+  software_step("a wake-up");
   const Tick s = sc_core::sc_time_stamp().value();
   t = std::max(t, now_tick());
   if (t <= s) {

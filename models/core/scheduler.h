@@ -49,4 +49,11 @@ class Scheduler {
 void notify_at(sc_core::sc_event& ev, Tick t);
 inline void notify_now(sc_core::sc_event& ev) { notify_at(ev, now_tick()); }
 
+// A step of software (a SystemC thread) that lets no time pass: a wake-up
+// (every notify_at counts as one) or a zero-length wait. Software that loops
+// at one instant through either never reaches the deadline; more steps than
+// the dispatcher's bound at one instant are a simulation error naming the
+// process, as the dispatcher names a component that does the same.
+void software_step(const char* what);
+
 }  // namespace hx

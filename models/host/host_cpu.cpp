@@ -52,6 +52,7 @@ Tick HostCpu::noisy_end(int core, Tick start, Tick end) {
 void HostCpu::wait_until(Tick t) {
   const Tick now = now_tick();
   if (t > now) sc_core::wait(sc_core::sc_time::from_value(t - now));
+  else software_step("a zero-length wait");
 }
 
 void HostCpu::compute(int core, Tick d) {
