@@ -1,6 +1,7 @@
 #include "src/sim/driver.h"
 
 #include <nlohmann/json.hpp>
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,10 +15,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <iostream>
 #include <limits>
-#include <sstream>
+#include <map>
 #include <string_view>
 #include <system_error>
 #include <thread>
@@ -181,36 +181,58 @@ int run_tool(const std::vector<std::string>& args_in) {
   return exit_code(status);
 }
 
-std::string results_json(const std::string& study, std::size_t failed, const std::vector<std::string>& points) {
-  // What nlohmann's dump(2) makes of {"failed", "points", "study"} (keys in
-  // order), with each point's own dump(2) indented two levels deeper: the
-  // points are copied, not parsed and printed again.
-  std::size_t size = 64 + study.size();
-  for (const auto& p : points) size += p.size() + p.size() / 8;
-  std::string out;
-  out.reserve(size);
-  out += "{\n  \"failed\": " + nlohmann::json(failed).dump() + ",\n  \"points\": ";
-  if (points.empty()) {
-    out += "[]";
+namespace {
+// What dump(2) makes of `obj` with its top-level array `key` holding
+// `count` items, handed to `out` piece by piece; item i is asked for when
+// it is due, as its own dump(2) text (a final newline is dropped), and is
+// indented where it stands rather than parsed and printed again.
+void stream_dump(const std::function<void(std::string_view)>& out, nlohmann::json obj, const std::string& key,
+                 std::size_t count, const std::function<std::string(std::size_t)>& item_text) {
+  const std::string mark = "\x01items\x01";
+  obj[key] = mark;
+  const std::string whole = obj.dump(2);
+  const std::string quoted = nlohmann::json(mark).dump();
+  const std::size_t at = whole.find(quoted);
+  out(std::string_view(whole).substr(0, at));
+  if (count == 0) {
+    out("[]");
   } else {
-    out += "[\n";
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      if (i) out += ",\n";
-      std::string_view p = points[i];
-      while (!p.empty() && p.back() == '\n') p.remove_suffix(1);  // the file's final newline
-      out += "    ";
-      for (std::size_t at = 0;;) {
-        const std::size_t nl = p.find('\n', at);
-        out.append(p.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl + 1 - at));
+    out("[\n");
+    std::string piece;
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::string text = item_text(i);
+      std::string_view p = text;
+      while (!p.empty() && p.back() == '\n') p.remove_suffix(1);
+      piece.clear();
+      piece.reserve(p.size() + p.size() / 8 + 8);
+      if (i) piece += ",\n";
+      piece += "    ";
+      for (std::size_t from = 0;;) {
+        const std::size_t nl = p.find('\n', from);
+        piece.append(p.substr(from, nl == std::string_view::npos ? std::string_view::npos : nl + 1 - from));
         if (nl == std::string_view::npos) break;
-        out += "    ";
-        at = nl + 1;
+        piece += "    ";
+        from = nl + 1;
       }
+      out(piece);
     }
-    out += "\n  ]";
+    out("\n  ]");
   }
-  out += ",\n  \"study\": " + nlohmann::json(study).dump() + "\n}\n";
-  return out;
+  out(std::string_view(whole).substr(at + quoted.size()));
+  out("\n");
+}
+}  // namespace
+
+void stream_results_json(const std::function<void(std::string_view)>& out, const std::string& study, std::size_t failed,
+                         std::size_t count, const std::function<std::string(std::size_t)>& point_text) {
+  stream_dump(out, {{"failed", failed}, {"study", study}}, "points", count, point_text);
+}
+
+std::string results_json(const std::string& study, std::size_t failed, const std::vector<std::string>& points) {
+  std::string all;
+  stream_results_json([&all](std::string_view piece) { all.append(piece); }, study, failed, points.size(),
+                      [&points](std::size_t i) { return points[i]; });
+  return all;
 }
 
 // Fails unless results can go to `dir`: an existing directory, or one that
@@ -239,6 +261,93 @@ void make_output_dir(const fs::path& dir, const std::string& label) {
   fs::create_directories(dir, ec);
   if (ec) throw InputError(label + ": cannot create " + dir.string() + ": " + ec.message());
 }
+
+// The CSV rows of the points gathered so far, kept on disk in the order
+// they come (a million points' rows would not fit in memory as JSON) and
+// written out in point order with every column any point had. The file is
+// an unnamed one in the output directory: it goes with the process,
+// however that ends.
+class RowSpool {
+ public:
+  RowSpool(const std::string& dir, std::size_t points) : m_at(points, -1) {
+    int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0) {  // a file system without unnamed files: a named one, unlinked at once
+      std::string name = (fs::path(dir) / ".rows.XXXXXX").string();
+      fd = ::mkstemp(name.data());
+      if (fd >= 0) ::unlink(name.c_str());
+    }
+    if (fd < 0 || !(m_f = ::fdopen(fd, "w+b"))) {
+      if (fd >= 0) ::close(fd);
+      throw InputError("-o " + dir + ": cannot make a scratch file: " + std::strerror(errno));
+    }
+  }
+  ~RowSpool() { std::fclose(m_f); }
+  RowSpool(const RowSpool&) = delete;
+  RowSpool& operator=(const RowSpool&) = delete;
+
+  // Point k's row: its swept values and metrics (a second add replaces it).
+  void add(std::size_t k, const nlohmann::json& point, const nlohmann::json& metrics) {
+    std::fseek(m_f, 0, SEEK_END);
+    m_at[k] = std::ftell(m_f);
+    put_cells(point, m_point);
+    put_cells(metrics, m_metric);
+  }
+  bool has(std::size_t k) const { return m_at[k] >= 0; }
+  // The CSV: a header, then a row per point that has one, in point order.
+  void write_csv(AtomicFile& out) {
+    std::string line = "point";
+    for (const auto& c : m_point.names) line += "," + csv_escape(c);
+    for (const auto& c : m_metric.names) line += "," + csv_escape(c);
+    out.write(line + "\n");
+    std::vector<std::string> cells;
+    for (std::size_t k = 0; k < m_at.size(); ++k) {
+      if (m_at[k] < 0) continue;
+      std::fseek(m_f, m_at[k], SEEK_SET);
+      line = std::to_string(k);
+      for (const Columns* cols : {&m_point, &m_metric}) {
+        cells.assign(cols->names.size(), std::string());
+        for (std::uint32_t n = get(), i = 0; i < n; ++i) {
+          const std::uint32_t col = get();
+          cells.at(col) = get_text();
+        }
+        for (const auto& c : cells) line += "," + c;
+      }
+      out.write(line + "\n");
+    }
+    if (std::ferror(m_f)) throw InputError("the scratch file of the results failed: " + std::string(std::strerror(errno)));
+  }
+
+ private:
+  struct Columns {
+    std::vector<std::string> names;  // in the order they first came
+    std::map<std::string, std::uint32_t> index;
+  };
+  void put(std::uint32_t v) { std::fwrite(&v, sizeof v, 1, m_f); }
+  std::uint32_t get() {
+    std::uint32_t v = 0;
+    if (std::fread(&v, sizeof v, 1, m_f) != 1) throw SimError("the scratch file of the results is short");
+    return v;
+  }
+  std::string get_text() {
+    std::string t(get(), '\0');
+    if (!t.empty() && std::fread(t.data(), 1, t.size(), m_f) != t.size()) throw SimError("the scratch file of the results is short");
+    return t;
+  }
+  void put_cells(const nlohmann::json& obj, Columns& cols) {
+    put(static_cast<std::uint32_t>(obj.size()));
+    for (const auto& [key, v] : obj.items()) {
+      const auto [it, fresh] = cols.index.emplace(key, static_cast<std::uint32_t>(cols.names.size()));
+      if (fresh) cols.names.push_back(key);
+      const std::string cell = csv_value(v);
+      put(it->second);
+      put(static_cast<std::uint32_t>(cell.size()));
+      std::fwrite(cell.data(), 1, cell.size(), m_f);
+    }
+  }
+  std::FILE* m_f = nullptr;
+  std::vector<long> m_at;  // where each point's row starts; -1: none
+  Columns m_point, m_metric;
+};
 }  // namespace
 
 int run_study(const RunArgs& a, const std::string& self) {
@@ -260,28 +369,23 @@ int run_study(const RunArgs& a, const std::string& self) {
   // of an earlier configuration is never read back.
   RunArgs args = a;
   args.fingerprint = run_fingerprint(f, points, seed, self);
-  struct Gathered {
-    bool present = false;
-    std::string text;
-    nlohmann::json point, metrics;
-  };
+  // What is kept of each point is its CSV row, on disk: the points' own
+  // files are read again, one at a time, for results.json.
+  std::unique_ptr<RowSpool> rows;
+  // Point k's file, read into `rows` if it is this configuration's.
   auto read_point = [&](std::size_t k) {
-    Gathered g;
     const std::string pf = point_file(dir, k);
     std::error_code ec;
-    if (!fs::is_regular_file(pf, ec)) return g;
-    g.text = read_file(pf);
-    nlohmann::json r = nlohmann::json::parse(g.text, nullptr, false);
+    if (!fs::is_regular_file(pf, ec)) return false;
+    const nlohmann::json r = nlohmann::json::parse(read_file(pf), nullptr, false);
     const nlohmann::json* fp = r.is_object() && r.contains("meta") && r["meta"].is_object() ? &r["meta"] : nullptr;
     if (!fp || !fp->contains("fingerprint") || (*fp)["fingerprint"] != point_fingerprint(args.fingerprint, k) ||
-        !r.contains("point") || !r.contains("metrics"))
-      return Gathered{};
-    g.point = std::move(r["point"]);
-    g.metrics = std::move(r["metrics"]);
-    g.present = true;
-    return g;
+        !r.contains("point") || !r["point"].is_object() || !r.contains("metrics") || !r["metrics"].is_object())
+      return false;
+    if (!rows) rows = std::make_unique<RowSpool>(dir, points.size());  // the directory exists: it holds this file
+    rows->add(k, r["point"], r["metrics"]);
+    return true;
   };
-  std::vector<Gathered> gathered(points.size());
   // Which files of which points an earlier run left: one listing of
   // points/, not a look-up per point (a million points took 10 s of them).
   enum : std::uint8_t { kJson = 1, kOther = 2 };
@@ -300,8 +404,7 @@ int run_study(const RunArgs& a, const std::string& self) {
   std::vector<std::size_t> todo;
   std::size_t skipped = 0;
   for (std::size_t k = 0; k < points.size(); ++k) {
-    if (!a.fresh && !a.trace && (left[k] & kJson)) gathered[k] = read_point(k);
-    if (gathered[k].present) {
+    if (!a.fresh && !a.trace && (left[k] & kJson) && read_point(k)) {
       ++skipped;
       continue;
     }
@@ -333,6 +436,7 @@ int run_study(const RunArgs& a, const std::string& self) {
   }
   check_study(f, points, jobs, 1, static_cast<std::size_t>(-1), shown);
   make_output_dir(fs::path(dir) / "points", "-o " + dir);
+  if (!rows) rows = std::make_unique<RowSpool>(dir, points.size());
   write_atomic((fs::path(dir) / "resolved_study.yaml").string(), emit(f.study) + "\n");
   write_atomic((fs::path(dir) / "resolved_topology.yaml").string(), emit(f.topo) + "\n");
   // The fingerprint file of earlier versions, which marked a whole
@@ -350,19 +454,25 @@ int run_study(const RunArgs& a, const std::string& self) {
   std::size_t next = 0, done = 0, failed = 0;
   // Wall-clock figures per point: this run's, and an earlier run's for the
   // points reused from it.
-  std::vector<nlohmann::json> timing(points.size());
+  enum : std::uint8_t { kNone, kThisRun, kEarlierRun };
+  std::vector<PointTiming> timing(points.size());
+  std::vector<std::uint8_t> timed(points.size(), kNone);
   const fs::path timing_file = fs::path(dir) / "timing.json";
   if (skipped && fs::exists(timing_file)) {
-    const auto old = nlohmann::json::parse(read_file(timing_file.string()), nullptr, false);
-    if (old.is_object() && old.contains("points") && old["points"].is_array())
-      for (const auto& e : old["points"])
-        if (e.is_object() && e.contains("point") && e["point"].is_number_unsigned()) {
-          const auto k = e["point"].get<std::size_t>();
-          if (k < points.size()) {
-            timing[k] = to_json(timing_from_json(e));
-            timing[k]["earlier_run"] = true;
-          }
+    // Read entry by entry, each dropped once taken (a million points).
+    std::ifstream in(timing_file);
+    const nlohmann::json::parser_callback_t take = [&](int depth, nlohmann::json::parse_event_t ev, nlohmann::json& e) {
+      if (depth != 2 || ev != nlohmann::json::parse_event_t::object_end) return true;
+      if (e.contains("point") && e["point"].is_number_unsigned()) {
+        const auto k = e["point"].get<std::size_t>();
+        if (k < points.size()) {
+          timing[k] = timing_from_json(e);
+          timed[k] = kEarlierRun;
         }
+      }
+      return false;
+    };
+    [[maybe_unused]] const nlohmann::json rest = nlohmann::json::parse(in, take, false);
   }
   int worst = 0;
   const auto t0 = std::chrono::steady_clock::now();
@@ -403,15 +513,16 @@ int run_study(const RunArgs& a, const std::string& self) {
     if (fin.code != 0) {
       ++failed;
       worst = std::max(worst, fin.code);
-      timing[fin.index] = nullptr;  // no figures of an earlier run for a point without results
+      timed[fin.index] = kNone;  // no figures of an earlier run for a point without results
       std::string err = fin.err;
       if (err.size() > 2000) err = "..." + err.substr(err.size() - 2000);
       if (tty) std::fprintf(stderr, "\n");
       std::fprintf(stderr, "point %zu failed (exit %d):\n%s\n", fin.index, fin.code, err.c_str());
     } else {
       // Gathered as it finishes, while the other points run.
-      gathered[fin.index] = read_point(fin.index);
-      timing[fin.index] = to_json(fin.timing);
+      read_point(fin.index);
+      timing[fin.index] = fin.timing;
+      timed[fin.index] = kThisRun;
       if (!tty && !a.quiet) std::fprintf(stderr, "point %zu/%zu done\n", done, todo.size());
     }
     progress();
@@ -420,45 +531,39 @@ int run_study(const RunArgs& a, const std::string& self) {
   const double sweep_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (tty) std::fprintf(stderr, "\n");
 
-  // 3. Gather.
+  // 3. Gather: each point's file is copied into results.json in turn,
+  // and the rows kept on disk make results.csv.
   std::vector<std::size_t> present;
-  std::vector<std::string> texts, pcols, mcols;
-  std::set<std::string> seenp, seenm;
-  for (std::size_t k = 0; k < points.size(); ++k) {
-    if (!gathered[k].present) gathered[k] = read_point(k);  // reused points are read now
-    Gathered& g = gathered[k];
-    if (!g.present) continue;
-    for (auto& [key, v] : g.point.items())
-      if (seenp.insert(key).second) pcols.push_back(key);
-    for (auto& [key, v] : g.metrics.items())
-      if (seenm.insert(key).second) mcols.push_back(key);
-    present.push_back(k);
-    texts.push_back(std::move(g.text));
-  }
-  write_atomic((fs::path(dir) / "results.json").string(), results_json(name, failed, texts));
-  std::ostringstream csv;
-  csv << "point";
-  for (const auto& c : pcols) csv << "," << csv_escape(c);
-  for (const auto& c : mcols) csv << "," << csv_escape(c);
-  csv << "\n";
-  for (const std::size_t k : present) {
-    const Gathered& g = gathered[k];
-    csv << k;
-    for (const auto& c : pcols) csv << "," << (g.point.contains(c) ? csv_value(g.point[c]) : "");
-    for (const auto& c : mcols) csv << "," << (g.metrics.contains(c) ? csv_value(g.metrics[c]) : "");
-    csv << "\n";
-  }
-  write_atomic((fs::path(dir) / "results.csv").string(), csv.str());
-  nlohmann::json tj = {{"study", name}, {"jobs", a.mpi ? nlohmann::json("mpi") : nlohmann::json(jobs)},
-                       {"points_run", todo.size()}, {"points_failed", failed}, {"wall_s", sweep_wall}};
-  nlohmann::json tp = nlohmann::json::array();
   for (std::size_t k = 0; k < points.size(); ++k)
-    if (!timing[k].is_null()) {
-      timing[k]["point"] = k;
-      tp.push_back(std::move(timing[k]));
-    }
-  tj["points"] = std::move(tp);
-  write_atomic(timing_file.string(), tj.dump(2) + "\n");
+    if (rows->has(k)) present.push_back(k);
+  {
+    AtomicFile out((fs::path(dir) / "results.json").string());
+    stream_results_json([&out](std::string_view piece) { out.write(piece); }, name, failed, present.size(),
+                        [&](std::size_t i) { return read_file(point_file(dir, present[i])); });
+    out.commit();
+  }
+  {
+    AtomicFile out((fs::path(dir) / "results.csv").string());
+    rows->write_csv(out);
+    out.commit();
+  }
+  {
+    std::vector<std::size_t> with;
+    for (std::size_t k = 0; k < points.size(); ++k)
+      if (timed[k] != kNone) with.push_back(k);
+    AtomicFile out(timing_file.string());
+    stream_dump([&out](std::string_view piece) { out.write(piece); },
+                {{"study", name}, {"jobs", a.mpi ? nlohmann::json("mpi") : nlohmann::json(jobs)},
+                 {"points_run", todo.size()}, {"points_failed", failed}, {"wall_s", sweep_wall}},
+                "points", with.size(), [&](std::size_t i) {
+                  const std::size_t k = with[i];
+                  nlohmann::json e = to_json(timing[k]);
+                  e["point"] = k;
+                  if (timed[k] == kEarlierRun) e["earlier_run"] = true;
+                  return e.dump(2);
+                });
+    out.commit();
+  }
   if (!a.quiet)
     std::fprintf(stderr, "%s: %zu points (%zu reused), %zu failed, %zu run in %.1f s -> %s (wall times per point: timing.json)\n",
                  name.c_str(), points.size(), skipped, failed, todo.size(), sweep_wall, dir.c_str());

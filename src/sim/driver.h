@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -30,8 +31,12 @@ int run_tool(const std::vector<std::string>& args);
 int run_study(const RunArgs& a, const std::string& self_exe);
 // results.json of a study from the text of its finished points (each as
 // written by write_point, in point order): byte for byte what dump(2) of
-// {"failed", "points", "study"} gives.
+// {"failed", "points", "study"} gives. The streaming form hands it to
+// `out` piece by piece, asking for point i's text (of `count`) when it is
+// due, so that no more than one point's text is held at a time.
 std::string results_json(const std::string& study, std::size_t failed, const std::vector<std::string>& points);
+void stream_results_json(const std::function<void(std::string_view)>& out, const std::string& study, std::size_t failed,
+                         std::size_t count, const std::function<std::string(std::size_t)>& point_text);
 // Sweep points [first, last) parsed and their workloads bound to their
 // topology, nothing elaborated or written: bad input throws InputError (that
 // of the first bad point). Returns the study name (empty if no point).

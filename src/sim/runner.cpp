@@ -80,11 +80,8 @@ nlohmann::json resources_json(const topo::Topology& t, Tick end, Platform& plat)
 
 }  // namespace
 
-void write_atomic(const std::string& path, const std::string& text) {
+AtomicFile::AtomicFile(const std::string& path) : m_path(path) {
   namespace fs = std::filesystem;
-  auto fail = [&](const std::string& why, int err) {
-    throw InputError(path + ": " + why + (err ? std::string(": ") + std::strerror(err) : std::string()));
-  };
   // A symbolic link is written through, not replaced: the file it names
   // is the one written (a chain of links is followed to its end).
   std::error_code ec;
@@ -95,39 +92,75 @@ void write_atomic(const std::string& path, const std::string& text) {
     if (ec) fail("cannot read the link", ec.value());
     target = to.is_absolute() ? to : target.parent_path() / to;
   }
+  m_target = target.string();
   const fs::file_status st = fs::status(target, ec);
   if (fs::exists(st) && !fs::is_regular_file(st)) {
     // A device or a pipe (/dev/stdout, a FIFO) takes the text as it is;
     // renaming a file over it would replace the node itself.
     if (!fs::is_character_file(st) && !fs::is_fifo(st)) fail("exists and is not a regular file, device or pipe", 0);
-    const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) fail("cannot open", errno);
-    const bool ok = write_fd(fd, text);
-    const int err = errno;
-    ::close(fd);
-    if (!ok) fail("write failed", err);
+    m_fd = ::open(m_target.c_str(), O_WRONLY | O_CLOEXEC);
+    if (m_fd < 0) fail("cannot open", errno);
     return;
   }
   // A regular file (or none yet): the text goes to a temporary file beside
   // it, which then replaces it whole, so no reader ever sees half of it and
-  // nothing half-written is left behind (the temporary file goes with the
-  // error).
-  const std::string tmp = target.string() + ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail("cannot write", errno);
-  const bool ok = write_fd(fd, text);
-  int err = errno;
-  const bool closed = ::close(fd) == 0;
-  if (ok && !closed) err = errno;
-  if (!ok || !closed) {
-    ::unlink(tmp.c_str());
-    fail("write failed", err);
+  // nothing half-written is left behind.
+  m_tmp = m_target + ".tmp." + std::to_string(::getpid());
+  m_fd = ::open(m_tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (m_fd < 0) {
+    m_tmp.clear();
+    fail("cannot write", errno);
   }
-  if (::rename(tmp.c_str(), target.c_str()) != 0) {
-    err = errno;
-    ::unlink(tmp.c_str());
-    fail("cannot write", err);
+}
+
+AtomicFile::~AtomicFile() {
+  if (m_fd >= 0) ::close(m_fd);
+  if (!m_tmp.empty()) ::unlink(m_tmp.c_str());  // not committed
+}
+
+void AtomicFile::fail(const std::string& why, int err) {
+  if (m_fd >= 0) ::close(m_fd);
+  m_fd = -1;
+  if (!m_tmp.empty()) ::unlink(m_tmp.c_str());
+  m_tmp.clear();
+  throw InputError(m_path + ": " + why + (err ? std::string(": ") + std::strerror(err) : std::string()));
+}
+
+void AtomicFile::flush() {
+  if (m_fd < 0) throw InputError(m_path + ": written after it was committed");
+  if (!write_fd(m_fd, m_buf)) fail("write failed", errno);
+  m_buf.clear();
+}
+
+void AtomicFile::write(std::string_view text) {
+  m_buf.append(text);
+  if (m_buf.size() >= (std::size_t{1} << 20)) flush();
+}
+
+void AtomicFile::commit() {
+  flush();
+  const int fd = m_fd;
+  m_fd = -1;
+  if (::close(fd) != 0) {
+    const int err = errno;
+    if (!m_tmp.empty()) ::unlink(m_tmp.c_str());
+    m_tmp.clear();
+    throw InputError(m_path + ": write failed: " + std::strerror(err));
   }
+  if (m_tmp.empty()) return;  // a device or a pipe
+  if (::rename(m_tmp.c_str(), m_target.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(m_tmp.c_str());
+    m_tmp.clear();
+    throw InputError(m_path + ": cannot write: " + std::strerror(err));
+  }
+  m_tmp.clear();
+}
+
+void write_atomic(const std::string& path, const std::string& text) {
+  AtomicFile f(path);
+  f.write(text);
+  f.commit();
 }
 
 nlohmann::json run_point(const StudyFiles& base, const SweepPoint& point, std::uint64_t seed) {

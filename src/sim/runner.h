@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "src/sim/study.h"
 
@@ -32,7 +33,29 @@ nlohmann::json run_point_in_place(StudyFiles& files, const SweepPoint& point, st
 // Seed of point k, derived from the study seed.
 std::uint64_t point_seed(std::uint64_t study_seed, std::size_t index);
 
-// Write `text` to `path` through a temporary file and a rename.
+// A file written piece by piece that appears whole or not at all: the
+// pieces go to a temporary file beside it, which commit() renames over it
+// (a temporary file not committed goes with the object). A symbolic link
+// is written through; a device or a pipe takes the pieces as they come.
+// Failures are InputErrors naming the file and the system's reason.
+class AtomicFile {
+ public:
+  explicit AtomicFile(const std::string& path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  void write(std::string_view text);
+  void commit();
+
+ private:
+  [[noreturn]] void fail(const std::string& why, int err);
+  void flush();
+  std::string m_path, m_target, m_tmp;  // as given, the file it names, the temporary file
+  int m_fd = -1;
+  std::string m_buf;
+};
+
+// Write `text` to `path` through a temporary file and a rename (AtomicFile).
 void write_atomic(const std::string& path, const std::string& text);
 
 }  // namespace hx::sim
