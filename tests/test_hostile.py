@@ -281,6 +281,22 @@ class Friction(Workdir):
         p.communicate()
         self.assertRegex(first, r'^checked \d+/2999 points of the sweep$')
 
+    def test_metrics_choose_the_csv_columns(self):
+        # `metrics:` was accepted and ignored; now it picks results.csv's
+        # metric columns, in its order, and a pattern that matches nothing
+        # the workloads write is bad input at its place.
+        self.expect_bad(GOOD + 'metrics: [rosta_peer.transfers, bw.gbit_per_s]\n',
+                        "no metric of this study's workloads matches 'bw.gbit_per_s'", regex=r'study\.yaml:4:\d+: metrics\.1')
+        self.expect_bad(GOOD + 'outputs: [csv]\n', "unknown key 'outputs'", regex=r'study\.yaml:4:1:')
+        text = sweep([64, 128]).replace('bytes: 1MiB}', 'name: k, bytes: 1MiB}')
+        study = self.write('study.yaml', text + 'metrics: [k.transfers, "*.rx_MiB_per_s"]\n')
+        out = os.path.join(self.d, 'out')
+        rc, _, err = run('run', study, '-o', out, '-q')
+        self.assertEqual(rc, 0, err)
+        with open(os.path.join(out, 'results.csv')) as f:
+            self.assertEqual(f.readline(), 'point,workloads.0.bytes,k.transfers,k.fpga0_to_fpga1.rx_MiB_per_s\n')
+        self.assertIn('k.aggregate_MiB_per_s', results(out)['points'][0]['metrics'])
+
     def test_a_long_point_shows_how_far_it_is(self):
         # One point of a few seconds, its stderr on a terminal: the progress
         # line tells the point's share of work done, its simulated time and

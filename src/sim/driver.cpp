@@ -125,7 +125,8 @@ std::string check_study(const StudyFiles& f, const Sweep& points, int threads, s
   auto check_one = [&](StudyFiles c, std::size_t k, const topo::Topology* t) {
     apply_point(c, points.at(k));
     const Study s = t ? parse_study_keys(c) : parse_study(c);
-    make_workloads(s.workloads, t ? *t : s.topo);  // validated against the topology, not elaborated
+    // Validated against the topology, not elaborated.
+    check_metric_globs(s.metrics, make_workloads(s.workloads, t ? *t : s.topo));
     return s.name;
   };
   std::atomic<std::size_t> next{first};
@@ -294,10 +295,24 @@ class RowSpool {
   }
   bool has(std::size_t k) const { return m_at[k] >= 0; }
   // The CSV: a header, then a row per point that has one, in point order.
-  void write_csv(AtomicFile& out) {
+  // Every swept value is a column; so is every metric, or, given `globs`
+  // (the study's `metrics:`), those matching one, in the patterns' order.
+  void write_csv(AtomicFile& out, const std::vector<std::string>& globs) {
+    std::vector<std::size_t> metric_cols;  // the metrics' columns, in the order they are written
+    if (globs.empty()) {
+      for (std::size_t c = 0; c < m_metric.names.size(); ++c) metric_cols.push_back(c);
+    } else {
+      std::vector<bool> taken(m_metric.names.size(), false);
+      for (const auto& g : globs)
+        for (std::size_t c = 0; c < m_metric.names.size(); ++c)
+          if (!taken[c] && metric_glob_matches(g, m_metric.names[c])) {
+            taken[c] = true;
+            metric_cols.push_back(c);
+          }
+    }
     std::string line = "point";
     for (const auto& c : m_point.names) line += "," + csv_escape(c);
-    for (const auto& c : m_metric.names) line += "," + csv_escape(c);
+    for (const std::size_t c : metric_cols) line += "," + csv_escape(m_metric.names[c]);
     out.write(line + "\n");
     std::vector<std::string> cells;
     for (std::size_t k = 0; k < m_at.size(); ++k) {
@@ -310,7 +325,10 @@ class RowSpool {
           const std::uint32_t col = get();
           cells.at(col) = get_text();
         }
-        for (const auto& c : cells) line += "," + c;
+        if (cols == &m_point)
+          for (const auto& c : cells) line += "," + c;
+        else
+          for (const std::size_t c : metric_cols) line += "," + cells[c];
       }
       out.write(line + "\n");
     }
@@ -544,7 +562,9 @@ int run_study(const RunArgs& a, const std::string& self) {
   }
   {
     AtomicFile out((fs::path(dir) / "results.csv").string());
-    rows->write_csv(out);
+    std::vector<std::string> globs;
+    for (const auto& [g, where] : parse_study_keys(f).metrics) globs.push_back(g);
+    rows->write_csv(out, globs);
     out.commit();
   }
   {

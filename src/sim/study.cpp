@@ -350,8 +350,7 @@ const cfg::KeyTable& study_keys() {
       {"set", "parameter settings applied before any --set: a map of path -> value (`topology.nodes.X.Y` for the platform)"},
       {"workloads", "the list of workloads, each a map with a `type` (see Workload types)"},
       {"sweep", "a list of axes, each {path, values}, {path, range: {from, to, step}} or {zip: [{path, values}, ...]}; points are their cartesian product"},
-      {"metrics", "reserved: accepted and not used (every metric is written)"},
-      {"outputs", "reserved: accepted and not used"},
+      {"metrics", "the metrics results.csv keeps as columns, a list of names in which `*` stands for any text (e.g. `bw.gbit_per_s`, `*.rx_MiB_per_s`), in that order; each must match a metric the study's workloads write; results.json and the points' files keep every metric (default: all of them)"},
   };
   return t;
 }
@@ -398,6 +397,16 @@ Study parse_study_keys(const StudyFiles& f) {
   if (root.has("deadline")) s.deadline = root.child("deadline").time();
   s.workloads = root.child("workloads");
   if (!s.workloads.node.IsSequence() || s.workloads.node.size() == 0) s.workloads.fail("a study needs a list of workloads");
+  if (root.has("metrics")) {
+    const cfg::Cursor m = root.child("metrics");
+    if (!m.node.IsSequence() || m.node.size() == 0) m.fail("a list of metric names, `*` standing for any text");
+    for (std::size_t i = 0; i < m.node.size(); ++i) {
+      const cfg::Cursor one = m.item(i);
+      const std::string glob = one.str();
+      if (glob.empty()) one.fail("a metric name or pattern");
+      s.metrics.emplace_back(glob, one);
+    }
+  }
   return s;
 }
 

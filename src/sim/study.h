@@ -90,6 +90,9 @@ struct Study {
   Tick deadline = 1000 * kMs;
   topo::Topology topo;
   cfg::Cursor workloads;
+  // `metrics:`: the metrics results.csv keeps, as patterns of their names
+  // (`*` any text), each with its place in the study; empty: all of them.
+  std::vector<std::pair<std::string, cfg::Cursor>> metrics;
   YAML::Node study_root;  // keeps the cursors' nodes alive
 };
 

@@ -1,6 +1,7 @@
 #include "src/sim/workloads.h"
 
 #include <algorithm>
+#include <functional>
 #include <cctype>
 #include <cmath>
 #include <map>
@@ -1131,6 +1132,45 @@ void check_metrics(const Workload& w, const Results& r) {
     if (!r.histograms.contains(key))
       throw SimError("workload " + w.name() + " (" + w.type() + ") broke down " + key +
                      ", which is not one of its latency histograms: a simulator bug");
+}
+
+namespace {
+// Whether some text matches both patterns, `*` in either standing for any
+// text: one of them gives up its next character, or both when those match.
+bool globs_meet(const std::string& a, const std::string& b) {
+  std::vector<std::vector<char>> seen(a.size() + 1, std::vector<char>(b.size() + 1, -1));
+  std::function<bool(std::size_t, std::size_t)> meet = [&](std::size_t i, std::size_t j) -> bool {
+    char& m = seen[i][j];
+    if (m >= 0) return m;
+    bool r;
+    if (i == a.size() && j == b.size()) r = true;
+    else if (i < a.size() && a[i] == '*') r = meet(i + 1, j) || (j < b.size() && meet(i, j + 1));
+    else if (j < b.size() && b[j] == '*') r = meet(i, j + 1) || (i < a.size() && meet(i + 1, j));
+    else r = i < a.size() && j < b.size() && a[i] == b[j] && meet(i + 1, j + 1);
+    m = r;
+    return r;
+  };
+  return meet(0, 0);
+}
+}  // namespace
+
+bool metric_glob_matches(const std::string& glob, const std::string& name) { return globs_meet(glob, name); }
+
+void check_metric_globs(const std::vector<std::pair<std::string, cfg::Cursor>>& globs,
+                        const std::vector<std::unique_ptr<Workload>>& workloads) {
+  for (const auto& [glob, where] : globs) {
+    std::string could;
+    bool met = false;
+    for (const auto& w : workloads)
+      for (const MetricDoc& d : metric_docs()) {
+        if (d.histogram || w->type() != d.type) continue;
+        std::string name = w->name() + "." + d.name;
+        for (std::size_t lt; (lt = name.find('<')) != std::string::npos;) name.replace(lt, name.find('>', lt) + 1 - lt, "*");
+        met = met || globs_meet(glob, name);
+        if (could.size() < 600) could += (could.empty() ? "" : ", ") + name;
+      }
+    if (!met) where.fail("no metric of this study's workloads matches '" + glob + "'; they write " + could);
+  }
 }
 
 std::string metrics_reference() {

@@ -75,6 +75,13 @@ const std::vector<MetricDoc>& metric_docs();
 void check_metrics(const Workload& w, const Results& r);
 // The Markdown reference of every workload's metrics.
 std::string metrics_reference();
+// Whether metric name `name` matches `glob` (`*` stands for any text).
+bool metric_glob_matches(const std::string& glob, const std::string& name);
+// Fails (InputError at the pattern's place) unless each of a study's
+// `metrics:` patterns matches a metric one of `workloads` may write (as
+// declared: each <placeholder> any text).
+void check_metric_globs(const std::vector<std::pair<std::string, cfg::Cursor>>& globs,
+                        const std::vector<std::unique_ptr<Workload>>& workloads);
 
 std::vector<std::unique_ptr<Workload>> make_workloads(const cfg::Cursor& list, const topo::Topology& t);
 
