@@ -67,6 +67,18 @@ StudyFiles copy_without_positions(const StudyFiles& f) {
   return c;
 }
 
+StudyFiles copy_without_sweep(const StudyFiles& f) {
+  StudyFiles c = f;
+  YAML::Node study(YAML::NodeType::Map);
+  for (auto it = f.study.begin(); it != f.study.end(); ++it)
+    if (it->first.Scalar() != "sweep") study[YAML::Clone(it->first)] = YAML::Clone(it->second);
+  c.study.reset(study);  // reset(), not `=`: see copy_without_positions
+  c.topo.reset(YAML::Clone(f.topo));
+  c.study_origins.clear();
+  c.topo_origins.clear();
+  return c;
+}
+
 StudyFiles copy_study_only(const StudyFiles& f) {
   StudyFiles c = f;
   c.study.reset(YAML::Clone(f.study));  // reset(), not `=`: see copy_without_positions

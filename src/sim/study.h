@@ -41,6 +41,10 @@ StudyFiles copy_without_positions(const StudyFiles& f);
 // The same for the study alone: the copy shares f's topology tree, for a
 // caller that will not change it.
 StudyFiles copy_study_only(const StudyFiles& f);
+// copy_without_positions without the study's `sweep:` (never copied: a
+// list of a million values is most of the study, and a yaml-cpp tree gives
+// no memory back for what is removed from it).
+StudyFiles copy_without_sweep(const StudyFiles& f);
 // path=value overrides; `topology.` paths go to the topology tree.
 void apply_set(StudyFiles& f, const std::string& path, const YAML::Node& value, const std::string& origin);
 void apply_set(StudyFiles& f, const std::string& path, const std::string& value, const std::string& origin);
