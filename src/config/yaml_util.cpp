@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <iterator>
 #include <sstream>
+#include <thread>
 #include <unordered_map>
 
 #include <yaml-cpp/anchor.h>
@@ -378,13 +379,41 @@ YAML::Node load_text(const std::string& text, const TextPlace& place) {
     std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(text[bad]));
     place.fail(mark_at(text, bad), std::string("invalid UTF-8 (byte ") + hex + "): the input must be UTF-8 text");
   }
-  try {
+  // Two parses of the text: the strict pass over its events, and the
+  // tree. A large text (a sweep listing a million values) has them run
+  // side by side, each in a parser of its own; either way the strict
+  // pass's error comes first.
+  auto strict = [&] {
     std::istringstream in(text);
     YAML::Parser parser(in);
     StrictEvents events(place);
     while (parser.HandleNextDocument(events)) {
     }
-    return YAML::Load(text);
+  };
+  try {
+    if (text.size() < (std::size_t{1} << 20)) {
+      strict();
+      return YAML::Load(text);
+    }
+    std::exception_ptr strict_error;
+    std::thread side([&] {
+      try {
+        strict();
+      } catch (...) {
+        strict_error = std::current_exception();
+      }
+    });
+    YAML::Node tree;
+    std::exception_ptr tree_error;
+    try {
+      tree = YAML::Load(text);
+    } catch (...) {
+      tree_error = std::current_exception();
+    }
+    side.join();
+    if (strict_error) std::rethrow_exception(strict_error);
+    if (tree_error) std::rethrow_exception(tree_error);
+    return tree;
   } catch (const YAML::ParserException& e) {
     if (!place.is_file) throw InputError(place.name + " is not valid YAML: " + e.msg);
     place.fail(e.mark, "YAML syntax error: " + e.msg);
