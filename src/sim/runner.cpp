@@ -189,8 +189,8 @@ nlohmann::json run_point_in_place(StudyFiles& f, const SweepPoint& point, std::u
     ~BeatOff() { Scheduler::set_heartbeat(nullptr); }
   } beat_off;
   if (progress) {
-    auto last = wall_elab;
-    Scheduler::set_heartbeat([&progress, &workloads, &last, wall0] {
+    // The heartbeat keeps when it last told (its own copy, not a local of this block).
+    Scheduler::set_heartbeat([&progress, &workloads, last = wall_elab, wall0]() mutable {
       const auto now = std::chrono::steady_clock::now();
       if (now - last < std::chrono::seconds(1)) return;
       last = now;
