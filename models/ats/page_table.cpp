@@ -15,11 +15,6 @@ constexpr std::uint64_t kAddrMask = 0x000ffffffffff000ull;
 
 std::uint64_t index_at(std::uint64_t va, int level) { return (va >> kLevelShift[level]) & 511u; }
 
-std::string hex(std::uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
 }  // namespace
 
 PageTable::PageTable(mem::SparseMemory& store, std::uint64_t region_base, std::uint64_t region_bytes)

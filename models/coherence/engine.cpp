@@ -7,11 +7,6 @@
 namespace hx::coherence {
 
 namespace {
-std::string hex(std::uint64_t v) {
-  std::ostringstream os;
-  os << "0x" << std::hex << v;
-  return os.str();
-}
 
 [[noreturn]] void fail(const std::string& who, std::uint64_t line, const std::string& what) {
   throw SimError(who + " line " + hex(line) + ": " + what);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "models/core/error.h"
+
 namespace hx {
 
 const char* target_kind_name(AddressTarget::Kind k) {
@@ -15,14 +17,6 @@ const char* target_kind_name(AddressTarget::Kind k) {
   }
   return "?";
 }
-
-namespace {
-std::string hex(std::uint64_t a) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(a));
-  return b;
-}
-}  // namespace
 
 std::string AddressMap::add(std::uint64_t base, std::uint64_t size, AddressTarget target, const std::string& name) {
   if (size == 0) return name + ": an empty range";

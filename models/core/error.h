@@ -18,6 +18,9 @@ class SimError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// An address or other value as 0x... for a message.
+std::string hex(std::uint64_t v);
+
 [[noreturn]] void sim_fail(const std::string& component, const std::string& what);
 
 }  // namespace hx

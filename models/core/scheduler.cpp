@@ -3,6 +3,7 @@
 #include <cxxabi.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <typeinfo>
@@ -146,6 +147,12 @@ Dispatcher* g_disp = nullptr;
 
 void set_global_seed(std::uint64_t seed) { g_seed = seed; }
 std::uint64_t global_seed() { return g_seed; }
+
+std::string hex(std::uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
 
 void sim_fail(const std::string& component, const std::string& what) {
   throw SimError(component + " at " + std::to_string(to_ns(now_tick())) + " ns: " + what);

@@ -100,7 +100,9 @@ struct System {
       const HomeLine& h = home[static_cast<std::size_t>(l)];
       ASSERT_FALSE(h.busy);
       ASSERT_EQ(h.sharers, holders) << "line " << l;
-      if (!dirty) ASSERT_EQ(h.mem, golden[static_cast<std::size_t>(l)]) << "line " << l;
+      if (!dirty) {
+        ASSERT_EQ(h.mem, golden[static_cast<std::size_t>(l)]) << "line " << l;
+      }
     }
   }
 };
