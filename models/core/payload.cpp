@@ -3,6 +3,7 @@
 #include <array>
 #include <cstring>
 #include <memory>
+#include <string>
 
 namespace hx {
 
@@ -136,6 +137,14 @@ std::uint64_t bytes_checksum(const std::uint8_t* p, std::uint32_t len) {
     h.add(w);
   }
   return h.finish(len);
+}
+
+PayloadBytes* take_bytes(const std::uint8_t* p, std::uint32_t n) {
+  if (n > PayloadBytes::kMax) throw SimError("a payload of " + std::to_string(n) + " bytes is larger than any TLP carries");
+  PayloadBytes* b = PayloadPool::instance().get();
+  b->n = n;
+  if (n) std::memcpy(b->b, p, n);
+  return b;
 }
 
 }  // namespace hx

@@ -6,6 +6,9 @@
 // checksum across a change of transport.
 #pragma once
 #include <cstdint>
+#include <cstring>
+
+#include "models/core/pool.h"
 
 namespace hx {
 
@@ -19,5 +22,25 @@ void pattern_fill(std::uint64_t stream, std::uint64_t off, std::uint8_t* out, st
 // The stream whose byte at offset a is the initial content of host memory at
 // address a.
 constexpr std::uint64_t kMemoryStream = 0x5eedull;
+
+// Real bytes riding with a transaction, for producers whose data is not a
+// pattern (an RTL device's descriptors and status words, a driver's
+// register values, data read back for such a device). Pooled: a buffer is
+// taken with take_bytes and goes back with its transaction.
+struct PayloadBytes {
+  static constexpr const char* kPoolName = "a payload buffer";
+  static constexpr std::uint32_t kMax = 4096;  // the largest PCIe payload
+  std::uint64_t id = 0;
+  std::uint32_t n = 0;
+  std::uint8_t b[kMax];
+};
+using PayloadPool = Pool<PayloadBytes>;
+// A buffer holding a copy of [p, p+n) (n <= PayloadBytes::kMax).
+PayloadBytes* take_bytes(const std::uint8_t* p, std::uint32_t n);
+inline void drop_bytes(PayloadBytes*& b) {
+  if (!b) return;
+  PayloadPool::instance().put(b);
+  b = nullptr;
+}
 
 }  // namespace hx

@@ -1,6 +1,7 @@
 #include "models/host/host_cpu.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "models/core/error.h"
@@ -60,8 +61,8 @@ void HostCpu::compute(int core, Tick d) {
   wait_until(noisy_end(core, now, now + d));
 }
 
-void HostCpu::send_write(std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off,
-                         std::uint64_t checksum) {
+Tlp* HostCpu::send_write(std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off,
+                         std::uint64_t checksum, const std::uint8_t* bytes) {
   Tlp* t = pcie::TlpPool::instance().get();
   t->kind = TlpKind::MemWr;
   t->addr = addr;
@@ -70,8 +71,10 @@ void HostCpu::send_write(std::uint64_t addr, std::uint32_t len, std::uint64_t st
   t->data_stream = stream;
   t->data_off = off;
   t->checksum = checksum;
+  if (bytes) t->set_bytes(bytes, len);
   t->created = now_tick();
   m_rc.issue_mmio(t);
+  return t;
 }
 
 void HostCpu::mmio_write_uc(int core, std::uint64_t addr, std::uint32_t len, std::uint64_t stream,
@@ -82,6 +85,16 @@ void HostCpu::mmio_write_uc(int core, std::uint64_t addr, std::uint32_t len, std
     compute(core, m_cfg.far_mmio);
   }
   send_write(addr, len, stream, off, pattern_checksum(stream, off, len));
+  ++uc_writes;
+  compute(core, m_cfg.uc_write_cost);
+}
+
+void HostCpu::mmio_write_bytes(int core, std::uint64_t addr, const std::uint8_t* p, std::uint32_t len) {
+  if (m_far.at(static_cast<std::size_t>(core))) {
+    wait_until(m_rc.memory().cross_in_order(now_tick()));
+    compute(core, m_cfg.far_mmio);
+  }
+  send_write(addr, len, 0, 0, 0, p);
   ++uc_writes;
   compute(core, m_cfg.uc_write_cost);
 }
@@ -128,17 +141,21 @@ void HostCpu::set_far(int core, bool far) {
   m_far[static_cast<std::size_t>(core)] = far;
 }
 
-void HostCpu::mmio_read(int core, std::uint64_t addr, std::uint32_t len) {
+void HostCpu::mmio_read(int core, std::uint64_t addr, std::uint32_t len, std::uint8_t* out) {
   Tlp* t = pcie::TlpPool::instance().get();
   t->kind = TlpKind::MemRd;
   t->addr = addr;
   t->addr64 = pcie::needs_addr64(addr);
   t->req_len = len;
   t->tag = m_next_tag++;
+  t->want_bytes = out != nullptr;
   t->created = now_tick();
-  auto& ev = m_reads[t->tag];
-  ev = std::make_unique<sc_core::sc_event>();
-  sc_core::sc_event* e = ev.get();
+  auto& r = m_reads[t->tag];
+  r.ev = std::make_unique<sc_core::sc_event>();
+  r.addr = addr;
+  r.len = len;
+  r.out = out;
+  sc_core::sc_event* e = r.ev.get();
   ++mmio_reads;
   m_rc.issue_mmio(t);
   sc_core::wait(*e);
@@ -148,8 +165,20 @@ void HostCpu::mmio_read(int core, std::uint64_t addr, std::uint32_t len) {
 
 void HostCpu::on_mmio_completion(const Tlp& t, Tick) {
   auto it = m_reads.find(t.tag);
-  if (it == m_reads.end()) sim_fail(basename(), "completion for an MMIO read that is not outstanding");
-  notify_now(*it->second);
+  if (it == m_reads.end() || !it->second.ev) sim_fail(basename(), "completion for an MMIO read that is not outstanding");
+  MmioRead& r = it->second;
+  if (!t.payload_intact()) sim_fail(basename(), "payload check failed on an MMIO read completion from " + hex(t.addr));
+  if (r.out && t.len) {
+    if (t.addr < r.addr || t.addr - r.addr >= r.len)
+      sim_fail(basename(), "an MMIO read completion for " + hex(t.addr) + " lies outside its request");
+    std::uint8_t buf[PayloadBytes::kMax];
+    t.payload(buf);
+    const std::uint64_t at = t.addr - r.addr;
+    std::memcpy(r.out + at, buf, std::min<std::uint64_t>(t.len, r.len - at));
+  }
+  // A read answered by several completions ends with the last one.
+  if (t.req_len > t.len) return;
+  notify_now(*r.ev);
   // The event object must outlive the notification: keep it until the next read reuses the tag.
 }
 

@@ -65,7 +65,10 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   void mmio_copy_wc(int core, std::uint64_t dst, std::uint64_t src, std::uint32_t len, std::uint64_t stream,
                     std::uint64_t off);
   void fence(int core);
-  void mmio_read(int core, std::uint64_t addr, std::uint32_t len);
+  // A UC store of real bytes (a register value, a doorbell with data).
+  void mmio_write_bytes(int core, std::uint64_t addr, const std::uint8_t* p, std::uint32_t len);
+  // A read round trip; with `out`, the completion's bytes land there.
+  void mmio_read(int core, std::uint64_t addr, std::uint32_t len, std::uint8_t* out = nullptr);
   // Polling: arm before triggering the write, then wait for it.
   int arm_watch(std::uint64_t addr, std::uint32_t len, int core);
   void wait_watch(int id);
@@ -84,8 +87,8 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
  private:
   Tick noisy_end(int core, Tick start, Tick end);
   void wait_until(Tick t);
-  void send_write(std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off,
-                  std::uint64_t checksum);
+  Tlp* send_write(std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off,
+                  std::uint64_t checksum, const std::uint8_t* bytes = nullptr);
   struct Watch {
     std::uint64_t addr;
     std::uint32_t len;
@@ -111,7 +114,13 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   std::vector<int> m_undetected;
   int m_next_watch = 0;
   std::map<std::uint32_t, MsiWait> m_msi;
-  std::map<std::uint16_t, std::unique_ptr<sc_core::sc_event>> m_reads;
+  struct MmioRead {
+    std::unique_ptr<sc_core::sc_event> ev;
+    std::uint64_t addr = 0;
+    std::uint32_t len = 0;
+    std::uint8_t* out = nullptr;  // where its bytes go (none: timing only)
+  };
+  std::map<std::uint16_t, MmioRead> m_reads;
   std::uint16_t m_next_tag = 0;
 };
 

@@ -363,9 +363,9 @@ void RootComplex::accept_write(Tlp* t, int port) {
   write_bytes += t->len;
   // Store the real bytes; they must match what the producer checksummed
   // (the pattern's sum equals the sum of its stored bytes: test_units_config).
-  if (pattern_checksum(t->data_stream, t->data_off, t->len) != t->checksum)
-    sim_fail(basename(), "payload check failed on a write to 0x" + std::to_string(t->addr));
-  m_mem.store().write_pattern(t->addr, t->data_stream, t->data_off, t->len);
+  if (!t->payload_intact()) sim_fail(basename(), "payload check failed on a write to " + hex(t->addr));
+  if (t->bytes) m_mem.store().write(t->addr, t->bytes->b, t->len);
+  else m_mem.store().write_pattern(t->addr, t->data_stream, t->data_off, t->len);
   const Tick now = now_tick();
   const std::uint64_t L = static_cast<std::uint64_t>(m_cfg.memory.line_B);
   Tick commit = now;
@@ -463,7 +463,8 @@ void RootComplex::serve_atomic(Tlp* t, int port) {
   c->len = size;
   c->req_len = size;
   c->operand[0] = old;
-  c->checksum = store.checksum(t->addr, size);
+  if (t->want_bytes) c->set_bytes(b, size);
+  else c->checksum = store.checksum(t->addr, size);
   c->ctx = t->ctx;
   c->created = data;
   if (t->ledger) {
@@ -520,7 +521,14 @@ Tlp* RootComplex::make_completion(ReadJob& j, std::uint64_t stop, Tick now) {
   c->addr = j.next;
   c->len = static_cast<std::uint32_t>(stop - j.next);
   c->req_len = static_cast<std::uint32_t>(j.end - j.next);
-  c->checksum = m_mem.store().checksum(j.next, c->len);
+  if (j.req->want_bytes) {
+    c->bytes = PayloadPool::instance().get();
+    c->bytes->n = c->len;
+    m_mem.store().read(j.next, c->bytes->b, c->len);
+    c->checksum = bytes_checksum(c->bytes->b, c->len);
+  } else {
+    c->checksum = m_mem.store().checksum(j.next, c->len);
+  }
   c->ctx = j.req->ctx;
   c->created = now;
   if (j.req->ledger) {

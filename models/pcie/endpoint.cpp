@@ -117,6 +117,17 @@ bool Endpoint::tx_none_eligible(const PciePort& p, Tick at, Tick& next_ready) co
   return true;
 }
 
+Tlp* Endpoint::completion_for(const Tlp& req) {
+  Tlp* c = make(TlpKind::CplD);
+  c->vc = req.vc;
+  c->requester = req.requester;
+  c->completer = m_cfg.rid;
+  c->tag = req.tag;
+  c->addr = req.addr;
+  c->ctx = req.ctx;
+  return c;
+}
+
 void Endpoint::tx_done(PciePort&, const Tlp& t, Tick start, Tick end) {
   if (m_dev) m_dev->on_sent(t, start, end);
 }
@@ -149,7 +160,8 @@ void Endpoint::on_action(std::uint32_t kind, std::uint64_t, void* ptr) {
         TlpPool::instance().put(t);
         break;
       case TlpKind::MemRd:
-        m_sched.at(now_tick() + m_cfg.reg_read_latency, this, kRegRead, 0, t);
+        if (m_dev && m_dev->on_read(*t)) TlpPool::instance().put(t);
+        else m_sched.at(now_tick() + m_cfg.reg_read_latency, this, kRegRead, 0, t);
         break;
       case TlpKind::FetchAdd:
       case TlpKind::Swap:
@@ -160,11 +172,7 @@ void Endpoint::on_action(std::uint32_t kind, std::uint64_t, void* ptr) {
         sim_fail(basename(), std::string("unexpected ") + kind_name(t->kind));
     }
   } else if (kind == kRegRead) {
-    Tlp* c = make(TlpKind::CplD);
-    c->requester = t->requester;
-    c->completer = m_cfg.rid;
-    c->tag = t->tag;
-    c->addr = t->addr;
+    Tlp* c = completion_for(*t);
     c->len = std::max<std::uint32_t>(4, t->req_len);
     c->req_len = c->len;
     c->data_stream = kMemoryStream;

@@ -47,6 +47,11 @@ class Device {
   virtual void attach(Endpoint& ep) { m_ep = &ep; }
   // A write into one of our BARs (the target path).
   virtual void on_write(const Tlp& t) = 0;
+  // A read of one of our BARs. A device that answers its own reads (its
+  // registers are real: an RTL design) returns true and later pushes the
+  // completion (Endpoint::completion_for) on stream 0; false leaves the
+  // answer to the endpoint (reg_read_latency, the memory pattern).
+  virtual bool on_read(const Tlp& t) { return false; }
   virtual void on_completion(const Tlp& t) = 0;
   virtual void on_tx_space(int stream) {}
   virtual void on_sent(const Tlp& t, Tick start, Tick end) {}
@@ -71,6 +76,8 @@ class Endpoint final : public sc_core::sc_module, public PortOwner, public Actor
   void push(int stream, Tlp* t, Tick at = 0);
   Tlp* make(TlpKind kind);  // a TLP from this function (requester id set)
   Tlp* make_msi(std::uint32_t vector);  // the MWr that signals MSI `vector`
+  // The CplD answering read `req` (no payload yet: set it, then push it on stream 0).
+  Tlp* completion_for(const Tlp& req);
   int mps() const;          // this function's programmed Max_Payload_Size
 
   Tlp* tx_select(PciePort& p) override;

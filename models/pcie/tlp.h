@@ -1,8 +1,11 @@
 // The transaction object carried through the fabric. Pooled (core/pool.h):
 // the hot path never allocates. Payload bytes are not copied hop by hop; a
-// TLP carries the 64-bit checksum of its bytes (core/payload.h).
+// TLP carries the 64-bit checksum of its bytes (core/payload.h) and either
+// a pattern reference (pure traffic: the fast path) or, when its producer
+// has real data, a pooled buffer of the bytes themselves.
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "models/core/ledger.h"
@@ -37,6 +40,12 @@ struct Tlp {
   // that stores a write regenerates them from here and checks `checksum`.
   std::uint64_t data_stream = 0;
   std::uint64_t data_off = 0;
+  // Or the bytes themselves (then data_stream/data_off mean nothing): set
+  // with set_bytes; a consumer reads them with payload().
+  PayloadBytes* bytes = nullptr;
+  // MRd: the requester wants the data itself in its completions (a device
+  // that reads descriptors or data it will use), not only its checksum.
+  bool want_bytes = false;
   // AtomicOp operands (FetchAdd: the addend; Swap: the new value; CAS: the
   // compare value, then the swap value) and, in its completion, the
   // original value (operand[0]). Little-endian values of the operand size.
@@ -50,7 +59,27 @@ struct Tlp {
   std::uint16_t hops = 0;
   void* ctx = nullptr;           // originator's context (opaque to the fabric)
   Ledger* ledger = nullptr;      // where its time went, when a workload times it (models/core/ledger.h)
-  void release_parts() { drop_ledger(ledger); }
+  void release_parts() {
+    drop_ledger(ledger);
+    drop_bytes(bytes);
+  }
+  // Carry [p, p+n) as real bytes: len and checksum follow.
+  void set_bytes(const std::uint8_t* p, std::uint32_t n) {
+    drop_bytes(bytes);
+    bytes = take_bytes(p, n);
+    len = n;
+    checksum = bytes_checksum(bytes->b, n);
+  }
+  // Whether the payload is what its producer checksummed.
+  bool payload_intact() const {
+    return bytes ? bytes->n == len && bytes_checksum(bytes->b, len) == checksum
+                 : pattern_checksum(data_stream, data_off, len) == checksum;
+  }
+  // The payload's bytes, real or regenerated from the pattern, into out[0..len).
+  void payload(std::uint8_t* out) const {
+    if (bytes) std::memcpy(out, bytes->b, len);
+    else pattern_fill(data_stream, data_off, out, len);
+  }
 
   FcClass fc() const { return fc_class(kind); }
   int header_B() const {

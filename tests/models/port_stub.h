@@ -27,6 +27,10 @@ class Stub final : public PortOwner, public Actor {
   void rx_arrive(PciePort&, Tlp* t, Tick head, Tick tail) override {
     rx.push_back({head, tail});
     got.push_back(*t);
+    // The copy keeps no pointer to the pooled parts (they go back with t).
+    got.back().ledger = nullptr;
+    got.back().bytes = nullptr;
+    data.emplace_back(t->bytes ? std::vector<std::uint8_t>(t->bytes->b, t->bytes->b + t->len) : std::vector<std::uint8_t>{});
     if (!hold) sched.at(tail + drain, this, 0, 0, t);
     else held.push_back(t);
   }
@@ -55,6 +59,7 @@ class Stub final : public PortOwner, public Actor {
   std::deque<Tlp*> q;
   std::vector<std::pair<Tick, Tick>> rx, tx;
   std::vector<Tlp> got;  // copies of what arrived, in arrival order
+  std::vector<std::vector<std::uint8_t>> data;  // their real bytes (empty: none)
   std::vector<Tlp*> held;
   bool hold = false;
   Tick drain = 0;
