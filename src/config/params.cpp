@@ -432,6 +432,31 @@ const ParamTable<dma::BenchDmaConfig>& bench_params() {
   return t;
 }
 
+const ParamTable<rtl::RtlDeviceConfig>& rtl_params() {
+  using C = rtl::RtlDeviceConfig;
+  static const ParamTable<C> t = {
+      P<C>("interface", "choice", "tlp_stream", "how the design connects: tlp_stream (header and DW-aligned data streams; docs/rtl.md)",
+           [](C&, const Cursor& v) { v.choice({"tlp_stream"}); }),
+      P<C>("data_width", "int", "256", "bits of each stream's data bus (64, 128, 256 or 512)", [](C& c, const Cursor& v) {
+        c.data_width = static_cast<int>(v.integer(64, 512));
+        if (c.data_width != 64 && c.data_width != 128 && c.data_width != 256 && c.data_width != 512) v.fail("64, 128, 256 or 512");
+      }),
+      P<C>("clock", "frequency", "250MHz", "the design's clock", [](C& c, const Cursor& v) { c.clock_mhz = v.freq_mhz(); }),
+      P<C>("reset_cycles", "int", "8", "cycles the design is held in reset before time 0",
+           [](C& c, const Cursor& v) { c.reset_cycles = static_cast<int>(v.integer(1, 1 << 20)); }),
+      P<C>("idle_cycles", "int", "16", "cycles without a handshake after which the clock stops until an input changes (the clocking contract, docs/rtl.md)",
+           [](C& c, const Cursor& v) { c.idle_cycles = static_cast<int>(v.integer(1, 1 << 20)); }),
+      P<C>("free_running", "bool", "false", "the clock runs from reset until the driver is done, for designs that change state on their own",
+           [](C& c, const Cursor& v) { c.free_running = v.boolean(); }),
+      P<C>("wave", "string", "", "write the design's signals to this VCD file", [](C& c, const Cursor& v) { c.wave = v.scalar(); }),
+      P<C>("tx_depth", "int", "8", "TLPs the endpoint queues from tx_req before tx_req_ready drops",
+           [](C& c, const Cursor& v) { c.tx_depth = static_cast<int>(v.integer(1, 4096)); }),
+      P<C>("inject_completion_error", "bool", "false", "a test of the data checks: change one byte of the design's first completion after its checksum (the run must fail)",
+           [](C& c, const Cursor& v) { c.corrupt_completion = v.boolean(); }),
+  };
+  return t;
+}
+
 const ParamTable<ccix::RequestAgentConfig>& ccix_ra_params() {
   using C = ccix::RequestAgentConfig;
   static const ParamTable<C> t = {
@@ -511,6 +536,8 @@ std::string params_reference() {
   section(os, "calypte", "Under `calypte:` of an endpoint with `device: calypte`.", calypte_params());
   section(os, "bench", "Under `bench:` of an endpoint with `device: bench`.", bench_params());
   section(os, "coyote", "Under `coyote:` of an endpoint with `device: coyote`.", coyote_params());
+  section(os, "rtl", "Under `rtl:` of an endpoint with `device: rtl`, beside the design's `sources`, `top`, `parameters`, `include_dirs` and "
+          "`verilator_args` (docs/rtl.md).", rtl_params());
   section(os, "ccix_ra", "Under `ccix_ra:` of an endpoint with `device: ccix_ra` (a CCIX request agent: system cache and traffic generator, "
           "beside a DMA engine and ATS switch configured by the node's `bench:` section). Its packet format (header, packing, max_packet) "
           "is its link's, both ways.", ccix_ra_params());

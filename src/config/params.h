@@ -19,6 +19,7 @@
 #include "models/pcie/endpoint.h"
 #include "models/pcie/port.h"
 #include "models/pcie/switch.h"
+#include "models/rtl/rtl_device.h"
 #include "src/config/yaml_util.h"
 
 namespace hx::cfg {
@@ -76,6 +77,7 @@ const ParamTable<dma::RostaConfig>& rosta_params();
 const ParamTable<dma::CalypteConfig>& calypte_params();
 const ParamTable<dma::BenchDmaConfig>& bench_params();
 const ParamTable<dma::CoyoteConfig>& coyote_params();
+const ParamTable<rtl::RtlDeviceConfig>& rtl_params();
 const ParamTable<ccix::RequestAgentConfig>& ccix_ra_params();
 const ParamTable<ccix::HomePortConfig>& ccix_home_params();
 

@@ -11,6 +11,7 @@
 #include "models/core/stable_hash.h"
 #include "models/core/trace.h"
 #include "src/config/units.h"
+#include "src/topology/devices.h"
 #include "src/sim/runner.h"
 #include "src/sim/version.h"
 
@@ -52,7 +53,13 @@ std::string run_fingerprint(const StudyFiles& f, const Sweep& points, std::uint6
                             const std::string& self) {
   StableHash h;
   h.field(emit(f.study)).field(emit(f.topo));
-  for (const std::string& t : points.topologies(f)) h.field(t).field(read_file(t));
+  // An RTL device's design files, by content (their paths are in the text).
+  h.field(topo::rtl_inputs_digest(f.topo, f.topo_file));
+  for (const std::string& t : points.topologies(f)) {
+    const std::string text = read_file(t);
+    h.field(t).field(text);
+    h.field(topo::rtl_inputs_digest(cfg::load_file(t), t));
+  }
   // The build: the binary's size and time, and the commit it was built from.
   std::error_code ec;
   h.field(std::to_string(seed));

@@ -10,6 +10,7 @@
 
 #include "models/core/error.h"
 #include "models/core/rng.h"
+#include "src/sim/rtl_script.h"
 
 namespace hx::sim {
 
@@ -995,7 +996,7 @@ std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const 
     if (!c.is_map()) c.fail("a workload is a map with a type");
     const std::string type =
         c.child("type").choice({"rosta_dma", "rosta_peer", "rosta_echo", "calypte_loopback", "bench_lat", "bench_bw", "coyote_perf",
-                                 "calypte_burst", "ccix_lat"});
+                                 "calypte_burst", "ccix_lat", "rtl_script"});
     std::unique_ptr<Workload> w;
     if (type == "rosta_dma") w = std::make_unique<RostaHostDma>(c, p);
     if (type == "rosta_peer") w = std::make_unique<RostaPeer>(c, p);
@@ -1006,6 +1007,7 @@ std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const 
     if (type == "coyote_perf") w = std::make_unique<CoyotePerf>(c, p);
     if (type == "calypte_burst") w = std::make_unique<CalypteBurst>(c, p);
     if (type == "ccix_lat") w = std::make_unique<CcixLatency>(c, p);
+    if (type == "rtl_script") w = make_rtl_script(c, p);
     w->set_type(type);
     if (!names.insert(w->name()).second) c.fail("two workloads named '" + w->name() + "'; give one a name:");
     for (const auto& d : w->exclusive_devices()) {
@@ -1055,6 +1057,10 @@ const std::vector<MetricDoc>& metric_docs() {
       {"calypte_loopback", "<mode>_p99_us", "us", "its 99th percentile"},
       {"calypte_loopback", "<mode>_max_us", "us", "its maximum"},
       {"calypte_loopback", "<mode>_us", "us", "the round trip, per repetition", true},
+      {"rtl_script", "elapsed_ns", "ns", "the script, first step to last"},
+      {"rtl_script", "<mark>_ns", "ns", "when the script reached `mark: <mark>` (the last time, inside a loop), from its start"},
+      {"rtl_script", "checked_bytes", "B", "bytes its check_mem steps compared"},
+      {"rtl_script", "mmio_reads", "1", "register reads the design answered"},
       {"ccix_lat", "size_B", "B", "bytes per transfer"},
       {"ccix_lat", "median_ns", "ns", "median transfer latency (issue to all data arrived, or to the write response)"},
       {"ccix_lat", "min_ns", "ns", "minimum transfer latency"},
@@ -1203,9 +1209,10 @@ std::string workloads_reference() {
 | `bench_lat` | `device`, `op` (rd, wrrd), `size`, `window`, `reps`, `pattern` (seq, rand, fresh: every access on pages never touched before), `page_size`, `node` (near, far), `invalidate` (ATS invalidation of the pages before each access), `host_cache` (warm: the window starts in the host's LLC as far as it fits; cold), `host_node` (near, far: the socket whose core warmed the window, pcie-bench's control socket; default the buffer's `node`) | S011 LAT_DMA_RD / LAT_DMA_WRRD |
 | `bench_bw` | `device`, `op` (rd, wr, rw), `size`, `window`, `transactions`, `pattern`, `page_size`, `node`, `host_cache`, `host_node` | S011 BW_DMA_RD / WR / RW |
 | `coyote_perf` | `device`, `mode` (lat, thr), `size`, `reps`, `page_size`, `node`, `core`, `driver_core`, `mapped` | S003 Coyote perf_local: host -> FPGA -> host through the FPGA MMU; mean latency of `reps` single transfers, or throughput of `reps` transfers invoked back to back and waited for; `mapped` (default true): the driver installs the buffers' translations in the TLBs up front, false: each first touch of a page misses |
+| `rtl_script` | `device` (an endpoint with `device: rtl`), `core`, `buffers` (names to sizes), `steps` | a scripted host driver for a design of your own; its steps are below |
 
 `page_size` is the OS page backing the buffer (4KiB default; 64KiB, 2MiB, 32MiB, 1GiB huge pages): it bounds the IOMMU's mapping and the device MMU's TLB choice. `node: far` places the buffer on the other socket (`memory.numa_nodes: 2`).
-)";
+)" + std::string("\n## Steps of `rtl_script`\n\n") + rtl_script_reference();
 }
 
 }  // namespace hx::sim

@@ -1,6 +1,10 @@
 #include "src/topology/devices.h"
 
+#include <sys/stat.h>
+
 #include <deque>
+#include <filesystem>
+#include <regex>
 #include <stdexcept>
 
 #include "models/ccix/request_agent.h"
@@ -8,6 +12,8 @@
 #include "models/dma/calypte_dma.h"
 #include "models/dma/coyote_dma.h"
 #include "models/dma/rosta_dma.h"
+#include "models/rtl/rtl_device.h"
+#include "src/rtl/build.h"
 #ifdef HXSIM_HAVE_RTL
 #include "models/dma/rtl/calypte_rtl.h"
 #endif
@@ -17,6 +23,88 @@ namespace hx::topo {
 namespace {
 
 using cfg::Cursor;
+
+// A path of the design's, relative to the topology file's directory.
+std::string design_path(const Cursor& item) {
+  const std::string p = item.scalar();
+  if (p.empty()) item.fail("an empty path");
+  std::filesystem::path out = p;
+  if (out.is_relative() && !item.origin_of(item.node) && item.src) out = std::filesystem::path(item.src->file).parent_path() / out;
+  std::error_code ec;
+  const auto abs = std::filesystem::absolute(out, ec);
+  return (ec ? out : abs).lexically_normal().string();
+}
+
+bool is_kind(const std::string& p, mode_t kind) {
+  struct stat st{};
+  return ::stat(p.c_str(), &st) == 0 && (st.st_mode & S_IFMT) == kind;
+}
+
+// `rtl:` of an endpoint: the design, built here (or found in the cache),
+// and checked against its interface, so that a design that does not build
+// or does not fit is bad input, located, before anything runs.
+void parse_rtl(const Cursor& s, DeviceConfigs& d) {
+  if (!s.node.IsMap()) {
+    if (!s.node.IsNull()) s.fail("a map: sources, top, and the settings of docs/parameters.md");
+    return;  // no section: not an RTL device
+  }
+  cfg::load_params(s, d.rtl, cfg::rtl_params(), {"sources", "top", "parameters", "include_dirs", "verilator_args"});
+  rtlbuild::Spec spec;
+  if (!s.has("top")) s.fail("no top: the design's top module");
+  spec.top = s.child("top").scalar();
+  static const std::regex ident("[A-Za-z_][A-Za-z0-9_]*");
+  if (!std::regex_match(spec.top, ident)) s.child("top").fail("'" + spec.top + "' is not a module name");
+  if (!s.has("sources")) s.fail("no sources: the design's Verilog or SystemVerilog files");
+  const auto list = [](const Cursor& c) {
+    if (!c.node.IsSequence()) c.fail("a list");
+    return c.node.size();
+  };
+  const Cursor src = s.child("sources");
+  if (list(src) == 0) src.fail("an empty list");
+  for (std::size_t i = 0; i < src.node.size(); ++i) {
+    const std::string p = design_path(src.item(i));
+    if (!is_kind(p, S_IFREG)) src.item(i).fail("no such file: " + p);
+    spec.sources.push_back(p);
+  }
+  if (s.has("include_dirs")) {
+    const Cursor inc = s.child("include_dirs");
+    for (std::size_t i = 0; i < list(inc); ++i) {
+      const std::string p = design_path(inc.item(i));
+      if (!is_kind(p, S_IFDIR)) inc.item(i).fail("no such directory: " + p);
+      spec.include_dirs.push_back(p);
+    }
+  }
+  if (s.has("parameters")) {
+    const Cursor par = s.child("parameters");
+    if (!par.node.IsMap()) par.fail("a map of parameter names to values");
+    for (auto it = par.node.begin(); it != par.node.end(); ++it) {
+      const std::string k = it->first.Scalar();
+      if (!std::regex_match(k, ident)) par.fail("'" + k + "' is not a parameter name");
+      spec.parameters.emplace_back(k, par.child(k).scalar());
+    }
+  }
+  if (s.has("verilator_args")) {
+    const Cursor va = s.child("verilator_args");
+    for (std::size_t i = 0; i < list(va); ++i) {
+      const std::string a = va.item(i).scalar();
+      // What hxsim sets itself, or what would make something else than a library.
+      for (const char* bad : {"--sc", "--exe", "--build", "--binary", "-Mdir", "--Mdir", "--prefix", "--top-module", "--top", "--lib-create", "--protect-lib", "--main", "--timing"})
+        if (a == bad || a.rfind(std::string(bad) + "=", 0) == 0) va.item(i).fail(a + " is set by hxsim, or makes no library");
+      spec.verilator_args.push_back(a);
+    }
+  }
+  rtlbuild::Built b;
+  try {
+    b = rtlbuild::build(spec);
+  } catch (const rtlbuild::BuildError& e) {
+    src.fail(e.what);
+  }
+  std::vector<rtl::PortShape> shapes;
+  for (const auto& p : b.ports) shapes.push_back({p.name, p.bits, p.dir == 0 ? rtl::PortDir::In : p.dir == 1 ? rtl::PortDir::Out : rtl::PortDir::InOut});
+  const std::string err = rtl::tlp_stream_port_error(shapes, d.rtl.data_width);
+  if (!err.empty()) s.child("top").fail("module " + spec.top + " does not have the tlp_stream interface at data_width " + std::to_string(d.rtl.data_width) + ":" + err);
+  d.rtl.library = b.library;
+}
 
 std::deque<DeviceKind>& registry() {
   // A deque: registering a kind never moves the others (the key reference
@@ -81,6 +169,14 @@ std::deque<DeviceKind>& registry() {
                    return std::make_unique<ccix::RequestAgent>(node + ".ra", c);
                  },
                  {"bench"}});
+    k.push_back({"rtl", "a design of your own (its sources, top module and interface), with device: rtl",
+                 parse_rtl,
+                 [](const DeviceConfigs&) -> std::uint64_t { return 0; },
+                 [](const std::string& node, const DeviceConfigs& d) -> std::unique_ptr<pcie::Device> {
+                   return std::make_unique<rtl::RtlDevice>(node + ".rtl", d.rtl);
+                 },
+                 {},
+                 true});
     return k;
   }();
   return kinds;
@@ -99,6 +195,29 @@ const DeviceKind* device_kind(const std::string& name) {
 void register_device_kind(DeviceKind k) {
   if (k.name == "none" || device_kind(k.name)) throw std::invalid_argument("device kind '" + k.name + "' is registered twice");
   registry().push_back(std::move(k));
+}
+
+std::string rtl_inputs_digest(const YAML::Node& topo, const std::string& file) {
+  const Cursor root = cfg::root_cursor(topo, file);
+  // Read through const nodes: a look-up of a missing key must not add it.
+  const YAML::Node& t = topo;
+  if (!t.IsMap() || !t["nodes"] || !t["nodes"].IsMap()) return {};
+  const YAML::Node nodes = t["nodes"];
+  std::string out;
+  for (auto it = nodes.begin(); it != nodes.end(); ++it) {
+    const YAML::Node& n = it->second;
+    if (!n.IsMap() || !n["rtl"]) continue;
+    const YAML::Node rtl = n["rtl"];
+    if (!rtl.IsMap()) continue;
+    const Cursor sec = root.child("nodes").child(it->first.Scalar()).child("rtl");
+    std::vector<std::string> src, inc;
+    for (const auto& [key, into] : {std::pair<const char*, std::vector<std::string>*>{"sources", &src}, {"include_dirs", &inc}})
+      if (rtl[key] && rtl[key].IsSequence() && !rtl[key].IsNull())
+        for (std::size_t i = 0; i < rtl[key].size(); ++i)
+          if (rtl[key][i].IsScalar()) into->push_back(design_path(sec.child(key).item(i)));
+    out += it->first.Scalar() + ":" + rtlbuild::inputs_digest(src, inc) + ";";
+  }
+  return out;
 }
 
 std::vector<std::string> device_names() {

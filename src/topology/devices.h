@@ -27,6 +27,7 @@ struct DeviceConfigs {
   dma::BenchDmaConfig bench;
   dma::CoyoteConfig coyote;
   ccix::RequestAgentConfig ccix_ra;
+  rtl::RtlDeviceConfig rtl;
 };
 
 struct DeviceKind {
@@ -42,6 +43,9 @@ struct DeviceKind {
   // Other kinds' sections it takes too (a CCIX request agent: its DMA
   // engine's `bench:`).
   std::vector<std::string> uses = {};
+  // Whether `device: <name>` needs its section (a design to build: an
+  // absent section has no defaults that would make sense).
+  bool needs_section = false;
 };
 
 // The registered kinds, in registration order (the built-in ones first).
@@ -50,6 +54,11 @@ const std::deque<DeviceKind>& device_kinds();
 const DeviceKind* device_kind(const std::string& name);
 // Adds a kind (before any topology is read); fails on a name already taken.
 void register_device_kind(DeviceKind k);
+// The contents of every RTL design file a topology tree (read from `file`)
+// names, as one digest ("" if it has no RTL device): a result fingerprint
+// takes it, so that an edited design is never mistaken for the one a
+// result came from.
+std::string rtl_inputs_digest(const YAML::Node& topo, const std::string& file);
 // "none" and every kind's name: what `device:` accepts.
 std::vector<std::string> device_names();
 

@@ -245,6 +245,8 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults, Arena& a
     for (const DeviceKind& k : device_kinds())
       if (c.has(k.name) && n.device != k.name && !(mine && std::count(mine->uses.begin(), mine->uses.end(), k.name)))
         c.child(k.name).fail("settings for a '" + k.name + "' device on a '" + n.device + "' endpoint");
+    if (mine && mine->needs_section && !c.has(mine->name))
+      c.child("device").fail("a " + n.device + " device needs its " + n.device + ": section");
     // Every kind's section is read (an absent one gives its defaults).
     for (const DeviceKind& k : device_kinds()) k.parse(c.child(k.name), n);
     // Each device's register map must fit in BAR0.

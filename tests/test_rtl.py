@@ -1,0 +1,229 @@
+#!/usr/bin/python3
+"""Co-simulating a design of your own (`device: rtl`, docs/rtl.md): a
+study in an empty directory holding only a .sv file, a topology and a
+study, run with the installed hxsim; the copied data checked byte for byte
+with the protocol checkers on; the clocking contract held against a
+free-running clock; every data width; corrupted data, protocol violations,
+designs that do not build or do not fit, and edited designs.
+
+Usage: test_rtl.py HXSIM BUILD_DIR [unittest args]"""
+import json, os, re, shutil, subprocess, sys, tempfile, unittest
+
+HXSIM = os.path.abspath(sys.argv.pop(1))
+BUILD = os.path.abspath(sys.argv.pop(1))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DESIGN = os.path.join(ROOT, 'tests', 'rtl', 'desc_dma.sv')
+# One cache for the whole run: each distinct design is built once.
+os.environ.setdefault('HXSIM_RTL_CACHE', os.path.join(BUILD, 'rtl-cache'))
+
+TOPOLOGY = '''platform: byo
+description: a host and my DMA engine
+nodes:
+  host:
+    type: root_complex
+  fpga:
+    type: endpoint
+    device: rtl
+    endpoint: {bar_size: 64KiB}
+    rtl:
+      sources: [desc_dma.sv]
+      top: desc_dma
+      parameters: {DATA_W: 128}
+      data_width: 128
+      clock: 250MHz
+links:
+  - {up: host, down: fpga, gen: 3, width: 8}
+'''
+
+# Two descriptors of 4 KiB each: host src -> card RAM -> host dst.
+STUDY = '''study: byo_copy
+topology: topo.yaml
+workloads:
+  - type: rtl_script
+    name: copy
+    device: fpga
+    buffers: {ring: 4KiB, src: 8KiB, dst: 8KiB, status: 64B}
+    steps:
+      - fill: {at: src, bytes: 8192, pattern: 7}
+      - fill: {at: dst, bytes: 8192, value: 0}
+      - mmio_read: {offset: 0x1c, expect: 0x48584453}
+      - loop:
+          count: 2
+          var: i
+          steps:
+            - write_mem: {at: ring+32*i, u64: [src+4096*i, dst+4096*i]}
+            - write_mem: {at: ring+32*i+16, u32: [4096, 1]}
+      - mmio_write: {offset: 0x00, u64: ring}
+      - mmio_write: {offset: 0x14, u64: status}
+      - mmio_write: {offset: 0x08, u32: 2}
+      - mark: doorbell
+      - mmio_write: {offset: 0x0c, u32: 1}
+      - wait_msi: 0
+      - poll_mem: {at: status, u32: 2}
+      - mark: done
+      - mmio_read: {offset: 0x10, expect: 2}
+      - check_mem: {at: dst, bytes: 8192, equals: src}
+      - check_mem: {at: dst, bytes: 8192, pattern: 7}
+'''
+
+
+def run(exe, *args, cwd):
+    p = subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True, timeout=900)
+    return p.returncode, p.stdout, p.stderr
+
+
+class OwnDesign(unittest.TestCase):
+    def setUp(self):
+        self.d = tempfile.mkdtemp()
+        shutil.copy(DESIGN, self.d)
+        self.write('topo.yaml', TOPOLOGY)
+        self.write('study.yaml', STUDY)
+
+    def tearDown(self):
+        shutil.rmtree(self.d)
+
+    def write(self, name, text):
+        with open(os.path.join(self.d, name), 'w') as f:
+            f.write(text)
+
+    def go(self, *extra, out='out', exe=HXSIM):
+        return run(exe, 'run', 'study.yaml', '-o', out, '-q', *extra, cwd=self.d)
+
+    def point(self, out='out'):
+        with open(os.path.join(self.d, out, 'results.json')) as f:
+            return json.load(f)['points'][0]
+
+    def test_a_design_from_an_empty_directory_with_the_installed_hxsim(self):
+        prefix = tempfile.mkdtemp()
+        try:
+            p = subprocess.run(['cmake', '--install', BUILD, '--prefix', prefix], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            exe = os.path.join(prefix, 'bin', 'hxsim')
+            rc, _, err = self.go(exe=exe)
+            self.assertEqual(rc, 0, err)
+        finally:
+            shutil.rmtree(prefix)
+        pt = self.point()
+        m = pt['metrics']
+        self.assertEqual(m['copy.checked_bytes'], 16384)  # both check_mem steps passed
+        self.assertEqual(m['copy.mmio_reads'], 2)         # answered by the design
+        self.assertGreater(m['copy.done_ns'], m['copy.doorbell_ns'])
+        s = pt['stats']
+        # 2 descriptor reads, 2 x 32 source reads of 128 B, 2 x 32 writes, 2 status writes, 2 MSIs, 2 register completions
+        self.assertEqual(s['fpga.rtl.tx_tlps']['value'], 2 + 64 + 64 + 2 + 2)
+        self.assertEqual(s['fpga.rtl.msis']['value'], 2)
+        self.assertGreater(s['fpga.rtl.rtl_cycles']['value'], 1000)
+
+    def test_the_clocking_contract_holds_against_a_free_running_clock(self):
+        rc, _, err = self.go()
+        self.assertEqual(rc, 0, err)
+        rc, _, err = self.go('--set', 'topology.nodes.fpga.rtl.free_running=true', out='free')
+        self.assertEqual(rc, 0, err)
+        gated, free = self.point(), self.point('free')
+        self.assertEqual(gated['metrics'], free['metrics'])
+        self.assertLess(gated['stats']['fpga.rtl.rtl_cycles']['value'], free['stats']['fpga.rtl.rtl_cycles']['value'])
+
+    def test_every_data_width(self):
+        for w in (64, 256, 512):
+            rc, _, err = self.go('--set', f'topology.nodes.fpga.rtl.parameters.DATA_W={w}',
+                                 '--set', f'topology.nodes.fpga.rtl.data_width={w}', out=f'w{w}')
+            self.assertEqual(rc, 0, f'{w}: {err}')
+            self.assertEqual(self.point(f'w{w}')['metrics']['copy.checked_bytes'], 16384)
+
+    def test_a_corrupted_completion_byte_is_caught(self):
+        rc, _, err = self.go('--set', 'topology.nodes.fpga.rtl.inject_completion_error=true')
+        self.assertEqual(rc, 3, err)
+        self.assertIn('payload check failed on an MMIO read completion', err)
+
+    def test_a_wrong_copy_is_caught_at_its_step(self):
+        self.write('study.yaml', STUDY.replace('check_mem: {at: dst, bytes: 8192, pattern: 7}',
+                                               'check_mem: {at: dst, bytes: 8192, pattern: 8}'))
+        rc, _, err = self.go()
+        self.assertEqual(rc, 3, err)
+        self.assertRegex(err, r'study\.yaml:\d+:\d+: workloads\.0\.steps\.\d+\.check_mem: byte 0 at 0x')
+
+    def test_waves_are_written(self):
+        rc, _, err = self.go('--set', 'topology.nodes.fpga.rtl.wave=dma.vcd')
+        self.assertEqual(rc, 0, err)
+        with open(os.path.join(self.d, 'dma.vcd')) as f:
+            vcd = f.read()
+        self.assertIn('$enddefinitions', vcd)
+        self.assertIn('tx_req_valid', vcd)
+        self.assertGreater(vcd.count('\n#'), 100)  # time steps
+
+    def test_an_edited_design_is_run_again(self):
+        rc, _, err = self.go()
+        self.assertEqual(rc, 0, err)
+        rc, out, err = run(HXSIM, 'run', 'study.yaml', '-o', 'out', cwd=self.d)
+        self.assertIn('(1 reused)', out + err)
+        with open(os.path.join(self.d, 'desc_dma.sv'), 'a') as f:
+            f.write('// an edit\n')
+        rc, out, err = run(HXSIM, 'run', 'study.yaml', '-o', 'out', cwd=self.d)
+        self.assertEqual(rc, 0, err)
+        self.assertIn('(0 reused)', out + err)
+
+    def expect_bad(self, needle, pattern):
+        rc, _, err = self.go()
+        self.assertEqual(rc, 2, err)
+        self.assertIn(needle, err)
+        self.assertRegex(err, pattern)
+        self.assertFalse(os.path.exists(os.path.join(self.d, 'out')), 'bad input left output behind')
+
+    def test_a_design_that_does_not_build_is_bad_input(self):
+        with open(os.path.join(self.d, 'desc_dma.sv'), 'a') as f:
+            f.write('module broken(input logic a) assign b = ; endmodule\n')
+        self.expect_bad('Verilator rejected the design', r'topo\.yaml:\d+:\d+: nodes\.fpga\.rtl\.sources')
+        self.expect_bad('desc_dma.sv:', r'desc_dma\.sv:\d+')
+
+    def test_a_design_without_the_interface_is_bad_input(self):
+        with open(os.path.join(self.d, 'desc_dma.sv')) as f:
+            text = f.read()
+        self.write('desc_dma.sv', text.replace('input  logic                tx_cpl_ready,', '').replace('tx_cpl_ready', "1'b1"))
+        self.expect_bad('no port tx_cpl_ready', r'topo\.yaml:\d+:\d+: nodes\.fpga\.rtl\.top')
+
+    def test_a_missing_source_is_bad_input(self):
+        self.write('topo.yaml', TOPOLOGY.replace('[desc_dma.sv]', '[nowhere.sv]'))
+        self.expect_bad('no such file', r'topo\.yaml:11:\d+: nodes\.fpga\.rtl\.sources\.0')
+
+    def test_script_mistakes_are_bad_input_at_their_place(self):
+        cases = [
+            (STUDY.replace('write_mem: {at: ring+32*i,', 'write_mem: {at: rnig+32*i,'),
+             r"study\.yaml:\d+:\d+: workloads\.0\.steps\.3\.loop\.steps\.0\.write_mem\.at: 'rnig\+32\*i': no buffer or loop counter named 'rnig'"),
+            (STUDY.replace('- mark: done', '- marc: done'), r"study\.yaml:\d+:\d+: workloads\.0\.steps\.\d+: unknown step 'marc'"),
+            (STUDY.replace('{offset: 0x08, u32: 2}', '{offset: 0x10002, u32: 2}'), r'offset 0x10002 \+ 4 B lies outside BAR0'),
+            (STUDY.replace('{offset: 0x08, u32: 2}', '{offset: 0x08}'), r'exactly one of u8, u32, u64'),
+            (STUDY.replace('device: fpga', 'device: host'), r"'host' is not an endpoint with device: rtl"),
+        ]
+        for text, pattern in cases:
+            self.write('study.yaml', text)
+            rc, _, err = self.go()
+            self.assertEqual(rc, 2, err)
+            self.assertRegex(err, pattern)
+            self.assertFalse(os.path.exists(os.path.join(self.d, 'out')))
+
+    def test_a_protocol_violation_names_the_stream_and_cycle(self):
+        # A one-DW write whose beat carries no eop: the checker stops the run.
+        self.write('bad.sv', '''module bad(input logic clk, input logic rst_n,
+  output logic [127:0] tx_req_hdr, output logic [127:0] tx_req_data, output logic [3:0] tx_req_strb,
+  output logic tx_req_sop, output logic tx_req_eop, output logic tx_req_valid, input logic tx_req_ready);
+  logic sent;
+  always_ff @(posedge clk) if (!rst_n) sent <= 0; else if (tx_req_valid && tx_req_ready) sent <= 1;
+  assign tx_req_valid = !sent;
+  assign tx_req_hdr = {32'h40000001, 32'h0000000f, 32'h00100000, 32'h0};
+  assign tx_req_data = 128'h1;
+  assign tx_req_strb = 4'h1;
+  assign tx_req_sop = 1'b1;
+  assign tx_req_eop = 1'b0;
+endmodule
+''')
+        self.write('topo.yaml', TOPOLOGY.replace('[desc_dma.sv]', '[bad.sv]').replace('top: desc_dma', 'top: bad')
+                   .replace('parameters: {DATA_W: 128}', 'free_running: true'))
+        self.write('study.yaml', 'study: bad\ntopology: topo.yaml\nworkloads:\n'
+                   '  - {type: rtl_script, device: fpga, steps: [{delay: 1us}]}\n')
+        rc, _, err = self.go()
+        self.assertEqual(rc, 3, err)
+        self.assertRegex(err, r'rtl checker fpga\.rtl\.tx_req .*cycle \d+: no eop on the TLP\'s last DW')
+
+
+if __name__ == '__main__':
+    unittest.main()
