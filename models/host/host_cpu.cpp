@@ -61,7 +61,7 @@ void HostCpu::compute(int core, Tick d) {
   wait_until(noisy_end(core, now, now + d));
 }
 
-Tlp* HostCpu::send_write(std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off,
+void HostCpu::send_write(std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off,
                          std::uint64_t checksum, const std::uint8_t* bytes) {
   Tlp* t = pcie::TlpPool::instance().get();
   t->kind = TlpKind::MemWr;
@@ -74,29 +74,26 @@ Tlp* HostCpu::send_write(std::uint64_t addr, std::uint32_t len, std::uint64_t st
   if (bytes) t->set_bytes(bytes, len);
   t->created = now_tick();
   m_rc.issue_mmio(t);
-  return t;
 }
 
-void HostCpu::mmio_write_uc(int core, std::uint64_t addr, std::uint32_t len, std::uint64_t stream,
-                            std::uint64_t off) {
+void HostCpu::uc_store(int core, const std::function<void()>& send) {
   if (m_far.at(static_cast<std::size_t>(core))) {
     // The store crosses the socket interconnect behind the lines queued on it.
     wait_until(m_rc.memory().cross_in_order(now_tick()));
     compute(core, m_cfg.far_mmio);
   }
-  send_write(addr, len, stream, off, pattern_checksum(stream, off, len));
+  send();
   ++uc_writes;
   compute(core, m_cfg.uc_write_cost);
 }
 
+void HostCpu::mmio_write_uc(int core, std::uint64_t addr, std::uint32_t len, std::uint64_t stream,
+                            std::uint64_t off) {
+  uc_store(core, [&] { send_write(addr, len, stream, off, pattern_checksum(stream, off, len)); });
+}
+
 void HostCpu::mmio_write_bytes(int core, std::uint64_t addr, const std::uint8_t* p, std::uint32_t len) {
-  if (m_far.at(static_cast<std::size_t>(core))) {
-    wait_until(m_rc.memory().cross_in_order(now_tick()));
-    compute(core, m_cfg.far_mmio);
-  }
-  send_write(addr, len, 0, 0, 0, p);
-  ++uc_writes;
-  compute(core, m_cfg.uc_write_cost);
+  uc_store(core, [&] { send_write(addr, len, 0, 0, 0, p); });
 }
 
 void HostCpu::mmio_write_wc(int core, std::uint64_t addr, std::uint32_t len, std::uint64_t stream,

@@ -87,8 +87,11 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
  private:
   Tick noisy_end(int core, Tick start, Tick end);
   void wait_until(Tick t);
-  Tlp* send_write(std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off,
+  void send_write(std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off,
                   std::uint64_t checksum, const std::uint8_t* bytes = nullptr);
+  // A UC store: a far core's crosses the socket interconnect first; the
+  // core stalls uc_write_cost after `send`.
+  void uc_store(int core, const std::function<void()>& send);
   struct Watch {
     std::uint64_t addr;
     std::uint32_t len;
