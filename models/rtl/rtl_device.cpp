@@ -26,7 +26,7 @@ std::uint64_t size_code(int bytes) {
 }  // namespace
 
 RtlDevice::RtlDevice(const std::string& name, const RtlDeviceConfig& cfg)
-    : m_name(name), m_cfg(cfg), m_period(clock_period(cfg.clock_mhz)), m_beat_B(static_cast<std::uint32_t>(cfg.data_width / 8)),
+    : m_name(name), m_cfg(cfg), m_clock(clock_period(cfg.clock_mhz)), m_beat_B(static_cast<std::uint32_t>(cfg.data_width / 8)),
       m_beat(m_beat_B), m_corrupt(cfg.corrupt_completion) {
   m_model = std::make_unique<RtlModel>(RtlLibrary::open(cfg.library), cfg.wave);
   std::vector<PortShape> shapes;
@@ -181,18 +181,10 @@ std::string RtlDevice::status() const {
          std::to_string(m_host_open) + " host reads of it outstanding, cycle " + std::to_string(m_cycle);
 }
 
-void RtlDevice::wake() {
-  const Tick now = now_tick();
-  const Tick edge = (now + m_period - 1) / m_period * m_period;
-  m_idle = 0;
-  if (m_next_tick <= edge) return;
-  m_next_tick = edge;
-  m_ep->scheduler().at(edge, this, kTick);
-}
+void RtlDevice::wake() { m_clock.wake(m_ep->scheduler(), this, kTick); }
 
 void RtlDevice::on_action(std::uint32_t kind, std::uint64_t, void*) {
-  if (kind != kTick || now_tick() != m_next_tick) return;  // a superseded wake-up
-  m_next_tick = kNever;
+  if (kind != kTick || !m_clock.due()) return;  // a superseded wake-up
   tick();
 }
 
@@ -351,10 +343,12 @@ void RtlDevice::tick() {
   const bool tx_cpl_fire = check_tx(m_tx_cpl, m_held_cpl, m_asm_cpl, true, "tx_cpl");
   const bool msi_fire = m_msi_valid && m_msi_valid->get() && (!m_msi_ready || req_space);
   const std::uint32_t msi_vector = m_msi_vector ? static_cast<std::uint32_t>(m_msi_vector->get()) : 0;
+  const bool tx_offered = (m_tx_req.present() && m_tx_req.valid->get()) || (m_tx_cpl.present() && m_tx_cpl.valid->get()) ||
+                          (m_msi_valid && m_msi_valid->get());
 
   m_clk->set(1);
   m_model->eval();
-  m_model->dump(static_cast<std::uint64_t>(now_tick() + m_period / 2));
+  m_model->dump(static_cast<std::uint64_t>(now_tick() + m_clock.period() / 2));
 
   auto advance = [&](std::deque<RxTlp>& q) {
     RxTlp& r = q.front();
@@ -371,15 +365,13 @@ void RtlDevice::tick() {
     m_ep->push(m_s_req, m_ep->make_msi(msi_vector));
     ++msis;
   }
-  const bool handshake = rx_req_fire || rx_cpl_fire || tx_req_fire || tx_cpl_fire || msi_fire;
-  m_idle = handshake ? 0 : m_idle + 1;
-  // Keep clocking while something moves, for idle_cycles after; a design
-  // stalled on transmit space is woken by on_tx_space, one waiting for a
-  // completion by its arrival. A free-running clock runs until quiesce().
-  if ((m_cfg.free_running && !m_quiesced) || m_idle < m_cfg.idle_cycles) {
-    m_next_tick = now_tick() + m_period;
-    m_ep->scheduler().at(m_next_tick, this, kTick);
-  }
+  // Active: a handshake, a TLP waiting for the design, or one the design
+  // offers. The clock stops idle_cycles after the last; a design waiting
+  // for a completion is woken by its arrival. A free-running clock runs
+  // until quiesce().
+  const bool active = rx_req_fire || rx_cpl_fire || tx_req_fire || tx_cpl_fire || msi_fire || !m_rxq_req.empty() ||
+                      !m_rxq_cpl.empty() || tx_offered;
+  m_clock.after_cycle(active, m_cfg.idle_cycles, m_cfg.free_running && !m_quiesced, m_ep->scheduler(), this, kTick);
 }
 
 }  // namespace hx::rtl

@@ -7,14 +7,15 @@
 // an MSI.
 //
 // Clocking contract. The shim clocks the design at its own frequency on the
-// kernel's time grid, but only while something happens: after idle_cycles
-// cycles without a handshake on any stream it stops, and it starts again
-// when an input changes (a TLP for the design, transmit space, a
-// completion). A design whose state changes on its own while all its
-// inputs are still and no handshake happens (a timer, a delay counter
-// longer than idle_cycles) needs free_running: the clock then runs from
-// reset until its driver is done with it (quiesce()). The two give the same
-// results for every design that keeps the contract; tests hold them equal.
+// kernel's time grid, but only while something happens: while a TLP waits
+// for the design or the design offers one, and for idle_cycles cycles
+// after the last handshake; then it stops, and it starts again when an
+// input changes (a TLP for the design, transmit space, a completion). A
+// design whose state changes on its own while all its inputs are still and
+// nothing is offered (a timer, a delay counter longer than idle_cycles)
+// needs free_running: the clock then runs from reset until its driver is
+// done with it (quiesce()). The two give the same results for every design
+// that keeps the contract; tests hold them equal.
 //
 // Protocol checkers watch what the design drives, every cycle: a beat
 // offered and not taken stays offered and unchanged; sop on the first beat,
@@ -34,6 +35,7 @@
 #include "models/core/scheduler.h"
 #include "models/core/stats.h"
 #include "models/pcie/endpoint.h"
+#include "models/rtl/gated_clock.h"
 #include "models/rtl/rtl_model.h"
 #include "models/rtl/tlp_stream.h"
 
@@ -116,7 +118,7 @@ class RtlDevice final : public pcie::Device, public Actor {
 
   std::string m_name;
   RtlDeviceConfig m_cfg;
-  Tick m_period;
+  GatedClock m_clock;
   std::uint32_t m_beat_B;
   std::unique_ptr<RtlModel> m_model;
   const RtlPort *m_clk = nullptr, *m_rst = nullptr, *m_msi_valid = nullptr, *m_msi_vector = nullptr, *m_msi_ready = nullptr;
@@ -130,8 +132,6 @@ class RtlDevice final : public pcie::Device, public Actor {
   int m_host_open = 0, m_dev_open = 0;
   int m_s_req = -1;
   std::vector<std::uint8_t> m_beat;  // scratch: one data beat
-  Tick m_next_tick = kNever;
-  int m_idle = 0;
   std::uint64_t m_cycle = 0;
   bool m_quiesced = false;
   bool m_corrupt = false;

@@ -66,7 +66,7 @@ struct CalypteRtl::Impl {
 CalypteRtl::CalypteRtl(const std::string& name, const CalypteRtlConfig& cfg)
     : m_name(name),
       m_cfg(cfg),
-      m_period(clock_period(cfg.clock_mhz)),
+      m_clock(clock_period(cfg.clock_mhz)),
       m_impl(std::make_unique<Impl>()),
       m_ring(kChannels),
       m_h2f(kChannels),
@@ -258,18 +258,10 @@ void CalypteRtl::on_write(const Tlp& t) {
 
 void CalypteRtl::on_completion(const Tlp&) { sim_fail(m_name, "the Calypte RTL issues no reads"); }
 
-void CalypteRtl::wake() {
-  const Tick now = now_tick();
-  const Tick edge = (now + m_period - 1) / m_period * m_period;
-  m_idle = 0;
-  if (m_next_tick <= edge) return;
-  m_next_tick = edge;
-  m_ep->scheduler().at(edge, this, kTick);
-}
+void CalypteRtl::wake() { m_clock.wake(m_ep->scheduler(), this, kTick); }
 
 void CalypteRtl::on_action(std::uint32_t kind, std::uint64_t, void*) {
-  if (kind != kTick || now_tick() != m_next_tick) return;  // a superseded wake-up
-  m_next_tick = kNever;
+  if (kind != kTick || !m_clock.due()) return;  // a superseded wake-up
   tick();
 }
 
@@ -347,7 +339,7 @@ void CalypteRtl::tick() {
 
   t.clk = 1;
   t.eval();
-  if (im.vcd) im.vcd->dump(static_cast<std::uint64_t>(now_tick() + m_period / 2));
+  if (im.vcd) im.vcd->dump(static_cast<std::uint64_t>(now_tick() + m_clock.period() / 2));
 
   bool active = cq_fire || f_fire || rq_fire || h_fire || cc_fire;
   if (cq_fire) m_cq.pop_front();
@@ -381,11 +373,7 @@ void CalypteRtl::tick() {
   if (!m_cq.empty() || !m_f2h.empty() || t.rq_valid || t.h2f_valid || t.cc_valid) active = true;
   // The RTL is idle once nothing has moved for longer than its deepest
   // pipeline: then the adapter stops clocking it until an input arrives.
-  m_idle = active ? 0 : m_idle + 1;
-  if (m_idle < m_cfg.idle_cycles) {
-    m_next_tick = now_tick() + m_period;
-    m_ep->scheduler().at(m_next_tick, this, kTick);
-  }
+  m_clock.after_cycle(active, m_cfg.idle_cycles, false, m_ep->scheduler(), this, kTick);
 }
 
 bool CalypteRtl::is_update(std::uint64_t addr, std::uint32_t len) const {

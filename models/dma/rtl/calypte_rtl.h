@@ -32,6 +32,7 @@
 #include "models/dma/calypte_dma.h"
 #include "models/dma/rtl/rtl_checker.h"
 #include "models/pcie/endpoint.h"
+#include "models/rtl/gated_clock.h"
 
 namespace hx::dma {
 
@@ -100,7 +101,7 @@ class CalypteRtl final : public pcie::Device, public CalypteApi, public Actor {
 
   std::string m_name;
   CalypteRtlConfig m_cfg;
-  Tick m_period;
+  rtl::GatedClock m_clock;
   std::unique_ptr<Impl> m_impl;
   int m_s_rq = -1;
   std::deque<Beat> m_cq, m_f2h;
@@ -123,8 +124,6 @@ class CalypteRtl final : public pcie::Device, public CalypteApi, public Actor {
   H2fState m_h2f_cur;
   std::uint32_t m_h2f_len = 0;
   StreamChecker m_chk_cq, m_chk_rq, m_chk_f2h, m_chk_h2f;
-  Tick m_next_tick = kNever;
-  int m_idle = 0;
   std::uint64_t m_cycle_count = 0;
   bool m_inject = false;
 };
