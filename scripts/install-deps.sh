@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages hxsim needs, only those missing. Idempotent, non-interactive.
+# (make: Verilator builds a user's RTL design with its generated Makefile at run time.)
 set -euo pipefail
-pkgs=(g++ cmake ninja-build pkgconf git ccache libsystemc-dev libyaml-cpp-dev nlohmann-json3-dev
+pkgs=(g++ make cmake ninja-build pkgconf git ccache libsystemc-dev libyaml-cpp-dev nlohmann-json3-dev
       libgtest-dev libboost-graph-dev libcli11-dev python3-matplotlib verilator yosys libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${pkgs[@]}"; do
