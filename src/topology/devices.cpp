@@ -205,7 +205,7 @@ std::string rtl_inputs_digest(const YAML::Node& topo, const std::string& file) {
   const YAML::Node nodes = t["nodes"];
   std::string out;
   for (auto it = nodes.begin(); it != nodes.end(); ++it) {
-    const YAML::Node& n = it->second;
+    const YAML::Node n = it->second;  // a copy: the iterator's pair is a temporary
     if (!n.IsMap() || !n["rtl"]) continue;
     const YAML::Node rtl = n["rtl"];
     if (!rtl.IsMap()) continue;
