@@ -280,7 +280,8 @@ std::string cache_dir() {
 Built build(const Spec& s) {
   std::lock_guard<std::mutex> lock(g_mu);
   // Everything that goes into the library, by content.
-  const std::string versions = tool_version({"verilator", "--version"}) + tool_version({"g++", "-dumpfullversion"});
+  // The tools' versions, asked once per process (each point re-reads its topology).
+  static const std::string versions = tool_version({"verilator", "--version"}) + tool_version({"g++", "-dumpfullversion"});
   for (const auto& f : s.sources)
     if (!exists(f)) throw BuildError{"cannot read " + f};
   StableHash h;

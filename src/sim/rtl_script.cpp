@@ -67,7 +67,7 @@ struct Step {
 
 class Parser {
  public:
-  Parser(const topo::Topology& t, std::uint64_t bar_size) : m_topo(t), m_bar_size(bar_size) {}
+  explicit Parser(std::uint64_t bar_size) : m_bar_size(bar_size) {}
   std::map<std::string, int> syms;  // buffers first, then loop counters
   std::vector<std::pair<std::string, std::uint64_t>> buffers;
   std::vector<std::string> marks;
@@ -258,7 +258,6 @@ class Parser {
     if (off + n > m_bar_size) c.fail("offset " + hex(off) + " + " + std::to_string(n) + " B lies outside BAR0 (" + std::to_string(m_bar_size) + " B)");
     if (off % 4) c.fail("offset " + hex(off) + " is not 4-byte aligned");
   }
-  const topo::Topology& m_topo;
   std::uint64_t m_bar_size;
   int m_slots = 0;
 };
@@ -278,7 +277,7 @@ class RtlScript final : public Workload {
     const int cores = p.nodes[static_cast<std::size_t>(p.root)].cpu.cores;
     m_core = c.has("core") ? static_cast<int>(c.child("core").integer(0, 4095)) : 0;
     if (m_core >= cores) c.child("core").fail("no core " + std::to_string(m_core));
-    Parser ps(p, m_bar_size);
+    Parser ps(m_bar_size);
     if (c.has("buffers")) {
       const Cursor b = c.child("buffers");
       if (!b.is_map()) b.fail("a map of buffer names to sizes");
