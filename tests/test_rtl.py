@@ -4,7 +4,8 @@ study in an empty directory holding only a .sv file, a topology and a
 study, run with the installed hxsim; the copied data checked byte for byte
 with the protocol checkers on; the clocking contract held against a
 free-running clock; every data width; corrupted data, protocol violations,
-designs that do not build or do not fit, and edited designs.
+designs that do not build or do not fit, and edited designs. The same for
+a second design on the UltraScale+ hard block's interfaces (CQ, CC, RQ, RC).
 
 Usage: test_rtl.py HXSIM BUILD_DIR [unittest args]"""
 import json, os, re, shutil, subprocess, sys, tempfile, unittest
@@ -13,6 +14,7 @@ HXSIM = os.path.abspath(sys.argv.pop(1))
 BUILD = os.path.abspath(sys.argv.pop(1))
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DESIGN = os.path.join(ROOT, 'tests', 'rtl', 'desc_dma.sv')
+USP_DESIGN = os.path.join(ROOT, 'tests', 'rtl', 'usp_dma.sv')
 # One cache for the whole run: each distinct design is built once.
 os.environ.setdefault('HXSIM_RTL_CACHE', os.path.join(BUILD, 'rtl-cache'))
 
@@ -223,6 +225,94 @@ endmodule
         rc, _, err = self.go()
         self.assertEqual(rc, 3, err)
         self.assertRegex(err, r'rtl checker fpga\.rtl\.tx_req .*cycle \d+: no eop on the TLP\'s last DW')
+
+
+USP_TOPOLOGY = (TOPOLOGY.replace('[desc_dma.sv]', '[usp_dma.sv]').replace('top: desc_dma', 'top: usp_dma\n      interface: usp')
+                .replace('description: a host and my DMA engine', 'description: a host and my DMA engine on the UltraScale+ interfaces'))
+USP_STUDY = STUDY.replace('expect: 0x48584453', 'expect: 0x48585553')
+
+
+class UltraScalePlus(unittest.TestCase):
+    """usp_dma.sv: the same engine, written against PG213's interfaces."""
+    def setUp(self):
+        self.d = tempfile.mkdtemp()
+        shutil.copy(USP_DESIGN, self.d)
+        OwnDesign.write(self, 'topo.yaml', USP_TOPOLOGY)
+        OwnDesign.write(self, 'study.yaml', USP_STUDY)
+
+    def tearDown(self):
+        shutil.rmtree(self.d)
+
+    def go(self, *extra, out='out'):
+        return OwnDesign.go(self, *extra, out=out)
+
+    def point(self, out='out'):
+        return OwnDesign.point(self, out)
+
+    def test_the_copy_at_every_width(self):
+        cycles = {}
+        for w in (64, 128, 256):
+            rc, _, err = self.go('--set', f'topology.nodes.fpga.rtl.parameters.DATA_W={w}',
+                                 '--set', f'topology.nodes.fpga.rtl.data_width={w}', out=f'w{w}')
+            self.assertEqual(rc, 0, f'{w}: {err}')
+            pt = self.point(f'w{w}')
+            self.assertEqual(pt['metrics']['copy.checked_bytes'], 16384)  # both check_mem steps passed
+            self.assertEqual(pt['metrics']['copy.mmio_reads'], 2)         # answered on CC with the ID
+            s = pt['stats']
+            self.assertEqual(s['fpga.rtl.tx_tlps']['value'], 2 + 64 + 64 + 2 + 2)
+            self.assertEqual(s['fpga.rtl.msis']['value'], 2)               # cfg_interrupt_msi_int, answered by msi_sent
+            cycles[w] = s['fpga.rtl.rtl_cycles']['value']
+        # A narrower bus moves the same packets in more beats.
+        self.assertGreater(cycles[64], cycles[128])
+        self.assertGreater(cycles[128], cycles[256])
+
+    def test_the_clocking_contract_holds_against_a_free_running_clock(self):
+        rc, _, err = self.go()
+        self.assertEqual(rc, 0, err)
+        rc, _, err = self.go('--set', 'topology.nodes.fpga.rtl.free_running=true', out='free')
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.point()['metrics'], self.point('free')['metrics'])
+
+    def test_waves_are_written(self):
+        rc, _, err = self.go('--set', 'topology.nodes.fpga.rtl.wave=dma.vcd')
+        self.assertEqual(rc, 0, err)
+        with open(os.path.join(self.d, 'dma.vcd')) as f:
+            vcd = f.read()
+        self.assertIn('s_axis_rq_tvalid', vcd)
+        self.assertGreater(vcd.count('\n#'), 100)
+
+    def test_a_corrupted_completion_byte_is_caught(self):
+        rc, _, err = self.go('--set', 'topology.nodes.fpga.rtl.inject_completion_error=true')
+        self.assertEqual(rc, 3, err)
+        self.assertIn('payload check failed on an MMIO read completion', err)
+
+    def test_the_wrong_interface_or_width_is_bad_input(self):
+        OwnDesign.write(self, 'topo.yaml', USP_TOPOLOGY.replace('interface: usp', 'interface: tlp_stream'))
+        OwnDesign.expect_bad(self, 'does not have the tlp_stream interface', r'topo\.yaml:\d+:\d+: nodes\.fpga\.rtl\.top')
+        OwnDesign.write(self, 'topo.yaml', USP_TOPOLOGY.replace('data_width: 128', 'data_width: 512'))
+        OwnDesign.expect_bad(self, 'the usp interface is not 512 bits wide', r'topo\.yaml:\d+:\d+: nodes\.fpga\.rtl\.data_width')
+
+    def test_a_tkeep_with_a_hole_names_the_interface_and_cycle(self):
+        # A two-DW write whose descriptor beat leaves DW 2 out of tkeep.
+        OwnDesign.write(self, 'bad.sv', '''module bad(input logic user_clk, input logic user_reset,
+  output logic [127:0] s_axis_rq_tdata, output logic [61:0] s_axis_rq_tuser, output logic s_axis_rq_tlast,
+  output logic [3:0] s_axis_rq_tkeep, output logic s_axis_rq_tvalid, input logic [3:0] s_axis_rq_tready);
+  logic sent;
+  always_ff @(posedge user_clk) if (user_reset) sent <= 0; else if (s_axis_rq_tvalid && s_axis_rq_tready[0]) sent <= 1;
+  assign s_axis_rq_tvalid = !sent;
+  assign s_axis_rq_tdata = {32'h0, 32'h0000_0802, 32'h0, 32'h0010_0000};
+  assign s_axis_rq_tuser = {54'h0, 4'hf, 4'hf};
+  assign s_axis_rq_tkeep = 4'b1011;
+  assign s_axis_rq_tlast = 1'b0;
+endmodule
+''')
+        OwnDesign.write(self, 'topo.yaml', USP_TOPOLOGY.replace('[usp_dma.sv]', '[bad.sv]').replace('top: usp_dma', 'top: bad')
+                        .replace('parameters: {DATA_W: 128}', 'free_running: true'))
+        OwnDesign.write(self, 'study.yaml', 'study: bad\ntopology: topo.yaml\nworkloads:\n'
+                        '  - {type: rtl_script, device: fpga, steps: [{delay: 1us}]}\n')
+        rc, _, err = self.go()
+        self.assertEqual(rc, 3, err)
+        self.assertRegex(err, r'rtl checker fpga\.rtl\.rq .*cycle \d+: tkeep 0xb is not contiguous from DW 0')
 
 
 if __name__ == '__main__':

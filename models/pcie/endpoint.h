@@ -36,6 +36,7 @@ struct EndpointConfig {
   int mrrs = 512;
   int tags = 32;
   std::uint64_t msi_addr = 0xfee00000ull;
+  int rcb = 64;                     // the root port's read completion boundary (Link Control RCB)
 };
 
 class Endpoint;

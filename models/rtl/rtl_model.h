@@ -19,6 +19,13 @@ constexpr int kRtlAbi = 1;
 
 enum class PortDir : std::uint8_t { In, Out, InOut };
 
+// A port as the build saw it (before a model exists).
+struct PortShape {
+  std::string name;
+  int bits = 0;
+  PortDir dir = PortDir::In;
+};
+
 struct RtlPort {
   std::string name;
   void* ptr = nullptr;

@@ -1,6 +1,7 @@
 #include "models/rtl/tlp_stream.h"
 
-#include <map>
+#include <algorithm>
+#include <cstring>
 
 namespace hx::rtl {
 
@@ -17,91 +18,50 @@ void put_dw(std::uint8_t b[16], int k, std::uint32_t v) {
   const int at = (3 - k) * 4;
   for (int i = 0; i < 4; ++i) b[at + i] = static_cast<std::uint8_t>(v >> (8 * i));
 }
-int lowest_set(unsigned be) {
-  for (int i = 0; i < 4; ++i)
-    if (be >> i & 1) return i;
-  return 4;
-}
-int highest_set(unsigned be) {
-  for (int i = 3; i >= 0; --i)
-    if (be >> i & 1) return i;
-  return -1;
-}
-bool contiguous(unsigned be) {
-  if (!be) return true;
-  const unsigned v = be >> lowest_set(be);
-  return (v & (v + 1)) == 0;
-}
 }  // namespace
 
+std::uint64_t size_code(int bytes) {
+  std::uint64_t c = 0;
+  while ((128 << c) < bytes && c < 5) ++c;
+  return c;
+}
+
 std::string tlp_stream_port_error(const std::vector<PortShape>& ports, int w) {
-  std::map<std::string, const PortShape*> by;
-  for (const auto& p : ports) by[p.name] = &p;
-  std::string err;
-  auto want = [&](const std::string& n, int bits, PortDir d) {
-    const auto it = by.find(n);
-    if (it == by.end()) {
-      err += "\n  no port " + n;
-      return;
-    }
-    if (it->second->bits != bits) err += "\n  " + n + " is " + std::to_string(it->second->bits) + " bits wide, not " + std::to_string(bits);
-    if (it->second->dir != d) err += "\n  " + n + " must be an " + (d == PortDir::In ? "input" : "output");
-  };
+  PortRules r(ports);
   const auto in = PortDir::In, out = PortDir::Out;
-  want("clk", 1, in);
+  r.want("clk", 1, in);
   int streams = 0;
   for (const char* s : kStreams) {
     const std::string p = s;
     const bool rx = p.rfind("rx", 0) == 0;
     const char* parts[] = {"_hdr", "_data", "_strb", "_sop", "_eop", "_valid", "_ready"};
     int present = 0;
-    for (const char* part : parts) present += by.count(p + part) != 0;
+    for (const char* part : parts) present += r.has(p + part);
     if (present == 0) continue;
     ++streams;
     const PortDir fwd = rx ? in : out, back = rx ? out : in;
-    want(p + "_hdr", 128, fwd);
-    want(p + "_data", w, fwd);
-    want(p + "_strb", w / 32, fwd);
-    want(p + "_sop", 1, fwd);
-    want(p + "_eop", 1, fwd);
-    want(p + "_valid", 1, fwd);
-    want(p + "_ready", 1, back);
+    r.want(p + "_hdr", 128, fwd);
+    r.want(p + "_data", w, fwd);
+    r.want(p + "_strb", w / 32, fwd);
+    r.want(p + "_sop", 1, fwd);
+    r.want(p + "_eop", 1, fwd);
+    r.want(p + "_valid", 1, fwd);
+    r.want(p + "_ready", 1, back);
   }
-  if (streams == 0) err += "\n  none of the streams rx_req, rx_cpl, tx_req, tx_cpl";
-  if (by.count("rst_n") && by.count("rst")) err += "\n  both rst_n and rst: one reset";
-  if (by.count("rst_n")) want("rst_n", 1, in);
-  if (by.count("rst")) want("rst", 1, in);
+  if (streams == 0) r.problem("none of the streams rx_req, rx_cpl, tx_req, tx_cpl");
+  if (r.has("rst_n") && r.has("rst")) r.problem("both rst_n and rst: one reset");
+  if (r.has("rst_n")) r.want("rst_n", 1, in);
+  if (r.has("rst")) r.want("rst", 1, in);
   const std::pair<const char*, int> cfg[] = {{"cfg_requester_id", 16}, {"cfg_max_payload", 3}, {"cfg_max_read_req", 3},
                                              {"cfg_rcb_128b", 1}, {"cfg_bus_master_en", 1}};
   for (const auto& [n, bits] : cfg)
-    if (by.count(n)) want(n, bits, in);
-  if (by.count("msi_valid") || by.count("msi_vector")) {
-    want("msi_valid", 1, out);
-    want("msi_vector", 5, out);
+    if (r.has(n)) r.want(n, bits, in);
+  if (r.has("msi_valid") || r.has("msi_vector")) {
+    r.want("msi_valid", 1, out);
+    r.want("msi_vector", 5, out);
   }
-  if (by.count("msi_ready")) want("msi_ready", 1, in);
-  return err;
-}
-
-bool TlpHeader::byte_range(std::uint64_t& first, std::uint32_t& len) const {
-  if (length_dw == 0) return false;
-  if (length_dw == 1) {
-    if (last_be != 0 || !contiguous(first_be)) return false;
-    if (first_be == 0) {  // a zero-length request
-      first = addr;
-      len = 0;
-      return true;
-    }
-    first = addr + static_cast<unsigned>(lowest_set(first_be));
-    len = static_cast<std::uint32_t>(highest_set(first_be) - lowest_set(first_be) + 1);
-    return true;
-  }
-  // Several DWs: the enables of the first DW end at its top byte, those of
-  // the last start at its bottom byte (contiguous, as memory requests are).
-  if (!first_be || !last_be || !(first_be & 8) || !(last_be & 1) || !contiguous(first_be) || !contiguous(last_be)) return false;
-  first = addr + static_cast<unsigned>(lowest_set(first_be));
-  len = length_dw * 4 - static_cast<std::uint32_t>(lowest_set(first_be)) - static_cast<std::uint32_t>(3 - highest_set(last_be));
-  return true;
+  if (r.has("msi_ready")) r.want("msi_ready", 1, in);
+  return r.error();
 }
 
 void encode_header(const TlpHeader& h, std::uint8_t out[16]) {
@@ -147,7 +107,7 @@ TlpHeader decode_header(const std::uint8_t in[16]) {
     h.byte_count = static_cast<std::uint16_t>((d1 & 0xfff) ? (d1 & 0xfff) : 4096);
     h.requester = static_cast<std::uint16_t>(d2 >> 16);
     h.tag = static_cast<std::uint8_t>(d2 >> 8);
-    h.lower_addr = static_cast<std::uint8_t>(d2 & 0x7f);
+    h.lower_addr = static_cast<std::uint16_t>(d2 & 0x7f);
     return h;
   }
   h.requester = static_cast<std::uint16_t>(d1 >> 16);
@@ -158,25 +118,138 @@ TlpHeader decode_header(const std::uint8_t in[16]) {
   return h;
 }
 
-TlpHeader request_header(HdrType type, std::uint64_t addr, std::uint32_t len) {
-  TlpHeader h;
-  h.type = type;
-  h.four_dw = addr >= (1ull << 32);
-  h.addr = addr & ~3ull;
-  if (len == 0) {
-    h.length_dw = 1;
-    return h;  // no byte enabled
+// ---------------------------------------------------------------- the shim
+
+TlpStreamShim::TlpStreamShim(RtlModel& model, int data_width, std::string device, const std::uint64_t& cycle)
+    : Shim(model, data_width, std::move(device), cycle) {
+  for (int i = 0; i < 4; ++i) {
+    const std::string p = kStreams[i];
+    Ports& s = m_p[static_cast<std::size_t>(i)];
+    s.valid = model.find(p + "_valid");
+    if (!s.valid) continue;
+    s.hdr = model.find(p + "_hdr");
+    s.data = model.find(p + "_data");
+    s.strb = model.find(p + "_strb");
+    s.sop = model.find(p + "_sop");
+    s.eop = model.find(p + "_eop");
+    s.ready = model.find(p + "_ready");
   }
-  const std::uint64_t first_dw = addr >> 2, last_dw = (addr + len - 1) >> 2;
-  h.length_dw = static_cast<std::uint32_t>(last_dw - first_dw + 1);
-  const unsigned lead = static_cast<unsigned>(addr & 3), end = static_cast<unsigned>((addr + len - 1) & 3);
-  if (h.length_dw == 1) {
-    h.first_be = static_cast<std::uint8_t>(((1u << (end + 1)) - 1) & ~((1u << lead) - 1));
-  } else {
-    h.first_be = static_cast<std::uint8_t>(0xf & ~((1u << lead) - 1));
-    h.last_be = static_cast<std::uint8_t>((1u << (end + 1)) - 1);
-  }
-  return h;
+  m_msi_valid = model.find("msi_valid");
+  m_msi_vector = model.find("msi_vector");
+  m_msi_ready = model.find("msi_ready");
 }
+
+const char* TlpStreamShim::stream(Way w) const { return kStreams[static_cast<int>(w)]; }
+
+bool TlpStreamShim::has(Way w) const { return port(w).valid != nullptr; }
+
+void TlpStreamShim::configure(const LinkSettings& s) {
+  if (const RtlPort* p = m_model.find("cfg_requester_id")) p->set(s.rid);
+  if (const RtlPort* p = m_model.find("cfg_max_payload")) p->set(size_code(s.mps));
+  if (const RtlPort* p = m_model.find("cfg_max_read_req")) p->set(size_code(s.mrrs));
+  if (const RtlPort* p = m_model.find("cfg_rcb_128b")) p->set(s.rcb == 128);
+  if (const RtlPort* p = m_model.find("cfg_bus_master_en")) p->set(1);
+}
+
+std::uint32_t TlpStreamShim::beats(Way, const Packet& p) const {
+  return std::max<std::uint32_t>(1, static_cast<std::uint32_t>((p.data.size() + m_beat_B - 1) / m_beat_B));
+}
+
+void TlpStreamShim::drive(Way w, const Packet* p, std::uint32_t beat) {
+  const Ports& s = port(w);
+  if (!p) {
+    s.valid->set(0);
+    return;
+  }
+  std::uint8_t hdr[16];
+  encode_header(p->h, hdr);
+  const std::uint32_t from = beat * m_beat_B;
+  const std::uint32_t n =
+      p->data.size() > from ? std::min<std::uint32_t>(m_beat_B, static_cast<std::uint32_t>(p->data.size()) - from) : 0;
+  std::fill(m_beat.begin(), m_beat.end(), 0);
+  if (n) std::memcpy(m_beat.data(), p->data.data() + from, n);
+  s.hdr->set_bytes(hdr, 16);
+  s.data->set_bytes(m_beat.data(), m_beat_B);
+  const std::uint32_t dws = (n + 3) / 4;
+  std::uint8_t strb[64] = {};
+  for (std::uint32_t i = 0; i < dws; ++i) strb[i / 8] |= static_cast<std::uint8_t>(1u << (i % 8));
+  s.strb->set_bytes(strb, sizeof strb);
+  s.sop->set(beat == 0);
+  s.eop->set(beat + 1 == beats(w, *p));
+  s.valid->set(1);
+}
+
+bool TlpStreamShim::taken(Way w) const {
+  const Ports& s = port(w);
+  return s.valid && s.valid->get() && s.ready->get();
+}
+
+void TlpStreamShim::set_ready(Way w, bool ready) {
+  if (has(w)) port(w).ready->set(ready);
+}
+
+bool TlpStreamShim::offered(Way w) const { return has(w) && port(w).valid->get(); }
+
+bool TlpStreamShim::sample(Way w, Packet& out, bool& done) {
+  done = false;
+  if (!has(w)) return false;
+  const Ports& s = port(w);
+  const bool is_cpl = w == Way::TxCpl;
+  Asm& a = m_asm[is_cpl ? 1 : 0];
+  const bool valid = s.valid->get() != 0, ready = s.ready->get() != 0;
+  std::uint8_t hdr[16];
+  s.hdr->get_bytes(hdr, 16);
+  s.data->get_bytes(m_beat.data(), m_beat_B);
+  std::uint8_t strb_b[64] = {};
+  s.strb->get_bytes(strb_b, sizeof strb_b);
+  const bool sop = s.sop->get() != 0, eop = s.eop->get() != 0;
+  std::uint64_t sum = digest(digest(digest(0xcbf29ce484222325ull, hdr, 16), m_beat.data(), m_beat_B), strb_b, sizeof strb_b);
+  hold(w, valid, ready, sum * 31 + (sop ? 2 : 0) + (eop ? 1 : 0));
+  if (!(valid && ready)) return false;
+  if (sop == a.open) fail(w, sop ? "sop inside a TLP" : "first beat of a TLP without sop");
+  if (sop) {
+    a = Asm{};
+    a.open = true;
+    a.p.h = decode_header(hdr);
+    const TlpHeader& h = a.p.h;
+    if (is_cpl) {
+      if (h.type != HdrType::CplD && h.type != HdrType::Cpl) fail(w, "not a completion on tx_cpl");
+      if (h.type == HdrType::CplD) a.dws_left = h.length_dw;
+    } else {
+      if (h.type != HdrType::MemWr && h.type != HdrType::MemRd) fail(w, "not a memory request on tx_req");
+      const bool high = h.addr >= (1ull << 32);
+      if (h.four_dw != high) fail(w, h.four_dw ? "a 4-DW header for an address below 4 GiB" : "a 3-DW header for an address above 4 GiB");
+      if (h.type == HdrType::MemWr) a.dws_left = h.length_dw;
+    }
+  }
+  // Strobes: contiguous from lane 0, as many as the TLP has DWs left in this beat.
+  const std::uint32_t lanes = m_beat_B / 4;
+  const std::uint32_t expect = std::min(a.dws_left, lanes);
+  for (std::uint32_t i = 0; i < lanes; ++i) {
+    const bool on = strb_b[i / 8] >> (i % 8) & 1;
+    if (on != (i < expect)) fail(w, "strobes do not cover exactly the TLP's next " + std::to_string(expect) + " DWs");
+  }
+  a.p.data.insert(a.p.data.end(), m_beat.begin(), m_beat.begin() + expect * 4);
+  a.dws_left -= expect;
+  if (eop != (a.dws_left == 0)) fail(w, eop ? "eop before the TLP's last DW" : "no eop on the TLP's last DW");
+  if (eop) {
+    a.open = false;
+    out = std::move(a.p);
+    done = true;
+  }
+  return true;
+}
+
+void TlpStreamShim::msi_drive(bool space) {
+  if (m_msi_ready) m_msi_ready->set(space);
+}
+
+bool TlpStreamShim::msi_sample(bool space, std::uint32_t& vector) {
+  if (!m_msi_valid || !m_msi_valid->get() || (m_msi_ready && !space)) return false;
+  vector = m_msi_vector ? static_cast<std::uint32_t>(m_msi_vector->get()) : 0;
+  return true;
+}
+
+bool TlpStreamShim::msi_busy() const { return m_msi_valid && m_msi_valid->get(); }
 
 }  // namespace hx::rtl

@@ -21,51 +21,66 @@
 // A design may leave out streams it never uses (all of a stream's ports, or
 // none). Besides: clk (required); rst_n (active low) or rst (active high);
 // the configuration inputs cfg_requester_id[15:0], cfg_max_payload[2:0] and
-// cfg_max_read_req[2:0] (0 = 128 B ... 5 = 4096 B), cfg_rcb_128b,
-// cfg_bus_master_en; and MSI: msi_valid, msi_vector[4:0] out, msi_ready in
-// (optional: without it every offered MSI is taken).
+// cfg_max_read_req[2:0] (0 = 128 B ... 5 = 4096 B), cfg_rcb_128b (the root
+// port's RCB is 128 B), cfg_bus_master_en; and MSI: msi_valid,
+// msi_vector[4:0] out, msi_ready in (optional: without it every offered MSI
+// is taken).
 #pragma once
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "models/rtl/rtl_model.h"
+#include "models/rtl/shim.h"
+#include "models/rtl/tlp_header.h"
 
 namespace hx::rtl {
-
-// A port as the build saw it (before a model exists).
-struct PortShape {
-  std::string name;
-  int bits = 0;
-  PortDir dir = PortDir::In;
-};
 
 // What is wrong with a design's ports for the TLP-stream interface at
 // data width `w` bits ("" if nothing): missing or extra parts of a stream,
 // wrong widths or directions, no clock.
 std::string tlp_stream_port_error(const std::vector<PortShape>& ports, int w);
 
-// TLP header fields (the subset the interface carries).
-enum class HdrType : std::uint8_t { MemRd, MemWr, Cpl, CplD, Other };
-struct TlpHeader {
-  HdrType type = HdrType::Other;
-  bool four_dw = false;
-  std::uint32_t length_dw = 0;  // 1..1024
-  std::uint16_t requester = 0, completer = 0;
-  std::uint8_t tag = 0;
-  std::uint8_t first_be = 0, last_be = 0;
-  std::uint64_t addr = 0;       // requests: DW-aligned address
-  std::uint16_t byte_count = 0; // completions: bytes left, this one included (4096 as 0 on the wire)
-  std::uint8_t lower_addr = 0;  // completions
-  std::uint8_t status = 0;      // completions: 0 successful
-  // Requests: the first byte's address and the number of bytes the enables
-  // cover (contiguous); false if the enables are not a valid pattern.
-  bool byte_range(std::uint64_t& first, std::uint32_t& len) const;
-};
 // To and from the 16-byte header bus value (little-endian bytes of the 128-bit vector).
 void encode_header(const TlpHeader& h, std::uint8_t out[16]);
 TlpHeader decode_header(const std::uint8_t in[16]);
-// A request header for bytes [addr, addr+len) (len 0: a zero-length read).
-TlpHeader request_header(HdrType type, std::uint64_t addr, std::uint32_t len);
+
+// log2(size / 128): how Max_Payload_Size and Max_Read_Request_Size are encoded.
+std::uint64_t size_code(int bytes);
+
+class TlpStreamShim final : public Shim {
+ public:
+  TlpStreamShim(RtlModel& model, int data_width, std::string device, const std::uint64_t& cycle);
+  const char* stream(Way w) const override;
+  bool has(Way w) const override;
+  void configure(const LinkSettings& s) override;
+  std::uint32_t beats(Way w, const Packet& p) const override;
+  void drive(Way w, const Packet* p, std::uint32_t beat) override;
+  bool taken(Way w) const override;
+  void set_ready(Way w, bool ready) override;
+  bool offered(Way w) const override;
+  bool sample(Way w, Packet& out, bool& done) override;
+  bool assembling() const override { return m_asm[0].open || m_asm[1].open; }
+  void msi_drive(bool space) override;
+  bool msi_sample(bool space, std::uint32_t& vector) override;
+  bool msi_busy() const override;
+
+ private:
+  struct Ports {
+    const RtlPort *hdr = nullptr, *data = nullptr, *strb = nullptr, *sop = nullptr, *eop = nullptr, *valid = nullptr,
+                  *ready = nullptr;
+  };
+  // A TLP the design is driving out, beat by beat.
+  struct Asm {
+    bool open = false;
+    Packet p;
+    std::uint32_t dws_left = 0;
+  };
+  const Ports& port(Way w) const { return m_p[static_cast<std::size_t>(w)]; }
+  std::array<Ports, 4> m_p{};
+  std::array<Asm, 2> m_asm{};  // TxReq, TxCpl
+  const RtlPort *m_msi_valid = nullptr, *m_msi_vector = nullptr, *m_msi_ready = nullptr;
+};
 
 }  // namespace hx::rtl

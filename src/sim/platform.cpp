@@ -52,6 +52,7 @@ Platform::Platform(const topo::Topology& t) : m_topo(t) {
       c.mrrs = n.ep.mrrs;
       c.tags = n.ep.tags;
       c.msi_addr = t.nodes[static_cast<std::size_t>(t.root)].rc.msi_base;
+      c.rcb = t.nodes[static_cast<std::size_t>(t.root)].rc.rcb_B;
       auto ep = std::make_unique<pcie::Endpoint>(n.name.c_str(), c);
       up_port_of[ni] = &ep->upstream();
       std::unique_ptr<pcie::Device> dev;

@@ -12,6 +12,7 @@
 #include "models/dma/calypte_dma.h"
 #include "models/dma/coyote_dma.h"
 #include "models/dma/rosta_dma.h"
+#include "models/rtl/interfaces.h"
 #include "models/rtl/rtl_device.h"
 #include "src/rtl/build.h"
 #ifdef HXSIM_HAVE_RTL
@@ -49,6 +50,9 @@ void parse_rtl(const Cursor& s, DeviceConfigs& d) {
     return;  // no section: not an RTL device
   }
   cfg::load_params(s, d.rtl, cfg::rtl_params(), {"sources", "top", "parameters", "include_dirs", "verilator_args"});
+  if (!rtl::interface_width_ok(d.rtl.interface, d.rtl.data_width))
+    (s.has("data_width") ? s.child("data_width") : s).fail("the " + d.rtl.interface + " interface is not " + std::to_string(d.rtl.data_width) +
+                                                           " bits wide (docs/rtl.md)");
   rtlbuild::Spec spec;
   if (!s.has("top")) s.fail("no top: the design's top module");
   spec.top = s.child("top").scalar();
@@ -101,8 +105,10 @@ void parse_rtl(const Cursor& s, DeviceConfigs& d) {
   }
   std::vector<rtl::PortShape> shapes;
   for (const auto& p : b.ports) shapes.push_back({p.name, p.bits, p.dir == 0 ? rtl::PortDir::In : p.dir == 1 ? rtl::PortDir::Out : rtl::PortDir::InOut});
-  const std::string err = rtl::tlp_stream_port_error(shapes, d.rtl.data_width);
-  if (!err.empty()) s.child("top").fail("module " + spec.top + " does not have the tlp_stream interface at data_width " + std::to_string(d.rtl.data_width) + ":" + err);
+  const std::string err = rtl::interface_port_error(d.rtl.interface, shapes, d.rtl.data_width);
+  if (!err.empty())
+    s.child("top").fail("module " + spec.top + " does not have the " + d.rtl.interface + " interface at data_width " +
+                        std::to_string(d.rtl.data_width) + ":" + err);
   d.rtl.library = b.library;
 }
 
