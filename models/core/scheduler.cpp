@@ -57,6 +57,8 @@ struct Dispatcher {
   static constexpr std::uint64_t kMaxAtInstant = kMaxStepsAtInstant;
   Tick instant = kNever;
   std::uint64_t at_instant = 0;
+  Tick started = 0;        // SystemC time of this run
+  Tick limit = kNever;     // the earliest time a SystemC process has something to do
   std::function<void()> heartbeat;
 
   [[noreturn]] void stuck(const Action& it) {
@@ -98,33 +100,45 @@ struct Dispatcher {
     return s + sc_core::sc_time_to_pending_activity().value();
   }
 
+  // Whether the loop may move model time on to t > now: before the next
+  // SystemC process's time and within the horizon.
+  bool may_reach(Tick t) {
+    if (foreign_dirty) {
+      limit = foreign_limit(started);
+      foreign_dirty = false;
+    }
+    // Equal times go back to the kernel so its processes interleave.
+    return t < limit && t <= horizon;
+  }
+
+  // The bookkeeping of one action dispatched at `now`.
+  void count(const Action& it) {
+    if (++dispatched % Scheduler::kHeartbeat == 0 && heartbeat) heartbeat();
+    if (now != instant) {
+      instant = now;
+      at_instant = 0;
+    } else if (++at_instant > kMaxAtInstant) {
+      stuck(it);
+    }
+  }
+
   void run() {
     const Tick s = sc_now();
+    started = s;
     armed = kNever;
     running = true;
     now = s;
     foreign_dirty = false;
-    Tick limit = foreign_limit(s);
+    limit = foreign_limit(s);
     while (!heap.empty()) {
       const Tick t = heap.top_time();
       if (t > now) {
-        if (foreign_dirty) {
-          limit = foreign_limit(s);
-          foreign_dirty = false;
-        }
-        // Equal times go back to the kernel so its processes interleave.
-        if (t >= limit || t > horizon) break;
+        if (!may_reach(t)) break;
         now = t;
       }
       Tick due;
       const Action it = heap.pop(due);
-      if (++dispatched % Scheduler::kHeartbeat == 0 && heartbeat) heartbeat();
-      if (now != instant) {
-        instant = now;
-        at_instant = 0;
-      } else if (++at_instant > kMaxAtInstant) {
-        stuck(it);
-      }
+      count(it);
       it.target->on_action(it.kind, it.arg, it.ptr);
     }
     running = false;
@@ -172,6 +186,14 @@ void Scheduler::at(Tick t, Actor* target, std::uint32_t kind, std::uint64_t arg,
   if (t < now) t = now;
   d.heap.push(t, Action{target, kind, arg, ptr});
   if (!d.running) d.arm(t);  // while running, the loop picks it up
+}
+
+bool Scheduler::advance_to(Tick t, Actor* target, std::uint32_t kind) {
+  Dispatcher& d = *g_disp;
+  if (!d.running || t <= d.now || (!d.heap.empty() && d.heap.top_time() <= t) || !d.may_reach(t)) return false;
+  d.now = t;
+  d.count(Action{target, kind, 0, nullptr});
+  return true;
 }
 
 void software_step(const char* what) {

@@ -33,6 +33,14 @@ class Scheduler {
 
   // Run `target->on_action(kind, arg, ptr)` at absolute time t (t >= now).
   void at(Tick t, Actor* target, std::uint32_t kind, std::uint64_t arg = 0, void* ptr = nullptr);
+  // An actor that would schedule itself at t and return may instead go on
+  // at t at once, when nothing else can happen before: no action due at or
+  // before t, no SystemC process before it, t within the horizon. If so,
+  // model time is now t and the step counts as the action (target, kind)
+  // dispatched, and true is returned; otherwise nothing changes. The order
+  // of everything is the same as through the queue, without its cost (a
+  // clocked model's cycles, one after another).
+  static bool advance_to(Tick t, Actor* target, std::uint32_t kind);
   static std::uint64_t actions_dispatched();
   // No action later than t runs in this sc_start (its end time, inclusive).
   static void set_horizon(Tick t);

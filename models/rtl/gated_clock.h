@@ -33,13 +33,17 @@ class GatedClock {
     return true;
   }
   // After a cycle: the next edge, while the design was active within the
-  // last `idle_cycles` cycles or `keep` holds.
-  void after_cycle(bool active, int idle_cycles, bool keep, Scheduler& s, Actor* a, std::uint32_t kind) {
+  // last `idle_cycles` cycles or `keep` holds. True when that edge is now
+  // (nothing else was due before it: Scheduler::advance_to): the caller
+  // runs the next cycle at once, as its action would have.
+  bool after_cycle(bool active, int idle_cycles, bool keep, Scheduler& s, Actor* a, std::uint32_t kind) {
     m_idle = active ? 0 : m_idle + 1;
-    if (keep || m_idle < idle_cycles) {
-      m_next = now_tick() + m_period;
-      s.at(m_next, a, kind);
-    }
+    if (!keep && m_idle >= idle_cycles) return false;
+    const Tick next = now_tick() + m_period;
+    if (Scheduler::advance_to(next, a, kind)) return true;
+    m_next = next;
+    s.at(m_next, a, kind);
+    return false;
   }
 
  private:

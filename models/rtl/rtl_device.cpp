@@ -1,6 +1,7 @@
 #include "models/rtl/rtl_device.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 #include "models/core/error.h"
@@ -13,7 +14,60 @@ using pcie::TlpKind;
 
 namespace {
 enum : std::uint32_t { kTick };
+
+// The design's clock and reset, by the names the interfaces allow.
+struct ClockReset {
+  const RtlPort *clk = nullptr, *rst = nullptr;
+  bool active_low = true;
+};
+ClockReset clock_reset(const RtlModel& m) {
+  ClockReset c;
+  c.clk = m.find("clk");
+  if (!c.clk) c.clk = m.find("user_clk");
+  for (const char* n : {"rst_n", "user_reset_n"})
+    if (!c.rst) c.rst = m.find(n);
+  for (const char* n : {"rst", "user_reset"})
+    if (!c.rst) {
+      c.rst = m.find(n);
+      c.active_low = false;
+    }
+  return c;
+}
+// Reset: `cycles` cycles with reset asserted, then released with the clock
+// low (before time 0: not simulated time).
+void reset(RtlModel& m, const ClockReset& c, int cycles) {
+  if (c.rst) c.rst->set(c.active_low ? 0 : 1);
+  for (int i = 0; i < std::max(1, cycles); ++i) {
+    c.clk->set(0);
+    m.eval();
+    c.clk->set(1);
+    m.eval();
+  }
+  if (c.rst) c.rst->set(c.active_low ? 1 : 0);
+  c.clk->set(0);
+  m.eval();
+}
 }  // namespace
+
+double RtlDevice::raw_cycles_per_s(const RtlDeviceConfig& cfg, std::uint64_t cycles) {
+  RtlModel m(RtlLibrary::open(cfg.library), "");
+  const ClockReset c = clock_reset(m);
+  reset(m, c, cfg.reset_cycles);
+  // The median of five segments: one segment is a fraction of a second.
+  std::vector<double> rates;
+  for (int seg = 0; seg < 5; ++seg) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (std::uint64_t i = 0; i < cycles / 5; ++i) {
+      c.clk->set(0);
+      m.eval();
+      c.clk->set(1);
+      m.eval();
+    }
+    rates.push_back(static_cast<double>(cycles / 5) / std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(rates.begin(), rates.end());
+  return rates[2];
+}
 
 RtlDevice::RtlDevice(const std::string& name, const RtlDeviceConfig& cfg)
     : m_name(name), m_cfg(cfg), m_clock(clock_period(cfg.clock_mhz)), m_corrupt(cfg.corrupt_completion) {
@@ -23,15 +77,7 @@ RtlDevice::RtlDevice(const std::string& name, const RtlDeviceConfig& cfg)
   const std::string err = interface_port_error(cfg.interface, shapes, cfg.data_width);
   if (!err.empty()) sim_fail(name, "the design does not have the " + cfg.interface + " interface:" + err);
   m_shim = make_shim(cfg.interface, *m_model, cfg.data_width, name, m_cycle);
-  m_clk = m_model->find("clk");
-  if (!m_clk) m_clk = m_model->find("user_clk");
-  m_rst = m_model->find("rst_n");
-  if (!m_rst) m_rst = m_model->find("user_reset_n");
-  if (!m_rst) {
-    m_rst = m_model->find("rst");
-    if (!m_rst) m_rst = m_model->find("user_reset");
-    m_rst_active_low = false;
-  }
+  m_clk = clock_reset(*m_model).clk;
   auto& reg = StatsRegistry::instance();
   reg.add_counter(name + ".rtl_cycles", &rtl_cycles, "cycle", "RTL clock cycles simulated");
   reg.add_counter(name + ".rx_tlps", &rx_tlps, "TLP", "TLPs the design took (requests to its BARs, completions)");
@@ -52,18 +98,9 @@ void RtlDevice::attach(pcie::Endpoint& ep) {
   ls.rcb = ep.config().rcb;
   ls.bar_size = ep.config().bars.empty() ? 0 : ep.config().bars.front().size;
   m_shim->configure(ls);
-  // Reset: reset_cycles cycles with reset asserted, then released with the
-  // clock low (before time 0: not simulated time).
-  if (m_rst) m_rst->set(m_rst_active_low ? 0 : 1);
-  for (int i = 0; i < std::max(1, m_cfg.reset_cycles); ++i) {
-    m_clk->set(0);
-    m_model->eval();
-    m_clk->set(1);
-    m_model->eval();
-  }
-  if (m_rst) m_rst->set(m_rst_active_low ? 1 : 0);
-  m_clk->set(0);
-  m_model->eval();
+  reset(*m_model, clock_reset(*m_model), m_cfg.reset_cycles);
+  m_shim->set_ready(Way::TxReq, true);
+  m_shim->set_ready(Way::TxCpl, true);  // the host always takes completions
   if (m_cfg.free_running) wake();
 }
 
@@ -80,6 +117,7 @@ void RtlDevice::queue_rx(Way w, std::deque<RxTlp>& q, const TlpHeader& h, const 
     if (n) std::memcpy(r.p.data.data() + lead, payload, n);
   }
   r.beats = m_shim->beats(w, r.p);
+  r.seq = ++m_rx_seq;
   q.push_back(std::move(r));
   wake();
 }
@@ -161,10 +199,17 @@ void RtlDevice::wake() { m_clock.wake(m_ep->scheduler(), this, kTick); }
 
 void RtlDevice::on_action(std::uint32_t kind, std::uint64_t, void*) {
   if (kind != kTick || !m_clock.due()) return;  // a superseded wake-up
-  tick();
+  while (tick()) {
+  }
 }
 
+// The ports change only when the beat offered does: a beat waiting for
+// ready is not driven again.
 void RtlDevice::drive_rx(Way w, std::deque<RxTlp>& q) {
+  Driven& d = m_driven[static_cast<std::size_t>(w)];
+  const Driven now = q.empty() ? Driven{0, 0} : Driven{q.front().seq, q.front().next};
+  if (now.seq == d.seq && now.beat == d.beat) return;
+  d = now;
   if (!m_shim->has(w)) return;
   if (q.empty()) m_shim->drive(w, nullptr, 0);
   else m_shim->drive(w, &q.front().p, q.front().next);
@@ -244,22 +289,25 @@ void RtlDevice::finish_tx_cpl(const Packet& p) {
 }
 
 // One clock cycle: drive the inputs, evaluate before and after the rising
-// edge, act on the handshakes that happened at it.
-void RtlDevice::tick() {
+// edge, act on the handshakes that happened at it. True when the next cycle
+// is due at once (GatedClock::after_cycle).
+bool RtlDevice::tick() {
   ++m_cycle;
   ++rtl_cycles;
   drive_rx(Way::RxReq, m_rxq_req);
   drive_rx(Way::RxCpl, m_rxq_cpl);
   const bool req_space = !m_ep->stream_full(m_s_req);
-  m_shim->set_ready(Way::TxReq, req_space);
-  m_shim->set_ready(Way::TxCpl, true);
+  if (req_space != m_req_space) {  // inputs change only when they change
+    m_req_space = req_space;
+    m_shim->set_ready(Way::TxReq, req_space);
+  }
   m_shim->msi_drive(req_space);
   m_clk->set(0);
   m_model->eval();
   m_model->dump(static_cast<std::uint64_t>(now_tick()));
 
-  const bool rx_req_fire = m_shim->has(Way::RxReq) && m_shim->taken(Way::RxReq);
-  const bool rx_cpl_fire = m_shim->has(Way::RxCpl) && m_shim->taken(Way::RxCpl);
+  const bool rx_req_fire = !m_rxq_req.empty() && m_shim->taken(Way::RxReq);
+  const bool rx_cpl_fire = !m_rxq_cpl.empty() && m_shim->taken(Way::RxCpl);
   Packet req, cpl;
   bool req_done = false, cpl_done = false;
   const bool tx_req_fire = m_shim->sample(Way::TxReq, req, req_done);
@@ -293,7 +341,7 @@ void RtlDevice::tick() {
   // until quiesce().
   const bool active = rx_req_fire || rx_cpl_fire || tx_req_fire || tx_cpl_fire || msi_fire || !m_rxq_req.empty() ||
                       !m_rxq_cpl.empty() || tx_offered;
-  m_clock.after_cycle(active, m_cfg.idle_cycles, m_cfg.free_running && !m_quiesced, m_ep->scheduler(), this, kTick);
+  return m_clock.after_cycle(active, m_cfg.idle_cycles, m_cfg.free_running && !m_quiesced, m_ep->scheduler(), this, kTick);
 }
 
 }  // namespace hx::rtl

@@ -71,6 +71,10 @@ class RtlDevice final : public pcie::Device, public Actor {
   // The driver is done with the device: a free-running clock may stop.
   void quiesce();
   std::uint64_t cycles() const { return m_cycle; }
+  // Verilator's own rate for the design: cycles per wall second of the bare
+  // model, clocked by hand after reset with every input held still (the
+  // ceiling of its co-simulation; hxsim bench).
+  static double raw_cycles_per_s(const RtlDeviceConfig& cfg, std::uint64_t cycles);
 
   Counter rtl_cycles, rx_tlps, tx_tlps, msis;
 
@@ -79,6 +83,12 @@ class RtlDevice final : public pcie::Device, public Actor {
   struct RxTlp {
     Packet p;
     std::uint32_t beats = 1, next = 0;
+    std::uint64_t seq = 0;  // its number among the way's TLPs (from 1)
+  };
+  // What a receive way's ports hold now: TLP `seq` (0: nothing offered) at beat `beat`.
+  struct Driven {
+    std::uint64_t seq = ~0ull;
+    std::uint32_t beat = 0;
   };
   struct HostRead {  // a host read of a BAR, waiting for the design's completion
     bool open = false;
@@ -91,7 +101,7 @@ class RtlDevice final : public pcie::Device, public Actor {
     std::uint32_t left = 0;
   };
   void wake();
-  void tick();
+  bool tick();
   void drive_rx(Way w, std::deque<RxTlp>& q);
   void queue_rx(Way w, std::deque<RxTlp>& q, const TlpHeader& h, const std::uint8_t* payload, std::uint32_t lead, std::uint32_t n);
   // The rules of PCIe for a request the design sends.
@@ -105,9 +115,11 @@ class RtlDevice final : public pcie::Device, public Actor {
   GatedClock m_clock;
   std::unique_ptr<RtlModel> m_model;
   std::unique_ptr<Shim> m_shim;
-  const RtlPort *m_clk = nullptr, *m_rst = nullptr;
-  bool m_rst_active_low = true;
+  const RtlPort* m_clk = nullptr;
   std::deque<RxTlp> m_rxq_req, m_rxq_cpl;
+  std::array<Driven, 2> m_driven{};
+  std::uint64_t m_rx_seq = 0;
+  bool m_req_space = true;  // what tx_req's ready says now
   std::array<HostRead, 256> m_host_reads{};
   std::array<DevRead, 256> m_dev_reads{};
   int m_host_open = 0, m_dev_open = 0;

@@ -37,14 +37,4 @@ std::uint64_t Shim::digest(std::uint64_t h, const std::uint8_t* p, std::size_t n
   return h;
 }
 
-void Shim::hold(Way w, bool valid, bool ready, std::uint64_t sum) {
-  Held& held = m_held[static_cast<std::size_t>(w)];
-  if (held.stalled) {
-    if (!valid) fail(w, "valid dropped before the beat was taken");
-    if (sum != held.sum) fail(w, "beat changed while waiting for ready");
-  }
-  held.stalled = valid && !ready;
-  held.sum = sum;
-}
-
 }  // namespace hx::rtl

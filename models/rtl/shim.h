@@ -77,10 +77,10 @@ class Shim {
   virtual void drive(Way w, const Packet* p, std::uint32_t beat) = 0;
   virtual bool taken(Way w) const = 0;
 
-  // Transmit ways. set_ready() before evaluation; offered() and sample()
-  // after it, before the edge. sample() checks the cycle and returns
+  // Transmit ways. set_ready() before evaluation, when ready changes;
+  // sample() after it, before the edge: it checks the cycle and returns
   // whether a beat moved; when that beat ends a TLP, `done` is set and the
-  // TLP is in `out`.
+  // TLP is in `out`. offered(): whether the last sample() saw a beat offered.
   virtual void set_ready(Way w, bool ready) = 0;
   virtual bool offered(Way w) const = 0;
   virtual bool sample(Way w, Packet& out, bool& done) = 0;
@@ -97,9 +97,19 @@ class Shim {
  protected:
   [[noreturn]] void fail(Way w, const std::string& what) const { fail(stream(w), what); }
   [[noreturn]] void fail(const char* stream, const std::string& what) const;
-  // A beat offered and not taken stays offered and unchanged: `sum` is a
-  // digest of everything the beat carries.
-  void hold(Way w, bool valid, bool ready, std::uint64_t sum);
+  // A beat offered and not taken stays offered and unchanged: `sum()` is a
+  // digest of everything the beat carries, asked for only when a beat is
+  // held or was held the cycle before.
+  template <class Sum>
+  void hold(Way w, bool valid, bool ready, Sum sum) {
+    Held& held = m_held[static_cast<std::size_t>(w)];
+    if (!held.stalled && !(valid && !ready)) return;
+    if (held.stalled && !valid) fail(w, "valid dropped before the beat was taken");
+    const std::uint64_t now = sum();
+    if (held.stalled && now != held.sum) fail(w, "beat changed while waiting for ready");
+    held.stalled = !ready;
+    held.sum = now;
+  }
   static std::uint64_t digest(std::uint64_t h, const std::uint8_t* p, std::size_t n);
 
   RtlModel& m_model;

@@ -171,9 +171,9 @@ void TlpStreamShim::drive(Way w, const Packet* p, std::uint32_t beat) {
   s.hdr->set_bytes(hdr, 16);
   s.data->set_bytes(m_beat.data(), m_beat_B);
   const std::uint32_t dws = (n + 3) / 4;
-  std::uint8_t strb[64] = {};
+  std::uint8_t strb[8] = {};
   for (std::uint32_t i = 0; i < dws; ++i) strb[i / 8] |= static_cast<std::uint8_t>(1u << (i % 8));
-  s.strb->set_bytes(strb, sizeof strb);
+  s.strb->set_bytes(strb, (m_beat_B / 4 + 7) / 8);
   s.sop->set(beat == 0);
   s.eop->set(beat + 1 == beats(w, *p));
   s.valid->set(1);
@@ -188,23 +188,32 @@ void TlpStreamShim::set_ready(Way w, bool ready) {
   if (has(w)) port(w).ready->set(ready);
 }
 
-bool TlpStreamShim::offered(Way w) const { return has(w) && port(w).valid->get(); }
+bool TlpStreamShim::offered(Way w) const { return m_offered[w == Way::TxCpl ? 1 : 0]; }
 
 bool TlpStreamShim::sample(Way w, Packet& out, bool& done) {
   done = false;
   if (!has(w)) return false;
   const Ports& s = port(w);
+  bool& offered = m_offered[w == Way::TxCpl ? 1 : 0];
   const bool is_cpl = w == Way::TxCpl;
   Asm& a = m_asm[is_cpl ? 1 : 0];
   const bool valid = s.valid->get() != 0, ready = s.ready->get() != 0;
+  offered = valid;
   std::uint8_t hdr[16];
-  s.hdr->get_bytes(hdr, 16);
-  s.data->get_bytes(m_beat.data(), m_beat_B);
-  std::uint8_t strb_b[64] = {};
-  s.strb->get_bytes(strb_b, sizeof strb_b);
-  const bool sop = s.sop->get() != 0, eop = s.eop->get() != 0;
-  std::uint64_t sum = digest(digest(digest(0xcbf29ce484222325ull, hdr, 16), m_beat.data(), m_beat_B), strb_b, sizeof strb_b);
-  hold(w, valid, ready, sum * 31 + (sop ? 2 : 0) + (eop ? 1 : 0));
+  std::uint8_t strb_b[8] = {};
+  const std::size_t strb_n = (m_beat_B / 4 + 7) / 8;
+  bool sop = false, eop = false;
+  if (valid) {
+    s.hdr->get_bytes(hdr, 16);
+    s.data->get_bytes(m_beat.data(), m_beat_B);
+    s.strb->get_bytes(strb_b, strb_n);
+    sop = s.sop->get() != 0;
+    eop = s.eop->get() != 0;
+  }
+  hold(w, valid, ready, [&] {
+    const std::uint64_t sum = digest(digest(digest(0xcbf29ce484222325ull, hdr, 16), m_beat.data(), m_beat_B), strb_b, strb_n);
+    return sum * 31 + (sop ? 2 : 0) + (eop ? 1 : 0);
+  });
   if (!(valid && ready)) return false;
   if (sop == a.open) fail(w, sop ? "sop inside a TLP" : "first beat of a TLP without sop");
   if (sop) {
@@ -241,7 +250,8 @@ bool TlpStreamShim::sample(Way w, Packet& out, bool& done) {
 }
 
 void TlpStreamShim::msi_drive(bool space) {
-  if (m_msi_ready) m_msi_ready->set(space);
+  if (m_msi_ready && space != m_msi_space) m_msi_ready->set(space);
+  m_msi_space = space;
 }
 
 bool TlpStreamShim::msi_sample(bool space, std::uint32_t& vector) {

@@ -80,7 +80,9 @@ class TlpStreamShim final : public Shim {
   const Ports& port(Way w) const { return m_p[static_cast<std::size_t>(w)]; }
   std::array<Ports, 4> m_p{};
   std::array<Asm, 2> m_asm{};  // TxReq, TxCpl
+  std::array<bool, 2> m_offered{};  // what sample() saw: a beat offered on TxReq, TxCpl
   const RtlPort *m_msi_valid = nullptr, *m_msi_vector = nullptr, *m_msi_ready = nullptr;
+  bool m_msi_space = false;  // what msi_ready says now
 };
 
 }  // namespace hx::rtl

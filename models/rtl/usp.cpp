@@ -218,7 +218,7 @@ void UspShim::set_ready(Way w, bool ready) {
   r->set(ready ? (1ull << r->bits) - 1 : 0);
 }
 
-bool UspShim::offered(Way w) const { return has(w) && port(w).valid->get(); }
+bool UspShim::offered(Way w) const { return m_offered[w == Way::TxCpl ? 1 : 0]; }
 
 void UspShim::decode(Way w, Asm& a) {
   const std::uint32_t* d = a.dws.data();
@@ -261,15 +261,23 @@ bool UspShim::sample(Way w, Packet& out, bool& done) {
   done = false;
   if (!has(w)) return false;
   const Ports& s = port(w);
+  bool& offered = m_offered[w == Way::TxCpl ? 1 : 0];
   Asm& a = m_asm[w == Way::TxCpl ? 1 : 0];
   const bool valid = s.valid->get() != 0, ready = (s.ready->get() & 1) != 0;
-  s.data->get_bytes(m_beat.data(), m_beat_B);
-  std::fill(m_user.begin(), m_user.end(), 0);
-  s.user->get_bytes(m_user.data(), m_user.size());
-  const std::uint64_t keep = s.keep->get();
-  const bool last = s.last->get() != 0;
-  const std::uint64_t sum = digest(digest(0xcbf29ce484222325ull, m_beat.data(), m_beat_B), m_user.data(), m_user.size());
-  hold(w, valid, ready, (sum * 31 + keep) * 2 + last);
+  offered = valid;
+  std::uint64_t keep = 0;
+  bool last = false;
+  if (valid) {
+    s.data->get_bytes(m_beat.data(), m_beat_B);
+    std::fill(m_user.begin(), m_user.end(), 0);
+    s.user->get_bytes(m_user.data(), m_user.size());
+    keep = s.keep->get();
+    last = s.last->get() != 0;
+  }
+  hold(w, valid, ready, [&] {
+    const std::uint64_t sum = digest(digest(0xcbf29ce484222325ull, m_beat.data(), m_beat_B), m_user.data(), m_user.size());
+    return (sum * 31 + keep) * 2 + last;
+  });
   if (!(valid && ready)) return false;
   const bool rq = w == Way::TxReq;
   if (!a.open) {

@@ -92,6 +92,7 @@ class UspShim final : public Shim {
   void decode(Way w, Asm& a);
   std::array<Ports, 4> m_p{};
   std::array<Asm, 2> m_asm{};  // RQ, CC
+  std::array<bool, 2> m_offered{};  // what sample() saw: a beat offered on TxReq, TxCpl
   int m_bar_aperture = 0;
   std::uint16_t m_rid = 0;
   std::vector<std::uint8_t> m_user;  // scratch: a tuser value

@@ -262,12 +262,13 @@ void CalypteRtl::wake() { m_clock.wake(m_ep->scheduler(), this, kTick); }
 
 void CalypteRtl::on_action(std::uint32_t kind, std::uint64_t, void*) {
   if (kind != kTick || !m_clock.due()) return;  // a superseded wake-up
-  tick();
+  while (tick()) {
+  }
 }
 
 // One RTL clock cycle: drive inputs, evaluate before and after the rising
 // edge, act on the handshakes that happened at it.
-void CalypteRtl::tick() {
+bool CalypteRtl::tick() {
   auto& im = *m_impl;
   auto& t = *im.top;
   const std::uint64_t cyc = m_cycle_count++;
@@ -373,7 +374,7 @@ void CalypteRtl::tick() {
   if (!m_cq.empty() || !m_f2h.empty() || t.rq_valid || t.h2f_valid || t.cc_valid) active = true;
   // The RTL is idle once nothing has moved for longer than its deepest
   // pipeline: then the adapter stops clocking it until an input arrives.
-  m_clock.after_cycle(active, m_cfg.idle_cycles, false, m_ep->scheduler(), this, kTick);
+  return m_clock.after_cycle(active, m_cfg.idle_cycles, false, m_ep->scheduler(), this, kTick);
 }
 
 bool CalypteRtl::is_update(std::uint64_t addr, std::uint32_t len) const {

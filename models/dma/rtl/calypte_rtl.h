@@ -92,7 +92,7 @@ class CalypteRtl final : public pcie::Device, public CalypteApi, public Actor {
   };
   void cq_write(std::uint32_t addr, const std::vector<std::uint8_t>& bytes);
   void wake();
-  void tick();
+  bool tick();  // true: the next cycle is due at once
   void start_rq();
   void finish_rq();
   bool is_update(std::uint64_t addr, std::uint32_t len) const;
