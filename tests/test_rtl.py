@@ -164,6 +164,20 @@ class OwnDesign(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         self.assertIn('(0 reused)', out + err)
 
+    def test_a_design_a_sweep_switches_to_is_fingerprinted_by_content(self):
+        shutil.copy(os.path.join(self.d, 'desc_dma.sv'), os.path.join(self.d, 'other.sv'))
+        self.write('study.yaml', STUDY +
+                   "sweep:\n  - {path: topology.nodes.fpga.rtl.sources, values: [[desc_dma.sv], [other.sv]]}\n")
+        rc, out, err = run(HXSIM, 'run', 'study.yaml', '-o', 'out', cwd=self.d)
+        self.assertEqual(rc, 0, err)
+        rc, out, err = run(HXSIM, 'run', 'study.yaml', '-o', 'out', cwd=self.d)
+        self.assertIn('(2 reused)', out + err)
+        with open(os.path.join(self.d, 'other.sv'), 'a') as f:
+            f.write('// an edit of the design only the sweep names\n')
+        rc, out, err = run(HXSIM, 'run', 'study.yaml', '-o', 'out', cwd=self.d)
+        self.assertEqual(rc, 0, err)
+        self.assertIn('(0 reused)', out + err)
+
     def expect_bad(self, needle, pattern):
         rc, _, err = self.go()
         self.assertEqual(rc, 2, err)

@@ -60,6 +60,19 @@ std::string run_fingerprint(const StudyFiles& f, const Sweep& points, std::uint6
     h.field(t).field(text);
     h.field(topo::rtl_inputs_digest(cfg::load_file(t), t));
   }
+  // Design files a sweep switches to (rtl.sources, rtl.include_dirs or the
+  // whole rtl section of a node), by content: each value applied alone to
+  // a copy, as a point applies it.
+  for (const auto& set : points.values_under(".rtl")) {
+    if (set.path.rfind("topology.", 0) != 0) continue;
+    StudyFiles c = copy_without_sweep(f);
+    try {
+      apply_set(c, set.path, set.value, set.where);
+      h.field(set.path).field(topo::rtl_inputs_digest(c.topo, c.topo_file));
+    } catch (const InputError&) {
+      // A bad value: the point that takes it fails at its place.
+    }
+  }
   // The build: the binary's size and time, and the commit it was built from.
   std::error_code ec;
   h.field(std::to_string(seed));

@@ -332,6 +332,16 @@ std::vector<std::string> Sweep::topologies(const StudyFiles& f) const {
   return out;
 }
 
+std::vector<SweepPoint::Set> Sweep::values_under(const std::string& part) const {
+  std::vector<SweepPoint::Set> out;
+  for (const Axis& a : m_impl->axes)
+    for (const Part& p : a.parts) {
+      if (p.path.find(part) == std::string::npos) continue;
+      for (std::size_t v = 0; v < p.n; ++v) out.push_back({p.path, p.value(v), p.where(v)});
+    }
+  return out;
+}
+
 // Points in order of the cartesian product, the last axis varying fastest.
 std::vector<SweepPoint> expand_sweep(const StudyFiles& f) {
   const Sweep sweep(f);

@@ -74,6 +74,9 @@ class Sweep {
   // The topology files the points switch to (`path: topology`), each once,
   // in the order the points first name them.
   std::vector<std::string> topologies(const StudyFiles& f) const;
+  // Every value the points give a path that contains `part` (e.g. ".rtl."),
+  // each with its path and place.
+  std::vector<SweepPoint::Set> values_under(const std::string& part) const;
 
  private:
   struct Impl;
