@@ -126,6 +126,8 @@ int run_cli(int argc, char** argv) {
   auto* bench = app.add_subcommand("bench", "Measure the simulator's own speed on fixed scenarios");
   bench->add_option("--json", bench_json, "write the figures as JSON here");
   bench->add_option("--repeats", bench_repeats, "runs per scenario (the median is reported)")->check(CLI::Range(1, 100));
+  std::string bench_only;
+  bench->add_option("--only", bench_only, "run only the scenarios whose name contains this text (the kernel yardstick always runs)");
   std::string coherence_out;
   auto* bench_coh = app.add_subcommand("_bench_coherence", "(internal) the coherence scenario of hxsim bench");
   bench_coh->group("");
@@ -167,7 +169,7 @@ int run_cli(int argc, char** argv) {
     return 0;
   }
   if (*val) return hx::sim::validate(va, self_exe());
-  if (*bench) return hx::sim::bench(bench_json, bench_repeats, self_exe());
+  if (*bench) return hx::sim::bench(bench_json, bench_repeats, self_exe(), bench_only);
   if (*bench_coh) return hx::sim::bench_coherence(coherence_out);
   if (*plot) {
     std::vector<std::string> args = {"/usr/bin/python3", std::string(HXSIM_SOURCE_DIR) + "/plots/plot_study.py", plot_dir};

@@ -22,8 +22,11 @@
 #include "models/coherence/checker.h"
 #include "models/core/error.h"
 #include "models/core/rng.h"
+#include "models/rtl/rtl_device.h"
 #include "src/sim/driver.h"
 #include "src/sim/runner.h"
+#include "src/sim/study.h"
+#include "src/topology/topology.h"
 #ifdef HXSIM_HAVE_RTL
 #include "models/dma/rtl/calypte_rtl.h"
 #endif
@@ -45,6 +48,7 @@ struct Scenario {
 const Scenario kScenarios[] = {
     {"saturated_link", "configs/bench/saturated_link.yaml", 0, "one Gen3 x8 link, 128 B writes, 64 MiB"},
     {"s001_8fpga_write", "configs/s001_concurrent_write.yaml", 7, "S001: eight FPGAs write 4 MiB each at once"},
+    {"rtl_generic", "configs/bench/rtl_generic.yaml", 0, "a design of your own (desc_dma, 128 bit) copies 4 MiB, generic RTL path"},
 #ifdef HXSIM_HAVE_RTL
     {"rtl_cosim_fhf", "configs/s004_rtl.yaml", 20, "S004 FHF 1500 B x 4096 with the Verilated RTL engine"},
 #endif
@@ -98,6 +102,16 @@ double wait_child(pid_t pid, const fs::path& errf, const std::string& what) {
 // Runs a child process to its end (stdout dropped, stderr kept in `errf`).
 double run_child(const std::vector<std::string>& args, const fs::path& errf, const std::string& what) {
   return wait_child(spawn_point(args, errf.string()), errf, what);
+}
+
+// Verilator's own rate for the design of a study's `device: rtl` endpoint
+// (0 if it has none): the ceiling of its co-simulation.
+double design_raw_rate(const std::string& study) {
+  const StudyFiles f = load_study_files(study);
+  const topo::Topology t = topo::load_topology(f.topo_root(), f.topo_file);
+  for (const auto& n : t.nodes)
+    if (n.device == "rtl") return rtl::RtlDevice::raw_cycles_per_s(n.rtl, 5'000'000);
+  return 0;
 }
 
 Run run_once(const std::string& self, const std::string& study, int point, const fs::path& out) {
@@ -273,7 +287,8 @@ int bench_coherence(const std::string& out) {
   return 0;
 }
 
-int bench(const std::string& json_out, int repeats, const std::string& self) {
+int bench(const std::string& json_out, int repeats, const std::string& self, const std::string& only) {
+  const auto want = [&](const std::string& name) { return only.empty() || name.find(only) != std::string::npos; };
   if (!json_out.empty())
     check_output_file(json_out, "--json " + json_out);
   const fs::path dir = fs::temp_directory_path() / ("hxsim-bench-" + std::to_string(::getpid()));
@@ -288,6 +303,7 @@ int bench(const std::string& json_out, int repeats, const std::string& self) {
   std::printf("%-18s %10s %12s %14s %12s %10s %9s  %s\n", "scenario", "wall_s", "TLP-hops", "TLP-hops/s", "events/hop", "peak_MB",
               "/kernel", "what");
   for (const auto& s : kScenarios) {
+    if (!want(s.name)) continue;
     const std::string study = std::string(HXSIM_SOURCE_DIR) + "/" + s.study;
     const Run med = median_of(repeats, [&] { return run_once(self, study, s.point, dir / (std::string(s.name) + ".json")); });
     const double hops = med.meta["tlp_hops"].get<double>();
@@ -313,9 +329,17 @@ int bench(const std::string& json_out, int repeats, const std::string& self) {
         scen.back()["rtl_cycles"] = cyc;
         scen.back()["rtl_cycles_per_s"] = cyc / med.wall;
         std::printf("%-18s %10s %12.0f RTL cycles, %.2f M cycles/s\n", "", "", cyc, cyc / med.wall / 1e6);
+        // A design of your own: its bare Verilated rate beside it, and the share of it the co-simulation keeps.
+        const double raw = design_raw_rate(study);
+        if (raw > 0) {
+          scen.back()["rtl_raw_cycles_per_s"] = raw;
+          scen.back()["rtl_share_of_raw"] = cyc / med.wall / raw;
+          std::printf("%-18s %10s %12s the bare design: %.2f M cycles/s; the co-simulation keeps %.0f%% of it\n", "", "", "", raw / 1e6,
+                      100 * cyc / med.wall / raw);
+        }
       }
   }
-  {
+  if (want("coherence_rmw")) {
     // Coherence: messages per wall second and per kernel notification, the
     // median of `repeats` child runs by wall time.
     std::vector<nlohmann::json> runs;
@@ -346,7 +370,7 @@ int bench(const std::string& json_out, int repeats, const std::string& self) {
                     {"simulated_us", m["simulated_ns"].get<double>() / 1000.0},
                     {"repeats", repeats}});
   }
-  {
+  if (want("linear_fhf") || want("flat_bench_bw")) {
     // Cost linear in work: the same FHF study at N and 4N repetitions (the
     // ratio of wall times is 4 when the cost per round trip does not grow
     // with the run), and memory flat in work: 2 M bench-engine writes.
@@ -370,7 +394,7 @@ int bench(const std::string& json_out, int repeats, const std::string& self) {
                     {"wall_s", m.wall}, {"tlp_hops", hops}, {"tlp_hops_per_s", hops / m.wall},
                     {"tlp_hops_per_kernel_notification", hops / m.wall / kernel}, {"peak_rss_mb", m.rss_mb}});
   }
-  {
+  if (want("endpoint_scaling")) {
     // Endpoint scaling: the same traffic on hosts of 8, 64 and 512 endpoints.
     for (const int n : {8, 64, 512}) {
       const fs::path study = dir / ("scaling_" + std::to_string(n) + ".yaml");
@@ -394,6 +418,7 @@ int bench(const std::string& json_out, int repeats, const std::string& self) {
   // gets from the second core.
   for (const auto& [name, what] : {std::pair<std::string, std::string>{"sweep_1000", "1000-point sweep of small peer transfers"},
                                    {"sweep_1000_1mib", "1000-point sweep of 1 MiB peer transfers"}}) {
+    if (!want(name)) continue;
     const std::string study = std::string(HXSIM_SOURCE_DIR) + "/configs/bench/" + name + ".yaml";
     const int n = std::max(2u, std::thread::hardware_concurrency());
     double sweep_rss = 0;
@@ -466,12 +491,18 @@ int bench(const std::string& json_out, int repeats, const std::string& self) {
                     {"parallel_efficiency", eff}, {"separate_sweeps_efficiency", ceil}, {"peak_rss_mb", sweep_rss}});
   }
 #ifdef HXSIM_HAVE_RTL
-  {
+  if (want("rtl_raw")) {
     // Verilator's rate for the same RTL alone: the ceiling of the co-simulation.
     const double raw = dma::CalypteRtl::raw_cycles_per_s(2'000'000);
     std::printf("%-18s %10s %12s %.2f M cycles/s (the Verilated RTL alone, 2 M cycles of F2H streaming)\n", "rtl_raw", "", "",
                 raw / 1e6);
     scen.push_back({{"name", "rtl_raw"}, {"description", "Verilated RTL engine alone, F2H streaming"}, {"rtl_cycles_per_s", raw}});
+    for (auto& sc : scen)
+      if (sc["name"] == "rtl_cosim_fhf" && sc.contains("rtl_cycles_per_s")) {
+        const double share = sc["rtl_cycles_per_s"].get<double>() / raw;
+        sc["rtl_share_of_raw"] = share;
+        std::printf("%-18s %10s %12s rtl_cosim_fhf keeps %.0f%% of it\n", "", "", "", 100 * share);
+      }
   }
 #endif
   fs::remove_all(dir);

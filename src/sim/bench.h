@@ -5,7 +5,8 @@
 
 namespace hx::sim {
 
-int bench(const std::string& json_out, int repeats, const std::string& self_exe);
+// `only`: run just the scenarios whose name contains it ("" = all).
+int bench(const std::string& json_out, int repeats, const std::string& self_exe, const std::string& only = "");
 // The coherence scenario, run by `bench` in a child process of its own (one
 // SystemC elaboration per process): writes its counts as JSON to `out`.
 int bench_coherence(const std::string& out);
