@@ -197,6 +197,19 @@ class OwnDesign(unittest.TestCase):
         self.write('desc_dma.sv', text.replace('input  logic                tx_cpl_ready,', '').replace('tx_cpl_ready', "1'b1"))
         self.expect_bad('no port tx_cpl_ready', r'topo\.yaml:\d+:\d+: nodes\.fpga\.rtl\.top')
 
+    def test_a_tool_that_does_not_finish_is_stopped(self):
+        env = dict(os.environ, HXSIM_RTL_BUILD_TIMEOUT='0.001')
+        p = subprocess.run([HXSIM, 'run', 'study.yaml', '-o', 'out', '-q'], cwd=self.d, capture_output=True, text=True,
+                           timeout=300, env=env)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertRegex(p.stderr, r'topo\.yaml:\d+:\d+: nodes\.fpga\.rtl\.sources: \S+ did not finish within 0\.001 s')
+        self.assertFalse(os.path.exists(os.path.join(self.d, 'out')))
+        env['HXSIM_RTL_BUILD_TIMEOUT'] = 'soon'
+        p = subprocess.run([HXSIM, 'run', 'study.yaml', '-o', 'out', '-q'], cwd=self.d, capture_output=True, text=True,
+                           timeout=300, env=env)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("HXSIM_RTL_BUILD_TIMEOUT is 'soon'", p.stderr)
+
     def test_a_missing_source_is_bad_input(self):
         self.write('topo.yaml', TOPOLOGY.replace('[desc_dma.sv]', '[nowhere.sv]'))
         self.expect_bad('no such file', r'topo\.yaml:11:\d+: nodes\.fpga\.rtl\.sources\.0')

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -71,11 +73,27 @@ void remove_tree(const std::string& path) {
   ::rmdir(path.c_str());
 }
 
-// Runs argv in `dir`, its output into `log`; the exit status (-1: could not run).
+// How long one tool may run: $HXSIM_RTL_BUILD_TIMEOUT seconds, else 30
+// minutes (a large design takes minutes to verilate and compile; a tool
+// that hangs must not hang the run).
+double tool_timeout_s() {
+  const char* e = std::getenv("HXSIM_RTL_BUILD_TIMEOUT");
+  if (!e || !*e) return 1800;
+  char* end = nullptr;
+  const double v = std::strtod(e, &end);
+  if (*end || !(v > 0)) throw BuildError{std::string("HXSIM_RTL_BUILD_TIMEOUT is '") + e + "', not a number of seconds above 0"};
+  return v;
+}
+
+// Runs argv in `dir`, its output into `log`; the exit status (-1: could not
+// run). A tool still running after tool_timeout_s() is killed with all it
+// started (its own process group), and that is a BuildError naming it.
 int run(const std::vector<std::string>& argv, const std::string& dir, const std::string& log) {
+  const double limit = tool_timeout_s();
   const pid_t pid = ::fork();
   if (pid < 0) return -1;
   if (pid == 0) {
+    ::setpgid(0, 0);
     // The tool's output goes to the log, never to hxsim's terminal.
     const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd < 0) ::_exit(126);
@@ -89,8 +107,22 @@ int run(const std::vector<std::string>& argv, const std::string& dir, const std:
     ::execvp(a[0], a.data());
     ::_exit(127);
   }
+  ::setpgid(pid, pid);  // also here: the child may not have run yet
+  const auto t0 = std::chrono::steady_clock::now();
   int st = 0;
-  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  for (auto pause = std::chrono::microseconds(200);; pause = std::min(pause * 2, std::chrono::microseconds(50'000))) {
+    const pid_t r = ::waitpid(pid, &st, WNOHANG);
+    if (r == pid) break;
+    if (r < 0 && errno != EINTR) return -1;
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > limit) {
+      ::kill(-pid, SIGKILL);
+      while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+      }
+      std::ostringstream m;
+      m << argv[0] << " did not finish within " << limit << " s (HXSIM_RTL_BUILD_TIMEOUT) and was stopped; its output: " << log;
+      throw BuildError{m.str()};
+    }
+    std::this_thread::sleep_for(pause);
   }
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
@@ -114,7 +146,13 @@ std::string log_head(const std::string& log, std::size_t lines = 30) {
 std::string tool_version(const std::vector<std::string>& argv) {
   const std::string log = cache_dir() + "/.version." + std::to_string(::getpid()) + "." +
                           std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
-  const int rc = run(argv, "/", log);
+  int rc = -1;
+  try {
+    rc = run(argv, "/", log);
+  } catch (const BuildError& e) {
+    ::unlink(log.c_str());
+    throw BuildError{e.what.substr(0, e.what.find("; its output:"))};
+  }
   bool ok = false;
   std::string s = slurp(log, ok);
   ::unlink(log.c_str());
