@@ -153,30 +153,27 @@ class OwnDesign(unittest.TestCase):
         self.assertIn('tx_req_valid', vcd)
         self.assertGreater(vcd.count('\n#'), 100)  # time steps
 
-    def test_an_edited_design_is_run_again(self):
-        rc, _, err = self.go()
-        self.assertEqual(rc, 0, err)
-        rc, out, err = run(HXSIM, 'run', 'study.yaml', '-o', 'out', cwd=self.d)
-        self.assertIn('(1 reused)', out + err)
-        with open(os.path.join(self.d, 'desc_dma.sv'), 'a') as f:
+    def edit_reruns(self, design, points):
+        """Run, rerun (all reused), edit `design`, rerun: nothing reused."""
+        for reused in (None, points):
+            rc, out, err = run(HXSIM, 'run', 'study.yaml', '-o', 'out', cwd=self.d)
+            self.assertEqual(rc, 0, err)
+            if reused:
+                self.assertIn(f'({reused} reused)', out + err)
+        with open(os.path.join(self.d, design), 'a') as f:
             f.write('// an edit\n')
         rc, out, err = run(HXSIM, 'run', 'study.yaml', '-o', 'out', cwd=self.d)
         self.assertEqual(rc, 0, err)
         self.assertIn('(0 reused)', out + err)
 
+    def test_an_edited_design_is_run_again(self):
+        self.edit_reruns('desc_dma.sv', 1)
+
     def test_a_design_a_sweep_switches_to_is_fingerprinted_by_content(self):
         shutil.copy(os.path.join(self.d, 'desc_dma.sv'), os.path.join(self.d, 'other.sv'))
         self.write('study.yaml', STUDY +
                    "sweep:\n  - {path: topology.nodes.fpga.rtl.sources, values: [[desc_dma.sv], [other.sv]]}\n")
-        rc, out, err = run(HXSIM, 'run', 'study.yaml', '-o', 'out', cwd=self.d)
-        self.assertEqual(rc, 0, err)
-        rc, out, err = run(HXSIM, 'run', 'study.yaml', '-o', 'out', cwd=self.d)
-        self.assertIn('(2 reused)', out + err)
-        with open(os.path.join(self.d, 'other.sv'), 'a') as f:
-            f.write('// an edit of the design only the sweep names\n')
-        rc, out, err = run(HXSIM, 'run', 'study.yaml', '-o', 'out', cwd=self.d)
-        self.assertEqual(rc, 0, err)
-        self.assertIn('(0 reused)', out + err)
+        self.edit_reruns('other.sv', 2)  # the design only the sweep names
 
     def expect_bad(self, needle, pattern):
         rc, _, err = self.go()
@@ -198,17 +195,13 @@ class OwnDesign(unittest.TestCase):
         self.expect_bad('no port tx_cpl_ready', r'topo\.yaml:\d+:\d+: nodes\.fpga\.rtl\.top')
 
     def test_a_tool_that_does_not_finish_is_stopped(self):
-        env = dict(os.environ, HXSIM_RTL_BUILD_TIMEOUT='0.001')
-        p = subprocess.run([HXSIM, 'run', 'study.yaml', '-o', 'out', '-q'], cwd=self.d, capture_output=True, text=True,
-                           timeout=300, env=env)
-        self.assertEqual(p.returncode, 2, p.stderr)
-        self.assertRegex(p.stderr, r'topo\.yaml:\d+:\d+: nodes\.fpga\.rtl\.sources: \S+ did not finish within 0\.001 s')
-        self.assertFalse(os.path.exists(os.path.join(self.d, 'out')))
-        env['HXSIM_RTL_BUILD_TIMEOUT'] = 'soon'
-        p = subprocess.run([HXSIM, 'run', 'study.yaml', '-o', 'out', '-q'], cwd=self.d, capture_output=True, text=True,
-                           timeout=300, env=env)
-        self.assertEqual(p.returncode, 2, p.stderr)
-        self.assertIn("HXSIM_RTL_BUILD_TIMEOUT is 'soon'", p.stderr)
+        for limit, pattern in (('0.001', r'topo\.yaml:\d+:\d+: nodes\.fpga\.rtl\.sources: \S+ did not finish within 0\.001 s'),
+                               ('soon', r"HXSIM_RTL_BUILD_TIMEOUT is 'soon'")):
+            p = subprocess.run([HXSIM, 'run', 'study.yaml', '-o', 'out', '-q'], cwd=self.d, capture_output=True, text=True,
+                               timeout=300, env=dict(os.environ, HXSIM_RTL_BUILD_TIMEOUT=limit))
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertRegex(p.stderr, pattern)
+            self.assertFalse(os.path.exists(os.path.join(self.d, 'out')))
 
     def test_a_missing_source_is_bad_input(self):
         self.write('topo.yaml', TOPOLOGY.replace('[desc_dma.sv]', '[nowhere.sv]'))
