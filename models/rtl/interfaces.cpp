@@ -14,11 +14,6 @@ std::string interface_port_error(const std::string& kind, const std::vector<Port
   return kind == "usp" ? usp_port_error(ports, w) : tlp_stream_port_error(ports, w);
 }
 
-bool interface_width_ok(const std::string& kind, int w) {
-  if (kind == "usp") return w == 64 || w == 128 || w == 256;
-  return w == 64 || w == 128 || w == 256 || w == 512;
-}
-
 std::unique_ptr<Shim> make_shim(const std::string& kind, RtlModel& model, int w, std::string device, const std::uint64_t& cycle) {
   if (kind == "usp") return std::make_unique<UspShim>(model, w, std::move(device), cycle);
   return std::make_unique<TlpStreamShim>(model, w, std::move(device), cycle);

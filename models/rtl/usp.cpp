@@ -68,11 +68,12 @@ std::string usp_port_error(const std::vector<PortShape>& ports, int w) {
     r.want(p + "_tvalid", 1, fwd);
     if (core_out) r.want(p + "_tready", {1, 22}, back);
     else r.want(p + "_tready", {1, 4}, back);
+    const bool wide = w == 512;  // the 512-bit interface has tuser layouts of its own
     switch (i) {
-      case 0: r.want(p + "_tuser", {85, 88}, fwd); break;
-      case 1: r.want(p + "_tuser", 75, fwd); break;
-      case 2: r.want(p + "_tuser", {60, 62}, fwd); break;
-      default: r.want(p + "_tuser", 33, fwd); break;
+      case 0: wide ? r.want(p + "_tuser", 183, fwd) : r.want(p + "_tuser", {85, 88}, fwd); break;
+      case 1: r.want(p + "_tuser", wide ? 161 : 75, fwd); break;
+      case 2: wide ? r.want(p + "_tuser", 137, fwd) : r.want(p + "_tuser", {60, 62}, fwd); break;
+      default: r.want(p + "_tuser", wide ? 81 : 33, fwd); break;
     }
   }
   if (present == 0) r.problem("none of the interfaces m_axis_cq, m_axis_rc, s_axis_rq, s_axis_cc");
@@ -90,7 +91,7 @@ std::string usp_port_error(const std::vector<PortShape>& ports, int w) {
 }
 
 UspShim::UspShim(RtlModel& model, int data_width, std::string device, const std::uint64_t& cycle)
-    : Shim(model, data_width, std::move(device), cycle), m_user(12) {
+    : Shim(model, data_width, std::move(device), cycle), m_wide(data_width == 512), m_user(24) {
   for (int i = 0; i < 4; ++i) {
     const std::string p = kPrefix[i];
     Ports& s = m_p[static_cast<std::size_t>(i)];
@@ -188,17 +189,30 @@ void UspShim::drive(Way w, const Packet* p, std::uint32_t beat) {
     }
     const std::uint32_t at = (i - desc) * 4;
     std::memcpy(&m_beat[4 * k], p->data.data() + at, 4);
+    const int byte_en = cq ? (m_wide ? 16 : 8) : 0;
     for (std::uint32_t b = 0; b < 4; ++b)  // byte enables of tdata's bytes
-      if (at + b >= lead && at + b < lead + n) put_bytes(m_user, static_cast<int>(cq ? 8 + 4 * k + b : 4 * k + b), 1, 1);
+      if (at + b >= lead && at + b < lead + n) put_bytes(m_user, byte_en + static_cast<int>(4 * k + b), 1, 1);
   }
   const bool last = beat + 1 == beats(w, *p);
+  // Where each field sits (PG213's tuser tables): 64-256 bit, and 512 bit
+  // with its is_sop/is_eop vectors (straddling off: TLP 0's bits only).
   if (cq) {
     put_bytes(m_user, 0, 4, h.first_be);
-    put_bytes(m_user, 4, 4, h.last_be);
-    put_bytes(m_user, 40, 1, beat == 0);
+    put_bytes(m_user, m_wide ? 8 : 4, 4, h.last_be);
+    put_bytes(m_user, m_wide ? 80 : 40, 1, beat == 0);
+    if (m_wide && last) {
+      put_bytes(m_user, 86, 1, 1);           // is_eop[0]
+      put_bytes(m_user, 88, 4, last_lane);   // is_eop0_ptr
+    }
+  } else if (m_wide) {
+    put_bytes(m_user, 64, 1, beat == 0);     // is_sop[0]
+    if (last) {
+      put_bytes(m_user, 76, 1, 1);           // is_eop[0]
+      put_bytes(m_user, 80, 4, last_lane);   // is_eop0_ptr
+    }
   } else {
-    put_bytes(m_user, 32, 1, beat == 0);
-    if (last) put_bytes(m_user, 34, 4, last_lane << 1 | 1);
+    put_bytes(m_user, 32, 1, beat == 0);     // is_sof_0
+    if (last) put_bytes(m_user, 34, 4, last_lane << 1 | 1);  // is_eof_0
   }
   s.data->set_bytes(m_beat.data(), m_beat_B);
   s.user->set_bytes(m_user.data(), m_user.size());
@@ -285,10 +299,11 @@ bool UspShim::sample(Way w, Packet& out, bool& done) {
     a.open = true;
     if (rq) {
       a.first_be = m_user[0] & 15;
-      a.last_be = m_user[0] >> 4;
+      a.last_be = m_wide ? m_user[1] & 15 : m_user[0] >> 4;
     }
   }
-  if (rq ? (m_user[1] >> 3 & 1) : (m_user[0] & 1)) fail(w, "discontinue: aborted TLPs are not modelled");
+  const int discontinue = rq ? (m_wide ? 36 : 11) : (m_wide ? 16 : 0);
+  if (m_user[static_cast<std::size_t>(discontinue / 8)] >> (discontinue % 8) & 1) fail(w, "discontinue: aborted TLPs are not modelled");
   // tkeep: contiguous from DW 0; every DW of the bus on a beat before tlast.
   const std::uint32_t lanes = m_beat_B / 4;
   std::uint32_t n = 0;

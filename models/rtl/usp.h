@@ -1,7 +1,7 @@
 // The Xilinx UltraScale+ PCIe hard block's user interfaces (PG213, the
 // integrated block for PCI Express; the UltraScale Gen3 block of PG156 has
-// the same ones), as a design sees them, at 64, 128 or 256 bits, with
-// straddling off and DWORD-aligned data:
+// the same ones up to 256 bits), as a design sees them, at 64, 128, 256 or
+// 512 bits, with straddling off and DWORD-aligned data:
 //
 //   CQ  m_axis_cq_*  core -> design  requests to the design's BARs
 //   CC  s_axis_cc_*  design -> core  completions of those requests
@@ -33,6 +33,13 @@
 //     count, [29] locked read, [42:32] dword count, [45:43] status, [46]
 //     poisoned, [63:48] requester ID, [71:64] tag, [87:72] completer ID,
 //     [88] completer ID enable. tuser (33 bits): [0] discontinue.
+//   At 512 bits the descriptors are the same and tuser is wider: CQ (183)
+//     first BE [3:0], last BE [11:8], byte enables [79:16], is_sop[0] [80],
+//     is_eop[0] [86], is_eop0_ptr [91:88]; RC (161) byte enables [63:0],
+//     is_sop[0] [64], is_eop[0] [76], is_eop0_ptr [83:80]; RQ (137) first BE
+//     [3:0], last BE [11:8], discontinue [36]; CC (81) discontinue [16].
+//     With straddling off tlast frames the packets; the is_sop/is_eop
+//     vectors a design drives are not read.
 //
 // Besides: user_clk (or clk); user_reset or rst (active high), or rst_n;
 // the configuration inputs cfg_max_payload[1:0] (or [2:0]),
@@ -93,6 +100,7 @@ class UspShim final : public Shim {
   std::array<Ports, 4> m_p{};
   std::array<Asm, 2> m_asm{};  // RQ, CC
   std::array<bool, 2> m_offered{};  // what sample() saw: a beat offered on TxReq, TxCpl
+  bool m_wide;  // the 512-bit interface: tuser fields elsewhere
   int m_bar_aperture = 0;
   std::uint16_t m_rid = 0;
   std::vector<std::uint8_t> m_user;  // scratch: a tuser value

@@ -440,7 +440,7 @@ const ParamTable<rtl::RtlDeviceConfig>& rtl_params() {
            "how the design connects: tlp_stream (header and DW-aligned data streams) or usp (the UltraScale+ hard block's CQ, CC, "
            "RQ and RC interfaces); docs/rtl.md",
            [](C& c, const Cursor& v) { c.interface = v.choice(rtl::interface_kinds()); }),
-      P<C>("data_width", "int", "256", "bits of each stream's data bus (64, 128, 256 or 512; usp: 64, 128 or 256)", [](C& c, const Cursor& v) {
+      P<C>("data_width", "int", "256", "bits of each stream's data bus (64, 128, 256 or 512)", [](C& c, const Cursor& v) {
         c.data_width = static_cast<int>(v.integer(64, 512));
         if (c.data_width != 64 && c.data_width != 128 && c.data_width != 256 && c.data_width != 512) v.fail("64, 128, 256 or 512");
       }),

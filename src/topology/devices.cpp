@@ -50,9 +50,6 @@ void parse_rtl(const Cursor& s, DeviceConfigs& d) {
     return;  // no section: not an RTL device
   }
   cfg::load_params(s, d.rtl, cfg::rtl_params(), {"sources", "top", "parameters", "include_dirs", "verilator_args"});
-  if (!rtl::interface_width_ok(d.rtl.interface, d.rtl.data_width))
-    (s.has("data_width") ? s.child("data_width") : s).fail("the " + d.rtl.interface + " interface is not " + std::to_string(d.rtl.data_width) +
-                                                           " bits wide (docs/rtl.md)");
   rtlbuild::Spec spec;
   if (!s.has("top")) s.fail("no top: the design's top module");
   spec.top = s.child("top").scalar();

@@ -82,5 +82,18 @@ TEST(Usp, ThePortCheckNamesWhatIsWrong) {
   EXPECT_NE(usp_port_error(msi, 256).find("no port cfg_interrupt_msi_sent"), std::string::npos);
 }
 
+// At 512 bits tuser has the 512-bit layouts' widths, and the 256-bit ones
+// are named as wrong.
+TEST(Usp, The512BitInterfaceHasItsOwnTuserWidths) {
+  std::vector<PortShape> ports = {{"user_clk", 1, PortDir::In}};
+  for (const auto& p : axis("m_axis_cq", true, 512, 183, 22)) ports.push_back(p);
+  for (const auto& p : axis("m_axis_rc", true, 512, 161, 22)) ports.push_back(p);
+  for (const auto& p : axis("s_axis_rq", false, 512, 137, 4)) ports.push_back(p);
+  for (const auto& p : axis("s_axis_cc", false, 512, 81, 4)) ports.push_back(p);
+  EXPECT_EQ(usp_port_error(ports, 512), "");
+  ports[2].bits = 88;
+  EXPECT_NE(usp_port_error(ports, 512).find("m_axis_cq_tuser is 88 bits wide, not 183"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace hx::rtl

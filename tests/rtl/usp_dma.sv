@@ -1,6 +1,6 @@
 // A small descriptor-based DMA engine on the UltraScale+ PCIe hard block's
-// user interfaces (CQ, CC, RQ, RC at 64, 128 or 256 bits, straddling off,
-// DWORD-aligned; docs/rtl.md), written as a user would bring one. It reads
+// user interfaces (CQ, CC, RQ, RC at 64, 128, 256 or 512 bits, straddling
+// off, DWORD-aligned; docs/rtl.md), written as a user would bring one. It reads
 // descriptors from a ring in host memory, copies each descriptor's source
 // buffer from host memory into card RAM with DMA reads, writes it from card
 // RAM to the destination buffer with DMA writes, then writes its done count
@@ -24,34 +24,39 @@
 module usp_dma #(
     parameter int DATA_W = 256,
     parameter int RAM_DW = 1024,  // card RAM in 32-bit words
-    parameter int CHUNK_DW = 32   // largest read or write it issues (128 B), within MPS and MRRS
+    parameter int CHUNK_DW = 32,  // largest read or write it issues (128 B), within MPS and MRRS
+    // tuser widths: the 512-bit interface has its own layouts
+    parameter int CQ_USER = DATA_W == 512 ? 183 : 88,
+    parameter int CC_USER = DATA_W == 512 ? 81 : 33,
+    parameter int RQ_USER = DATA_W == 512 ? 137 : 62,
+    parameter int RC_USER = DATA_W == 512 ? 161 : 75
 ) (
     input  logic                  user_clk,
     input  logic                  user_reset,
     // completer request: the host's reads and writes of the registers
     input  logic [DATA_W-1:0]     m_axis_cq_tdata,
-    input  logic [87:0]           m_axis_cq_tuser,
+    input  logic [CQ_USER-1:0]    m_axis_cq_tuser,
     input  logic                  m_axis_cq_tlast,
     input  logic [DATA_W/32-1:0]  m_axis_cq_tkeep,
     input  logic                  m_axis_cq_tvalid,
     output logic                  m_axis_cq_tready,
     // completer completion: answers to the host's reads
     output logic [DATA_W-1:0]     s_axis_cc_tdata,
-    output logic [32:0]           s_axis_cc_tuser,
+    output logic [CC_USER-1:0]    s_axis_cc_tuser,
     output logic                  s_axis_cc_tlast,
     output logic [DATA_W/32-1:0]  s_axis_cc_tkeep,
     output logic                  s_axis_cc_tvalid,
     input  logic [3:0]            s_axis_cc_tready,
     // requester request: the engine's reads and writes of host memory
     output logic [DATA_W-1:0]     s_axis_rq_tdata,
-    output logic [61:0]           s_axis_rq_tuser,
+    output logic [RQ_USER-1:0]    s_axis_rq_tuser,
     output logic                  s_axis_rq_tlast,
     output logic [DATA_W/32-1:0]  s_axis_rq_tkeep,
     output logic                  s_axis_rq_tvalid,
     input  logic [3:0]            s_axis_rq_tready,
     // requester completion: the data of its reads
     input  logic [DATA_W-1:0]     m_axis_rc_tdata,
-    input  logic [74:0]           m_axis_rc_tuser,
+    input  logic [RC_USER-1:0]    m_axis_rc_tuser,
     input  logic                  m_axis_rc_tlast,
     input  logic [DATA_W/32-1:0]  m_axis_rc_tkeep,
     input  logic                  m_axis_rc_tvalid,
@@ -68,7 +73,7 @@ module usp_dma #(
   logic [31:0] ring_lo, ring_hi, count, done_cnt, stat_lo, stat_hi;
   logic        doorbell;
   logic [31:0] cq_buf [8];  // the request packet: descriptor and up to four payload DWs
-  logic [3:0]  cq_cnt;      // its DWs so far
+  logic [4:0]  cq_cnt;      // its DWs so far
   logic        cq_full;     // a whole packet waits to be acted on
   logic        rd_pend;     // a read waits for its completion
   logic [15:0] rd_rid;
@@ -130,7 +135,7 @@ module usp_dma #(
       if (m_axis_cq_tvalid && m_axis_cq_tready) begin
         for (int k = 0; k < L; k++)
           if (m_axis_cq_tkeep[k] && int'(cq_cnt) + k < 8) cq_buf[3'(int'(cq_cnt) + k)] <= m_axis_cq_tdata[32*k +: 32];
-        cq_cnt <= cq_cnt + 4'(L);
+        cq_cnt <= cq_cnt + 5'(L);
         if (m_axis_cq_tlast) cq_full <= 1;
       end
       if (cq_full) begin
@@ -245,7 +250,9 @@ module usp_dma #(
   wire [31:0] rq_d3 = {8'h0, 16'h0, rq_tag};
   assign s_axis_rq_tvalid = rq_want;
   assign s_axis_rq_tlast = 32'(rq_beat + 1) * L >= rq_total;
-  assign s_axis_rq_tuser = {54'h0, (rq_ndw == 11'd1) ? 4'h0 : 4'hf, 4'hf};
+  // first BE in [3:0]; last BE in [7:4], or [11:8] at 512 bits (none for one DW)
+  wire [3:0] rq_last_be = rq_ndw == 11'd1 ? 4'h0 : 4'hf;
+  assign s_axis_rq_tuser = DATA_W == 512 ? RQ_USER'({rq_last_be, 4'h0, 4'hf}) : RQ_USER'({rq_last_be, 4'hf});
   always_comb begin
     s_axis_rq_tdata = '0;
     s_axis_rq_tkeep = '0;
