@@ -153,16 +153,16 @@ class OwnDesign(unittest.TestCase):
         self.assertIn('tx_req_valid', vcd)
         self.assertGreater(vcd.count('\n#'), 100)  # time steps
 
-    def edit_reruns(self, design, points):
+    def edit_reruns(self, design, points, study='study.yaml'):
         """Run, rerun (all reused), edit `design`, rerun: nothing reused."""
         for reused in (None, points):
-            rc, out, err = run(HXSIM, 'run', 'study.yaml', '-o', 'out', cwd=self.d)
+            rc, out, err = run(HXSIM, 'run', study, '-o', 'out', cwd=self.d)
             self.assertEqual(rc, 0, err)
             if reused:
                 self.assertIn(f'({reused} reused)', out + err)
         with open(os.path.join(self.d, design), 'a') as f:
             f.write('// an edit\n')
-        rc, out, err = run(HXSIM, 'run', 'study.yaml', '-o', 'out', cwd=self.d)
+        rc, out, err = run(HXSIM, 'run', study, '-o', 'out', cwd=self.d)
         self.assertEqual(rc, 0, err)
         self.assertIn('(0 reused)', out + err)
 
@@ -170,10 +170,15 @@ class OwnDesign(unittest.TestCase):
         self.edit_reruns('desc_dma.sv', 1)
 
     def test_a_design_a_sweep_switches_to_is_fingerprinted_by_content(self):
-        shutil.copy(os.path.join(self.d, 'desc_dma.sv'), os.path.join(self.d, 'other.sv'))
-        self.write('study.yaml', STUDY +
+        # The project in a folder of its own, run from the folder above: the
+        # sweep's file names are relative to the study, as its topology is.
+        os.mkdir(os.path.join(self.d, 'proj'))
+        for f in ('desc_dma.sv', 'topo.yaml'):
+            shutil.move(os.path.join(self.d, f), os.path.join(self.d, 'proj', f))
+        shutil.copy(os.path.join(self.d, 'proj', 'desc_dma.sv'), os.path.join(self.d, 'proj', 'other.sv'))
+        self.write('proj/study.yaml', STUDY +
                    "sweep:\n  - {path: topology.nodes.fpga.rtl.sources, values: [[desc_dma.sv], [other.sv]]}\n")
-        self.edit_reruns('other.sv', 2)  # the design only the sweep names
+        self.edit_reruns('proj/other.sv', 2, study='proj/study.yaml')  # the design only the sweep names
 
     def expect_bad(self, needle, pattern):
         rc, _, err = self.go()

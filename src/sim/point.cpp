@@ -54,7 +54,7 @@ std::string run_fingerprint(const StudyFiles& f, const Sweep& points, std::uint6
   StableHash h;
   h.field(emit(f.study)).field(emit(f.topo));
   // An RTL device's design files, by content (their paths are in the text).
-  h.field(topo::rtl_inputs_digest(f.topo, f.topo_file));
+  h.field(topo::rtl_inputs_digest(f.topo, f.topo_file, &f.topo_origins));
   for (const std::string& t : points.topologies(f)) {
     const std::string text = read_file(t);
     h.field(t).field(text);
@@ -68,7 +68,7 @@ std::string run_fingerprint(const StudyFiles& f, const Sweep& points, std::uint6
     StudyFiles c = copy_without_sweep(f);
     try {
       apply_set(c, set.path, set.value, set.where);
-      h.field(set.path).field(topo::rtl_inputs_digest(c.topo, c.topo_file));
+      h.field(set.path).field(topo::rtl_inputs_digest(c.topo, c.topo_file, &c.topo_origins));
     } catch (const InputError&) {
       // A bad value: the point that takes it fails at its place.
     }

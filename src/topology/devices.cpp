@@ -25,12 +25,28 @@ namespace {
 
 using cfg::Cursor;
 
-// A path of the design's, relative to the topology file's directory.
+// The file a value set from a file came from ("FILE:LINE:COL"), or "" (a
+// value from the command line, "--set PATH").
+std::string origin_file(const std::string& origin) {
+  const auto col = origin.rfind(':');
+  const auto line = col == std::string::npos || col == 0 ? std::string::npos : origin.rfind(':', col - 1);
+  if (line == std::string::npos || origin.rfind("--set", 0) == 0) return {};
+  return origin.substr(0, line);
+}
+
+// A path of the design's, relative to the directory of the file that names
+// it: the topology, or the study whose sweep or set: gives it (as a sweep
+// over topology files is); a path given with --set is relative to the
+// working directory.
 std::string design_path(const Cursor& item) {
   const std::string p = item.scalar();
   if (p.empty()) item.fail("an empty path");
   std::filesystem::path out = p;
-  if (out.is_relative() && !item.origin_of(item.node) && item.src) out = std::filesystem::path(item.src->file).parent_path() / out;
+  if (out.is_relative()) {
+    std::string from = item.src ? item.src->file : "";
+    if (const std::string* o = item.origin_of(item.node)) from = origin_file(*o);
+    if (!from.empty()) out = std::filesystem::path(from).parent_path() / out;
+  }
   std::error_code ec;
   const auto abs = std::filesystem::absolute(out, ec);
   return (ec ? out : abs).lexically_normal().string();
@@ -200,8 +216,8 @@ void register_device_kind(DeviceKind k) {
   registry().push_back(std::move(k));
 }
 
-std::string rtl_inputs_digest(const YAML::Node& topo, const std::string& file) {
-  const Cursor root = cfg::root_cursor(topo, file);
+std::string rtl_inputs_digest(const YAML::Node& topo, const std::string& file, const cfg::Origins* origins) {
+  const Cursor root = cfg::root_cursor(topo, file, origins);
   // Read through const nodes: a look-up of a missing key must not add it.
   const YAML::Node& t = topo;
   if (!t.IsMap() || !t["nodes"] || !t["nodes"].IsMap()) return {};

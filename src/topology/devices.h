@@ -58,7 +58,7 @@ void register_device_kind(DeviceKind k);
 // names, as one digest ("" if it has no RTL device): a result fingerprint
 // takes it, so that an edited design is never mistaken for the one a
 // result came from.
-std::string rtl_inputs_digest(const YAML::Node& topo, const std::string& file);
+std::string rtl_inputs_digest(const YAML::Node& topo, const std::string& file, const cfg::Origins* origins = nullptr);
 // "none" and every kind's name: what `device:` accepts.
 std::vector<std::string> device_names();
 
