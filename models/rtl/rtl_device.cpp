@@ -105,7 +105,7 @@ void RtlDevice::attach(pcie::Endpoint& ep) {
 }
 
 void RtlDevice::fail(Way w, const std::string& what) const {
-  sim_fail("rtl checker " + m_name + "." + m_shim->stream(w), "cycle " + std::to_string(m_cycle) + ": " + what);
+  m_shim->fail(w, what);
 }
 
 void RtlDevice::queue_rx(Way w, std::deque<RxTlp>& q, const TlpHeader& h, const std::uint8_t* payload, std::uint32_t lead,

@@ -94,8 +94,11 @@ class Shim {
   virtual bool msi_sample(bool space, std::uint32_t& vector) = 0;
   virtual bool msi_busy() const = 0;
 
- protected:
+  // A checker's violation: a simulation error naming the device, the
+  // stream and the cycle (the endpoint's request rules report through it too).
   [[noreturn]] void fail(Way w, const std::string& what) const { fail(stream(w), what); }
+
+ protected:
   [[noreturn]] void fail(const char* stream, const std::string& what) const;
   // A beat offered and not taken stays offered and unchanged: `sum()` is a
   // digest of everything the beat carries, asked for only when a beat is
