@@ -12,7 +12,9 @@
 #include "models/core/error.h"
 #include "models/core/scheduler.h"
 #include "models/pcie/endpoint.h"
+#include "src/config/yaml_util.h"
 #include "src/topology/devices.h"
+#include "src/topology/topology.h"
 #include "tests/sim_fixture.h"
 
 using hx::test::analytic_write_Bps;
@@ -786,6 +788,10 @@ TEST(DeviceKinds, ARegisteredKindIsParsedCheckedAndElaborated) {
   expect_input_error(with_probe(", endpoint: {bar_size: 1MiB}, probe: {x: 1}"), kOneDma, {"unknown key 'x'"});
   expect_input_error(with_probe(", endpoint: {bar_size: 1MiB}, rosta: {clock: 100MHz}"), kOneDma,
                      {"settings for a 'rosta' device on a 'probe' endpoint"});
+  // A null section is how a study removes the old device's settings when it switches the device.
+  const YAML::Node removed = YAML::Load(with_probe(", endpoint: {bar_size: 1MiB}, rosta: ~"));
+  const auto t = hx::topo::load_topology(hx::cfg::root_cursor(removed, "t.yaml"), "t.yaml");
+  EXPECT_EQ(t.node("b").device, "probe");
 }
 
 namespace {

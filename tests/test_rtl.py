@@ -215,11 +215,18 @@ class OwnDesign(unittest.TestCase):
     def test_script_mistakes_are_bad_input_at_their_place(self):
         cases = [
             (STUDY.replace('write_mem: {at: ring+32*i,', 'write_mem: {at: rnig+32*i,'),
-             r"study\.yaml:\d+:\d+: workloads\.0\.steps\.3\.loop\.steps\.0\.write_mem\.at: 'rnig\+32\*i': no buffer or loop counter named 'rnig'"),
+             r"study\.yaml:\d+:\d+: workloads\.0\.steps\.3\.loop\.steps\.0\.write_mem\.at: 'rnig\+32\*i': no buffer, value or loop counter named 'rnig'"),
             (STUDY.replace('- mark: done', '- marc: done'), r"study\.yaml:\d+:\d+: workloads\.0\.steps\.\d+: unknown step 'marc'"),
             (STUDY.replace('{offset: 0x08, u32: 2}', '{offset: 0x10002, u32: 2}'), r'offset 0x10002 \+ 4 B lies outside BAR0'),
             (STUDY.replace('{offset: 0x08, u32: 2}', '{offset: 0x08}'), r'exactly one of u8, u32, u64'),
             (STUDY.replace('device: fpga', 'device: host'), r"'host' is not an endpoint with device: rtl"),
+            (STUDY.replace('buffers: {', 'values: {src: 4}\n    buffers: {'), r"values\.src: 'src' is also a buffer"),
+            (STUDY.replace('- mark: doorbell', '- mmio_copy: {offset: 0xfffc, from: src, bytes: 8}'),
+             r'mmio_copy\.offset: offset 0xfffc \+ 8 B lies outside BAR0'),
+            (STUDY.replace('- mark: doorbell', '- time: {name: t, steps: [{delay: 1ns}]}\n      - time: {name: t, steps: [{delay: 1ns}]}'),
+             r"time\.name: a second timer named 't'"),
+            (STUDY.replace('- mark: doorbell', '- mark: dd_p50\n      - time: {name: dd, steps: [{delay: 1ns}]}'),
+             r"mark 'dd_p50' and timer 'dd' would both write metric dd_p50_ns"),
         ]
         for text, pattern in cases:
             self.write('study.yaml', text)
@@ -250,6 +257,32 @@ endmodule
         rc, _, err = self.go()
         self.assertEqual(rc, 3, err)
         self.assertRegex(err, r'rtl checker fpga\.rtl\.tx_req .*cycle \d+: no eop on the TLP\'s last DW')
+
+
+    def test_values_timers_and_copies(self):
+        # A named value sets a loop's count and enters products; a timer times
+        # each run of its steps; mmio_copy sends host memory's bytes to the
+        # design with WC stores (the design's ID register ignores the write).
+        self.write('study.yaml', STUDY.replace('buffers: {', 'values: {n: 2, stride: 4096}\n    buffers: {')
+                   .replace('count: 2', 'count: n').replace('src+4096*i, dst+4096*i', 'src+stride*i, dst+stride*i')
+                   .replace('- mark: done', '- mark: done\n      - loop: {count: 3, steps: [{time: {name: rd, steps: [{mmio_read: {offset: 0x10}}]}}]}'
+                            '\n      - mmio_copy: {offset: 0x1c, from: src, bytes: 4}'))
+        rc, _, err = self.go()
+        self.assertEqual(rc, 0, err)
+        pt = self.point()
+        m = pt['metrics']
+        self.assertEqual(m['copy.checked_bytes'], 16384)
+        self.assertEqual(m['copy.mmio_reads'], 2 + 3)
+        self.assertEqual(pt['histograms']['copy.rd_ns']['count'], 3)
+        self.assertGreater(m['copy.rd_min_ns'], 0)
+        self.assertLessEqual(m['copy.rd_min_ns'], m['copy.rd_p50_ns'])
+        self.assertLessEqual(m['copy.rd_p50_ns'], m['copy.rd_max_ns'])
+        # The same study without the timer and the copy: 3 reads and one write fewer reach the design.
+        self.write('study.yaml', STUDY)
+        rc, _, err = self.go(out='plain')
+        self.assertEqual(rc, 0, err)
+        plain = self.point('plain')['stats']['fpga.rtl.rx_tlps']['value']
+        self.assertEqual(pt['stats']['fpga.rtl.rx_tlps']['value'], plain + 3 + 1)
 
 
 USP_TOPOLOGY = (TOPOLOGY.replace('[desc_dma.sv]', '[usp_dma.sv]').replace('top: desc_dma', 'top: usp_dma\n      interface: usp')

@@ -113,6 +113,19 @@ void HostCpu::mmio_write_wc(int core, std::uint64_t addr, std::uint32_t len, std
 
 void HostCpu::mmio_copy_wc(int core, std::uint64_t dst, std::uint64_t src, std::uint32_t len,
                            std::uint64_t stream, std::uint64_t off) {
+  copy_wc(core, dst, src, len, [&](std::uint64_t a, std::uint32_t n, const std::uint8_t* b) {
+    // The bytes are what memory holds now: a corrupted or misplaced DMA write
+    // shows up as a checksum mismatch at the device.
+    send_write(a, n, stream, off + (a - dst), bytes_checksum(b, n));
+  });
+}
+
+void HostCpu::mmio_copy_wc(int core, std::uint64_t dst, std::uint64_t src, std::uint32_t len) {
+  copy_wc(core, dst, src, len, [&](std::uint64_t a, std::uint32_t n, const std::uint8_t* b) { send_write(a, n, 0, 0, 0, b); });
+}
+
+template <class Send>
+void HostCpu::copy_wc(int core, std::uint64_t dst, std::uint64_t src, std::uint32_t len, const Send& send) {
   // Loads of the source and WC stores of the copy overlap line by line.
   std::uint64_t a = dst;
   const std::uint64_t end = dst + len;
@@ -122,10 +135,8 @@ void HostCpu::mmio_copy_wc(int core, std::uint64_t dst, std::uint64_t src, std::
     compute(core, m_cfg.wc_line_cost + m_cfg.copy_line_cost);
     const std::uint32_t n = static_cast<std::uint32_t>(stop - a);
     buf.resize(n);
-    // The bytes are what memory holds now: a corrupted or misplaced DMA write
-    // shows up as a checksum mismatch at the device.
     m_rc.memory().store().read(src + (a - dst), buf.data(), n);
-    send_write(a, n, stream, off + (a - dst), bytes_checksum(buf.data(), n));
+    send(a, n, buf.data());
     ++wc_lines;
     a = stop;
   }

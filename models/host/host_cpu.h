@@ -64,6 +64,9 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   // WC copy of real bytes already in host memory at `src` (e.g. a received packet).
   void mmio_copy_wc(int core, std::uint64_t dst, std::uint64_t src, std::uint32_t len, std::uint64_t stream,
                     std::uint64_t off);
+  // The same copy with the bytes themselves in the TLPs (a scripted driver's
+  // packet or header: whatever host memory holds, pattern or not).
+  void mmio_copy_wc(int core, std::uint64_t dst, std::uint64_t src, std::uint32_t len);
   void fence(int core);
   // A UC store of real bytes (a register value, a doorbell with data).
   void mmio_write_bytes(int core, std::uint64_t addr, const std::uint8_t* p, std::uint32_t len);
@@ -92,6 +95,9 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   // A UC store: a far core's crosses the socket interconnect first; the
   // core stalls uc_write_cost after `send`.
   void uc_store(int core, const std::function<void()>& send);
+  // A WC copy from host memory, line by line; send(addr, n, bytes) emits each line.
+  template <class Send>
+  void copy_wc(int core, std::uint64_t dst, std::uint64_t src, std::uint32_t len, const Send& send);
   struct Watch {
     std::uint64_t addr;
     std::uint32_t len;

@@ -159,7 +159,8 @@ PointTiming write_point(const RunArgs& a, StudyFiles& f, const SweepPoint& point
     const auto [from, to] = trace_window(a);
     Trace::instance().enable(from, to, static_cast<std::size_t>(a.trace_max));
   }
-  nlohmann::json r = run_point_in_place(f, point, seed_of(point, seed, index), progress);
+  nlohmann::json r = run_point_in_place(f, point, seed_of(point, seed, index), progress,
+                                        point.sets.empty() ? "" : std::to_string(index));
   if (a.trace) {
     const std::string tf = out_file.substr(0, out_file.size() - 5) + ".trace.json";
     if (!Trace::instance().write(tf)) throw InputError("cannot write the trace " + tf);

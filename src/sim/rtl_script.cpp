@@ -14,25 +14,30 @@ using cfg::Cursor;
 
 namespace {
 
-// A value: a sum of terms, each an integer times at most one name (a
-// buffer's address or a loop's counter): `ring`, `ring+32*i`, `0x1000`.
+// A value: a sum of terms, each an integer times names (a buffer's
+// address, a named value, a loop's counter): `ring`, `ring+32*i`,
+// `ring+stride*i`, `0x1000`. Arithmetic wraps modulo 2^64.
 struct Expr {
   struct Term {
-    std::int64_t k = 1;
-    int sym = -1;  // -1: the constant k
+    std::uint64_t k = 1;    // -1 is 2^64 - 1
+    std::vector<int> syms;  // none: the constant k
   };
   std::vector<Term> terms;
   std::uint64_t eval(const std::vector<std::uint64_t>& env) const {
     std::uint64_t v = 0;
-    for (const auto& t : terms) v += static_cast<std::uint64_t>(t.k) * (t.sym < 0 ? 1 : env[static_cast<std::size_t>(t.sym)]);
+    for (const auto& t : terms) {
+      std::uint64_t x = t.k;
+      for (const int sym : t.syms) x *= env[static_cast<std::size_t>(sym)];
+      v += x;
+    }
     return v;
   }
   bool constant() const {
-    return std::all_of(terms.begin(), terms.end(), [](const Term& t) { return t.sym < 0; });
+    return std::all_of(terms.begin(), terms.end(), [](const Term& t) { return t.syms.empty(); });
   }
 };
 
-enum class Op { Fill, WriteMem, MmioWrite, MmioRead, PollMem, WaitMsi, Delay, Loop, CheckMem, Mark };
+enum class Op { Fill, WriteMem, MmioWrite, MmioRead, PollMem, WaitMsi, Delay, Loop, CheckMem, Mark, MmioCopy, Time };
 const char* op_name(Op o) {
   switch (o) {
     case Op::Fill: return "fill";
@@ -45,6 +50,8 @@ const char* op_name(Op o) {
     case Op::Loop: return "loop";
     case Op::CheckMem: return "check_mem";
     case Op::Mark: return "mark";
+    case Op::MmioCopy: return "mmio_copy";
+    case Op::Time: return "time";
   }
   return "?";
 }
@@ -52,17 +59,16 @@ const char* op_name(Op o) {
 struct Step {
   Op op = Op::Delay;
   std::string where;             // file:line:col: path, for messages
-  Expr at, len, value, mask, equals;
+  Expr at, len, value, mask, equals;  // len: a fill's, copy's or check's bytes; a loop's count
   std::vector<Expr> values;
   int width = 4;                 // bytes of each value (write_mem, mmio, poll)
   bool has_value = false, has_equals = false, pattern = false;
   std::uint64_t seed = 0;        // fill / check_mem with a pattern; fill's byte value
-  std::uint64_t count = 0;       // loop
   int var = -1;                  // loop counter's symbol
   std::uint32_t vector = 0;      // wait_msi
   Tick delay = 0;
-  std::string mark;
-  std::vector<Step> body;
+  std::string mark;              // mark; time: the timer's name
+  std::vector<Step> body;        // loop, time
 };
 
 class Parser {
@@ -70,14 +76,14 @@ class Parser {
   explicit Parser(std::uint64_t bar_size) : m_bar_size(bar_size) {}
   std::map<std::string, int> syms;  // buffers first, then loop counters
   std::vector<std::pair<std::string, std::uint64_t>> buffers;
-  std::vector<std::string> marks;
+  std::vector<std::string> marks, timers;
 
   Expr expr(const Cursor& c) const {
     const std::string s = c.scalar();
     Expr e;
     std::size_t i = 0;
     int sign = 1;
-    auto fail = [&](const std::string& why) { c.fail("'" + s + "': " + why + " (a value is a sum of integers, buffer names and loop counters, e.g. ring+32*i)"); };
+    auto fail = [&](const std::string& why) { c.fail("'" + s + "': " + why + " (a value is a sum of products of integers, buffer names, values and loop counters, e.g. ring+32*i)"); };
     while (i <= s.size()) {
       const std::size_t j = s.find_first_of("+-", i == 0 ? 0 : i);
       std::string term = s.substr(i, j == std::string::npos ? std::string::npos : j - i);
@@ -91,7 +97,7 @@ class Parser {
         fail("an empty term");
       }
       Expr::Term t;
-      t.k = sign;
+      t.k = sign < 0 ? ~0ull : 1ull;
       std::size_t a = 0;
       while (a <= term.size()) {
         const std::size_t b = term.find('*', a);
@@ -106,12 +112,11 @@ class Parser {
             fail("'" + f + "' is not a number");
           }
           if (used != f.size() || v > (1ull << 62)) fail("'" + f + "' is not a number below 2^62");
-          t.k *= static_cast<std::int64_t>(v);
+          t.k *= v;
         } else {
           const auto it = syms.find(f);
-          if (it == syms.end()) fail("no buffer or loop counter named '" + f + "'");
-          if (t.sym >= 0) fail("two names multiplied");
-          t.sym = it->second;
+          if (it == syms.end()) fail("no buffer, value or loop counter named '" + f + "'");
+          t.syms.push_back(it->second);
         }
         if (b == std::string::npos) break;
         a = b + 1;
@@ -159,7 +164,7 @@ class Parser {
 
   Step step(const Cursor& c) {
     static const std::vector<std::string> ops = {"fill", "write_mem", "mmio_write", "mmio_read", "poll_mem",
-                                                 "wait_msi", "delay", "loop", "check_mem", "mark"};
+                                                 "wait_msi", "delay", "loop", "check_mem", "mark", "mmio_copy", "time"};
     if (!c.is_map() || c.node.size() != 1) c.fail("a step is a map with one key: " + join({ops.begin(), ops.end()}));
     const std::string key = c.node.begin()->first.Scalar();
     const auto it = std::find(ops.begin(), ops.end(), key);
@@ -196,7 +201,7 @@ class Parser {
         s.value = expr(sized(a, s.width));
         if (s.width == 1) a.fail("u32 or u64");
         if (a.has("mask")) s.mask = expr(a.child("mask"));
-        else s.mask.terms.push_back({-1, -1});
+        else s.mask.terms.push_back({~0ull, {}});
         if (mmio) bar_offset(a.child("offset"), s.at, static_cast<std::uint32_t>(s.width));
         break;
       }
@@ -216,11 +221,12 @@ class Parser {
         break;
       case Op::Loop: {
         keys(a, {"count", "var", "steps"}, {"count", "steps"});
-        s.count = static_cast<std::uint64_t>(a.child("count").integer(0, 1ll << 40));
+        s.len = expr(a.child("count"));
+        if (s.len.constant() && s.len.eval({}) > (1ull << 40)) a.child("count").fail("at most 2^40 repetitions");
         if (a.has("var")) {
           const std::string v = a.child("var").scalar();
           if (v.empty() || !(std::isalpha(static_cast<unsigned char>(v[0])) || v[0] == '_')) a.child("var").fail("a name");
-          if (syms.count(v)) a.child("var").fail("'" + v + "' is already a buffer or an outer loop's counter");
+          if (syms.count(v)) a.child("var").fail("'" + v + "' is already a buffer, a value or an outer loop's counter");
           s.var = static_cast<int>(syms.size());
           syms[v] = s.var;
           s.body = steps(a.child("steps"));
@@ -240,15 +246,40 @@ class Parser {
         else s.seed = static_cast<std::uint64_t>(a.child("pattern").integer(0, 1ll << 62));
         break;
       case Op::Mark:
-        s.mark = a.scalar();
-        if (s.mark.empty() || s.mark.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos)
-          a.fail("a mark's name is lower-case letters, digits and _");
+        s.mark = name(a);
         if (std::find(marks.begin(), marks.end(), s.mark) == marks.end()) marks.push_back(s.mark);
         break;
+      case Op::MmioCopy:
+        keys(a, {"offset", "from", "bytes"}, {"offset", "from", "bytes"});
+        s.at = expr(a.child("offset"));
+        s.equals = expr(a.child("from"));
+        s.len = expr(a.child("bytes"));
+        if (s.len.constant()) {
+          const std::uint64_t n = s.len.eval({});
+          if (n == 0 || n > (1u << 24)) a.child("bytes").fail("1 B to 16 MiB");
+          bar_offset(a.child("offset"), s.at, static_cast<std::uint32_t>(n));
+        }
+        break;
+      case Op::Time: {
+        keys(a, {"name", "steps"}, {"name", "steps"});
+        s.mark = name(a.child("name"));
+        if (std::find(timers.begin(), timers.end(), s.mark) != timers.end()) a.child("name").fail("a second timer named '" + s.mark + "'");
+        timers.push_back(s.mark);
+        s.body = steps(a.child("steps"));
+        break;
+      }
     }
     return s;
   }
-  int slots() const { return std::max<int>(m_slots, static_cast<int>(buffers.size())); }
+  int slots() const { return std::max(m_slots, fixed); }
+  int fixed = 0;  // symbols before any loop counter: buffers, then values
+  // A mark's or a timer's name: a metric's name part.
+  static std::string name(const Cursor& c) {
+    const std::string n = c.scalar();
+    if (n.empty() || n.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos)
+      c.fail("a name of lower-case letters, digits and _");
+    return n;
+  }
 
  private:
   // A constant register offset must lie in BAR0 (one that depends on a loop is checked as it runs).
@@ -265,7 +296,7 @@ class Parser {
 class RtlScript final : public Workload {
  public:
   RtlScript(const Cursor& c, const topo::Topology& p) : Workload("script") {
-    c.keys({"type", "name", "device", "core", "buffers", "steps"});
+    c.keys({"type", "name", "device", "core", "buffers", "values", "steps"});
     if (c.has("name")) m_name = c.child("name").str();
     if (!c.has("device")) c.fail("no device: the endpoint with device: rtl the script drives");
     m_dev = c.child("device").str();
@@ -284,19 +315,36 @@ class RtlScript final : public Workload {
       for (auto it = b.node.begin(); it != b.node.end(); ++it) {
         const std::string name = it->first.Scalar();
         const Cursor sz = b.child(name);
-        if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_') ||
-            name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != std::string::npos)
-          sz.fail("'" + name + "' is not a buffer name (letters, digits, _)");
+        symbol(sz, name, "buffer");
         const std::uint64_t bytes = sz.size();
         if (bytes == 0) sz.fail("an empty buffer");
         ps.syms[name] = static_cast<int>(ps.buffers.size());
         ps.buffers.emplace_back(name, bytes);
       }
     }
+    if (c.has("values")) {
+      // Named integers the steps use (a packet size, a stride): what a sweep sets.
+      const Cursor v = c.child("values");
+      if (!v.is_map()) v.fail("a map of names to integers");
+      for (auto it = v.node.begin(); it != v.node.end(); ++it) {
+        const std::string name = it->first.Scalar();
+        const Cursor x = v.child(name);
+        symbol(x, name, "value");
+        if (ps.syms.count(name)) x.fail("'" + name + "' is also a buffer");
+        ps.syms[name] = static_cast<int>(ps.buffers.size() + m_values.size());
+        m_values.push_back(static_cast<std::uint64_t>(x.integer(0, 1ll << 62)));
+      }
+    }
+    ps.fixed = static_cast<int>(ps.syms.size());
     if (!c.has("steps")) c.fail("no steps: what the driver does");
     m_steps = ps.steps(c.child("steps"));
+    for (const auto& t : ps.timers)
+      for (const char* q : {"_min", "_p50", "_p99", "_max", "_mean"})
+        if (std::find(ps.marks.begin(), ps.marks.end(), t + q) != ps.marks.end())
+          c.child("steps").fail("mark '" + t + q + "' and timer '" + t + "' would both write metric " + t + q + "_ns");
     m_buffers = ps.buffers;
     m_marks = ps.marks;
+    for (const auto& t : ps.timers) m_timers[t];
     m_slots = ps.slots();
   }
 
@@ -308,6 +356,7 @@ class RtlScript final : public Workload {
     const std::vector<std::uint64_t> at = plat.alloc(buffers());
     std::vector<std::uint64_t> env(static_cast<std::size_t>(m_slots), 0);
     for (std::size_t i = 0; i < at.size(); ++i) env[i] = at[i];
+    for (std::size_t i = 0; i < m_values.size(); ++i) env[at.size() + i] = m_values[i];
     plat.cpu().spawn(m_name, m_core, [this, dev, env](int core) mutable {
       m_t0 = m_p->cpu().now();
       run(m_steps, env, core);
@@ -334,6 +383,15 @@ class RtlScript final : public Workload {
       const auto it = m_mark_at.find(m);
       if (it != m_mark_at.end()) r.metric(m_name + "." + m + "_ns", to_ns(it->second - m_t0), "ns");
     }
+    for (const auto& [t, h] : m_timers) {
+      // Each run of the timed steps, in ns: summary metrics and the distribution.
+      r.metric(m_name + "." + t + "_min_ns", h.min(), "ns");
+      r.metric(m_name + "." + t + "_p50_ns", h.percentile(50), "ns");
+      r.metric(m_name + "." + t + "_p99_ns", h.percentile(99), "ns");
+      r.metric(m_name + "." + t + "_max_ns", h.max(), "ns");
+      r.metric(m_name + "." + t + "_mean_ns", h.mean(), "ns");
+      r.hist(m_name + "." + t + "_ns", h, "ns");
+    }
     r.metric(m_name + ".checked_bytes", static_cast<double>(m_checked), "B");
     r.metric(m_name + ".mmio_reads", static_cast<double>(m_reads), "1");
   }
@@ -341,6 +399,11 @@ class RtlScript final : public Workload {
  private:
   static double to_ns(Tick t) { return static_cast<double>(t) / 1000.0; }
   [[noreturn]] void fail(const Step& s, const std::string& what) const { sim_fail(m_name, s.where + ": " + what); }
+  static void symbol(const Cursor& at, const std::string& name, const char* what) {
+    if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_') ||
+        name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != std::string::npos)
+      at.fail("'" + name + "' is not a " + std::string(what) + " name (letters, digits, _)");
+  }
 
   void touch(const Step& s, std::uint64_t addr, std::uint64_t len) {
     const std::uint64_t dram = m_p->rc().config().dram_base, size = m_p->rc().config().dram_size;
@@ -430,12 +493,15 @@ class RtlScript final : public Workload {
         case Op::Delay:
           cpu.compute(core, s.delay);
           break;
-        case Op::Loop:
-          for (std::uint64_t i = 0; i < s.count; ++i) {
+        case Op::Loop: {
+          const std::uint64_t n = s.len.eval(env);
+          if (n > (1ull << 40)) fail(s, std::to_string(n) + " repetitions: at most 2^40");
+          for (std::uint64_t i = 0; i < n; ++i) {
             if (s.var >= 0) env[static_cast<std::size_t>(s.var)] = i;
             run(s.body, env, core);
           }
           break;
+        }
         case Op::CheckMem: {
           const std::uint64_t a = s.at.eval(env), n = s.len.eval(env);
           touch(s, a, n);
@@ -463,6 +529,23 @@ class RtlScript final : public Workload {
         case Op::Mark:
           m_mark_at[s.mark] = cpu.now();
           break;
+        case Op::MmioCopy: {
+          const std::uint64_t off = s.at.eval(env), from = s.equals.eval(env), n = s.len.eval(env);
+          if (n == 0 || n > (1u << 24)) fail(s, std::to_string(n) + " B: a copy is 1 B to 16 MiB");
+          if (off + n > m_bar_size) fail(s, "[" + hex(off) + ", +" + std::to_string(n) + ") lies outside BAR0");
+          if (off % 4) fail(s, "offset " + hex(off) + " is not 4-byte aligned");
+          touch(s, from, n);
+          cpu.mmio_copy_wc(core, m_bar + off, from, static_cast<std::uint32_t>(n));
+          cpu.fence(core);
+          break;
+        }
+        case Op::Time: {
+          const Tick t0 = cpu.now();
+          run(s.body, env, core);
+          m_timers.at(s.mark).add(to_ns(cpu.now() - t0));
+          m_at = &s;
+          break;
+        }
       }
     }
   }
@@ -471,6 +554,7 @@ class RtlScript final : public Workload {
   int m_core = 0;
   std::uint64_t m_bar_size = 0, m_bar = 0;
   std::vector<std::pair<std::string, std::uint64_t>> m_buffers;
+  std::vector<std::uint64_t> m_values;  // after the buffers in the symbol table
   std::vector<std::string> m_marks;
   std::vector<Step> m_steps;
   int m_slots = 0;
@@ -478,6 +562,7 @@ class RtlScript final : public Workload {
   const Step* m_at = nullptr;
   Tick m_t0 = 0, m_elapsed = 0;
   std::map<std::string, Tick> m_mark_at;
+  std::map<std::string, Histogram> m_timers;
   std::uint64_t m_checked = 0, m_reads = 0;
   bool m_done = false;
 };
@@ -495,11 +580,13 @@ std::string rtl_script_reference() {
          "| `poll_mem` | `at`, `u32` or `u64`: a value, `mask` | polls host memory until the masked value matches |\n"
          "| `wait_msi` | a vector | waits for that MSI |\n"
          "| `delay` | a time | the driver computes for that long |\n"
-         "| `loop` | `count`, `var` (a counter, 0 up), `steps` | repeats its steps |\n"
+         "| `loop` | `count` (a value), `var` (a counter, 0 up), `steps` | repeats its steps |\n"
          "| `check_mem` | `at`, `bytes`, `equals: ADDRESS` or `pattern: SEED` | compares a region byte for byte with another or with a pattern; a difference stops the run (exit 3) |\n"
-         "| `mark` | a name | records the time: metric `<name>_ns` from the script's start |\n\n"
-         "Values are sums of integers, buffer names (their addresses) and loop counters, each term an integer times at most one name: "
-         "`ring`, `ring+32*i`, `0x10`.\n";
+         "| `mark` | a name | records the time: metric `<name>_ns` from the script's start |\n"
+         "| `mmio_copy` | `offset`, `from`, `bytes` | copies host memory at `from` to BAR0 + offset with write-combined stores (64 B lines), then a fence (a packet, a header) |\n"
+         "| `time` | `name`, `steps` | times its steps each time they run: metrics `<name>_min_ns`, `_p50_ns`, `_p99_ns`, `_max_ns`, `_mean_ns` and the distribution |\n\n"
+         "Values are sums of integers, buffer names (their addresses), names from `values` and loop counters, each term a product of integers and names: "
+         "`ring`, `ring+32*i`, `ring+stride*i`, `0x10`.\n";
 }
 
 }  // namespace hx::sim

@@ -168,10 +168,18 @@ nlohmann::json run_point(const StudyFiles& base, const SweepPoint& point, std::u
   return run_point_in_place(f, point, seed);
 }
 
-nlohmann::json run_point_in_place(StudyFiles& f, const SweepPoint& point, std::uint64_t seed, const ProgressSink& progress) {
+nlohmann::json run_point_in_place(StudyFiles& f, const SweepPoint& point, std::uint64_t seed, const ProgressSink& progress,
+                                  const std::string& wave_tag) {
   const auto wall_load = std::chrono::steady_clock::now();
   apply_point(f, point);
   Study s = parse_study(f);
+  if (!wave_tag.empty())
+    for (auto& n : s.topo.nodes)
+      for (std::string* w : {&n.rtl.wave, &n.calypte.wave})
+        if (!w->empty()) {
+          std::filesystem::path p(*w);
+          *w = p.replace_filename(p.stem().string() + "." + wave_tag + p.extension().string()).string();
+        }
   set_global_seed(seed);
   pcie::TlpPool::instance().reset();
   LedgerPool::instance().reset();

@@ -27,8 +27,11 @@ nlohmann::json run_point(const StudyFiles& files, const SweepPoint& point, std::
 // The same, applying the point's settings to `files` itself rather than to a
 // fresh copy read from the files: for a process that runs one point and ends.
 // Any copy of `files` sees the change (yaml-cpp nodes are shared).
+// `wave_tag` (the point's index in a swept study) goes into the name of
+// every wave file a device writes, so that the points do not overwrite one
+// another's: card.vcd -> card.3.vcd.
 nlohmann::json run_point_in_place(StudyFiles& files, const SweepPoint& point, std::uint64_t seed,
-                                  const ProgressSink& progress = {});
+                                  const ProgressSink& progress = {}, const std::string& wave_tag = "");
 
 // Seed of point k, derived from the study seed.
 std::uint64_t point_seed(std::uint64_t study_seed, std::size_t index);

@@ -1059,6 +1059,12 @@ const std::vector<MetricDoc>& metric_docs() {
       {"calypte_loopback", "<mode>_us", "us", "the round trip, per repetition", true},
       {"rtl_script", "elapsed_ns", "ns", "the script, first step to last"},
       {"rtl_script", "<mark>_ns", "ns", "when the script reached `mark: <mark>` (the last time, inside a loop), from its start"},
+      {"rtl_script", "<timer>_min_ns", "ns", "the shortest run of the steps of `time: {name: <timer>}`"},
+      {"rtl_script", "<timer>_p50_ns", "ns", "their median run"},
+      {"rtl_script", "<timer>_p99_ns", "ns", "their 99th percentile"},
+      {"rtl_script", "<timer>_max_ns", "ns", "their longest run"},
+      {"rtl_script", "<timer>_mean_ns", "ns", "their mean run"},
+      {"rtl_script", "<timer>_ns", "ns", "each run of a timer's steps", true},
       {"rtl_script", "checked_bytes", "B", "bytes its check_mem steps compared"},
       {"rtl_script", "mmio_reads", "1", "register reads the design answered"},
       {"ccix_lat", "size_B", "B", "bytes per transfer"},
@@ -1209,7 +1215,7 @@ std::string workloads_reference() {
 | `bench_lat` | `device`, `op` (rd, wrrd), `size`, `window`, `reps`, `pattern` (seq, rand, fresh: every access on pages never touched before), `page_size`, `node` (near, far), `invalidate` (ATS invalidation of the pages before each access), `host_cache` (warm: the window starts in the host's LLC as far as it fits; cold), `host_node` (near, far: the socket whose core warmed the window, pcie-bench's control socket; default the buffer's `node`) | S011 LAT_DMA_RD / LAT_DMA_WRRD |
 | `bench_bw` | `device`, `op` (rd, wr, rw), `size`, `window`, `transactions`, `pattern`, `page_size`, `node`, `host_cache`, `host_node` | S011 BW_DMA_RD / WR / RW |
 | `coyote_perf` | `device`, `mode` (lat, thr), `size`, `reps`, `page_size`, `node`, `core`, `driver_core`, `mapped` | S003 Coyote perf_local: host -> FPGA -> host through the FPGA MMU; mean latency of `reps` single transfers, or throughput of `reps` transfers invoked back to back and waited for; `mapped` (default true): the driver installs the buffers' translations in the TLBs up front, false: each first touch of a page misses |
-| `rtl_script` | `device` (an endpoint with `device: rtl`), `core`, `buffers` (names to sizes), `steps` | a scripted host driver for a design of your own; its steps are below |
+| `rtl_script` | `device` (an endpoint with `device: rtl`), `core`, `buffers` (names to sizes), `values` (names to integers a sweep can set), `steps` | a scripted host driver for a design of your own; its steps are below |
 
 `page_size` is the OS page backing the buffer (4KiB default; 64KiB, 2MiB, 32MiB, 1GiB huge pages): it bounds the IOMMU's mapping and the device MMU's TLB choice. `node: far` places the buffer on the other socket (`memory.numa_nodes: 2`).
 )" + std::string("\n## Steps of `rtl_script`\n\n") + rtl_script_reference();

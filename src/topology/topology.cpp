@@ -162,6 +162,8 @@ const cfg::KeyTable& endpoint_keys() {
     kinds = device_kinds().size();
     device_doc = "the device logic: none";
     for (const DeviceKind& k : device_kinds()) device_doc += ", " + k.name;
+    device_doc += " (a study that switches a platform's device removes the old one's section with `~`: "
+                  "`topology.nodes.card.calypte: ~`)";
     t = {{"device", device_doc.c_str()}, {"endpoint", "endpoint parameters (latencies, BAR)"}};
     for (const DeviceKind& k : device_kinds()) t.push_back({k.name.c_str(), k.doc.c_str()});
   }
@@ -242,13 +244,20 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults, Arena& a
     n.device = c.has("device") ? c.child("device").choice(device_names()) : "none";
     cfg::load_params(c.child("endpoint"), n.ep, cfg::endpoint_params());
     const DeviceKind* mine = device_kind(n.device);
+    // Another kind's section is an error, unless it is null: `~` is how a
+    // study that switches a platform's device (`set: {topology.nodes.card.device:
+    // rtl, topology.nodes.card.calypte: ~}`) removes the old device's settings.
+    const auto used = [&](const DeviceKind& k) {
+      return n.device == k.name || (mine && std::count(mine->uses.begin(), mine->uses.end(), k.name));
+    };
     for (const DeviceKind& k : device_kinds())
-      if (c.has(k.name) && n.device != k.name && !(mine && std::count(mine->uses.begin(), mine->uses.end(), k.name)))
+      if (c.has(k.name) && !used(k) && !c.child(k.name).node.IsNull())
         c.child(k.name).fail("settings for a '" + k.name + "' device on a '" + n.device + "' endpoint");
     if (mine && mine->needs_section && !c.has(mine->name))
       c.child("device").fail("a " + n.device + " device needs its " + n.device + ": section");
-    // Every kind's section is read (an absent one gives its defaults).
-    for (const DeviceKind& k : device_kinds()) k.parse(c.child(k.name), n);
+    // Every kind's section is read (an absent one gives its defaults; a removed one is not read).
+    for (const DeviceKind& k : device_kinds())
+      if (used(k) || !c.has(k.name)) k.parse(c.child(k.name), n);
     // Each device's register map must fit in BAR0.
     const DeviceKind* kind = device_kind(n.device);
     const std::uint64_t need = kind ? kind->bar_need(n) : 0;
