@@ -210,6 +210,22 @@ class Runs(unittest.TestCase):
         rc, _, err = run('run', study, '-o', a, '--seed', '7', *sets)
         self.assertIn('(0 reused)', err)
 
+    def test_csv_columns_do_not_depend_on_which_point_finishes_first(self):
+        # Each point writes its own metric; point 0 runs far longer, so under
+        # -j2 point 1 finishes first. The CSV is the one a run in turn gives.
+        study = os.path.join(ROOT, 'configs', 's001_latency.yaml')
+        sweep = ('sweep=[{zip: [{path: workloads.0.to, values: [fpga1, fpga4]}, {path: workloads.0.name, values: [slow, fast]},'
+                 ' {path: workloads.0.reps, values: [20000, 1]}]}]')
+        csv = {}
+        for jobs in ('1', '2'):
+            out = os.path.join(self.d, 'j' + jobs)
+            rc, _, err = run('run', study, '-o', out, '-q', '-j', jobs, '--set', sweep)
+            self.assertEqual(rc, 0, err)
+            with open(os.path.join(out, 'results.csv'), 'rb') as f:
+                csv[jobs] = f.read()
+        self.assertEqual(csv['1'], csv['2'])
+        self.assertTrue(csv['2'].startswith(b'point,workloads.0.name,workloads.0.reps,workloads.0.to,slow.one_way_ns,fast.one_way_ns\n'))
+
     def test_topology_overrides_apply_to_every_topology_of_a_sweep(self):
         # A point that changes the topology file still gets the study's and
         # the command line's topology.* overrides.

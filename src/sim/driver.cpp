@@ -289,28 +289,29 @@ class RowSpool {
   void add(std::size_t k, const nlohmann::json& point, const nlohmann::json& metrics) {
     std::fseek(m_f, 0, SEEK_END);
     m_at[k] = std::ftell(m_f);
-    put_cells(point, m_point);
-    put_cells(metrics, m_metric);
+    put_cells(k, point, m_point);
+    put_cells(k, metrics, m_metric);
   }
   bool has(std::size_t k) const { return m_at[k] >= 0; }
   // The CSV: a header, then a row per point that has one, in point order.
   // Every swept value is a column; so is every metric, or, given `globs`
   // (the study's `metrics:`), those matching one, in the patterns' order.
   void write_csv(AtomicFile& out, const std::vector<std::string>& globs) {
+    const std::vector<std::size_t> point_cols = m_point.in_order();
     std::vector<std::size_t> metric_cols;  // the metrics' columns, in the order they are written
     if (globs.empty()) {
-      for (std::size_t c = 0; c < m_metric.names.size(); ++c) metric_cols.push_back(c);
+      metric_cols = m_metric.in_order();
     } else {
       std::vector<bool> taken(m_metric.names.size(), false);
       for (const auto& g : globs)
-        for (std::size_t c = 0; c < m_metric.names.size(); ++c)
+        for (const std::size_t c : m_metric.in_order())
           if (!taken[c] && metric_glob_matches(g, m_metric.names[c])) {
             taken[c] = true;
             metric_cols.push_back(c);
           }
     }
     std::string line = "point";
-    for (const auto& c : m_point.names) line += "," + csv_escape(c);
+    for (const std::size_t c : point_cols) line += "," + csv_escape(m_point.names[c]);
     for (const std::size_t c : metric_cols) line += "," + csv_escape(m_metric.names[c]);
     out.write(line + "\n");
     std::vector<std::string> cells;
@@ -324,10 +325,7 @@ class RowSpool {
           const std::uint32_t col = get();
           cells.at(col) = get_text();
         }
-        if (cols == &m_point)
-          for (const auto& c : cells) line += "," + c;
-        else
-          for (const std::size_t c : metric_cols) line += "," + cells[c];
+        for (const std::size_t c : cols == &m_point ? point_cols : metric_cols) line += "," + cells[c];
       }
       out.write(line + "\n");
     }
@@ -335,9 +333,19 @@ class RowSpool {
   }
 
  private:
+  // The columns of every point gathered: their order is the one a run of the
+  // points in turn would give (by the first point that has each, then by
+  // its place in that point's row), whatever order the points finish in.
   struct Columns {
     std::vector<std::string> names;  // in the order they first came
+    std::vector<std::pair<std::size_t, std::size_t>> first;  // (point, place in its row) of the first point with each
     std::map<std::string, std::uint32_t> index;
+    std::vector<std::size_t> in_order() const {
+      std::vector<std::size_t> o(names.size());
+      for (std::size_t c = 0; c < o.size(); ++c) o[c] = c;
+      std::sort(o.begin(), o.end(), [&](std::size_t a, std::size_t b) { return first[a] < first[b]; });
+      return o;
+    }
   };
   void put(std::uint32_t v) { std::fwrite(&v, sizeof v, 1, m_f); }
   std::uint32_t get() {
@@ -350,11 +358,18 @@ class RowSpool {
     if (!t.empty() && std::fread(t.data(), 1, t.size(), m_f) != t.size()) throw SimError("the scratch file of the results is short");
     return t;
   }
-  void put_cells(const nlohmann::json& obj, Columns& cols) {
+  void put_cells(std::size_t k, const nlohmann::json& obj, Columns& cols) {
     put(static_cast<std::uint32_t>(obj.size()));
+    std::size_t place = 0;
     for (const auto& [key, v] : obj.items()) {
       const auto [it, fresh] = cols.index.emplace(key, static_cast<std::uint32_t>(cols.names.size()));
-      if (fresh) cols.names.push_back(key);
+      if (fresh) {
+        cols.names.push_back(key);
+        cols.first.emplace_back(k, place);
+      } else {
+        cols.first[it->second] = std::min(cols.first[it->second], std::make_pair(k, place));
+      }
+      ++place;
       const std::string cell = csv_value(v);
       put(it->second);
       put(static_cast<std::uint32_t>(cell.size()));
