@@ -32,7 +32,11 @@ struct PayloadBytes {
   static constexpr std::uint32_t kMax = 4096;  // the largest PCIe payload
   std::uint64_t id = 0;
   std::uint32_t n = 0;
-  std::uint8_t b[kMax];
+  std::uint8_t b[kMax];  // b[0, n) is the payload; take_bytes writes it, nothing reads past n
+  void fresh() {         // for the pool: not 4 KiB of zeros per transaction
+    id = 0;
+    n = 0;
+  }
 };
 using PayloadPool = Pool<PayloadBytes>;
 // A buffer holding a copy of [p, p+n) (n <= PayloadBytes::kMax).

@@ -33,7 +33,7 @@ class Pool {
     }
     T* t = m_free.back();
     m_free.pop_back();
-    *t = T{};
+    fresh(t, 0);
     t->id = m_next_id++;
     ++m_live;
     return t;
@@ -62,6 +62,16 @@ class Pool {
   }
   template <class U>
   static void release_parts(U*, long) {}
+  // An object taken again starts as a new one: T{}, or its own fresh() (a
+  // type whose large parts are written before they are read).
+  template <class U>
+  static auto fresh(U* u, int) -> decltype(u->fresh(), void()) {
+    u->fresh();
+  }
+  template <class U>
+  static void fresh(U* u, long) {
+    *u = U{};
+  }
   std::vector<T*> m_free;
   std::vector<std::vector<T>> m_blocks;
   std::uint64_t m_live = 0;

@@ -20,7 +20,7 @@ void bind(void* h, const char* name, F& f, const std::string& path) {
 }
 }  // namespace
 
-void RtlPort::set(std::uint64_t v) const {
+void RtlPort::set_wide(std::uint64_t v) const {
   v &= width_mask(bits);
   switch (storage_bytes()) {
     case 1: *static_cast<std::uint8_t*>(ptr) = static_cast<std::uint8_t>(v); break;
@@ -35,7 +35,7 @@ void RtlPort::set(std::uint64_t v) const {
   }
 }
 
-std::uint64_t RtlPort::get() const {
+std::uint64_t RtlPort::get_wide() const {
   switch (storage_bytes()) {
     case 1: return *static_cast<const std::uint8_t*>(ptr);
     case 2: return *static_cast<const std::uint16_t*>(ptr);

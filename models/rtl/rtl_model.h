@@ -33,11 +33,21 @@ struct RtlPort {
   PortDir dir = PortDir::In;
   int storage_bytes() const { return bits <= 8 ? 1 : bits <= 16 ? 2 : bits <= 32 ? 4 : bits <= 64 ? 8 : (bits + 31) / 32 * 4; }
   // Scalar access (bits <= 64): the value is masked to the width.
-  void set(std::uint64_t v) const;
-  std::uint64_t get() const;
+  void set(std::uint64_t v) const {
+    if (bits <= 8) {  // the common case, a flag or a small field, inline
+      *static_cast<std::uint8_t*>(ptr) = static_cast<std::uint8_t>(v & ((1u << bits) - 1));
+      return;
+    }
+    set_wide(v);
+  }
+  std::uint64_t get() const { return bits <= 8 ? *static_cast<const std::uint8_t*>(ptr) : get_wide(); }
   // Byte access, little-endian, for any width: n bytes, the rest zero.
   void set_bytes(const std::uint8_t* p, std::size_t n) const;
   void get_bytes(std::uint8_t* out, std::size_t n) const;
+
+ private:
+  void set_wide(std::uint64_t v) const;
+  std::uint64_t get_wide() const;
 };
 
 // The loaded library (one per design build; shared by its instances).
