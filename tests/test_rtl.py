@@ -145,6 +145,20 @@ class OwnDesign(unittest.TestCase):
         self.assertEqual(rc, 3, err)
         self.assertRegex(err, r'study\.yaml:\d+:\d+: workloads\.0\.steps\.\d+\.check_mem: byte 0 at 0x')
 
+    def test_the_bench_times_the_design_bare_on_the_same_work(self):
+        # hxsim bench's rtl_generic: the co-simulation's rate beside the bare
+        # design's, clocked with its inputs still and replaying the inputs
+        # a recorded run gave it, cycle by cycle.
+        rc, _, err = run(HXSIM, 'bench', '--only', 'rtl_generic', '--repeats', '1', '--json', 'b.json', cwd=self.d)
+        self.assertEqual(rc, 0, err)
+        with open(os.path.join(self.d, 'b.json')) as f:
+            s = {x['name']: x for x in json.load(f)['scenarios']}['rtl_generic']
+        self.assertEqual(s['rtl_cycles'], 1107013)
+        for k in ('rtl_cycles_per_s', 'rtl_raw_cycles_per_s', 'rtl_replay_cycles_per_s'):
+            self.assertGreater(s[k], 1e5, k)
+        self.assertAlmostEqual(s['rtl_share_of_replay'], s['rtl_cycles_per_s'] / s['rtl_replay_cycles_per_s'])
+        self.assertEqual([f for f in os.listdir(self.d) if 'rtl-inputs' in f], [])
+
     def test_waves_are_written(self):
         rc, _, err = self.go('--set', 'topology.nodes.fpga.rtl.wave=dma.vcd')
         self.assertEqual(rc, 0, err)

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 
 #include "models/core/error.h"
 #include "models/rtl/interfaces.h"
@@ -69,6 +72,110 @@ double RtlDevice::raw_cycles_per_s(const RtlDeviceConfig& cfg, std::uint64_t cyc
   return rates[2];
 }
 
+namespace {
+template <class T>
+void put(std::vector<std::uint8_t>& v, T x) {
+  const auto* b = reinterpret_cast<const std::uint8_t*>(&x);
+  v.insert(v.end(), b, b + sizeof x);
+}
+template <class T>
+bool take(const std::string& s, std::size_t& at, T& x) {
+  if (at + sizeof x > s.size()) return false;
+  std::memcpy(&x, s.data() + at, sizeof x);
+  at += sizeof x;
+  return true;
+}
+constexpr char kLogMagic[] = "HXRL1";
+}  // namespace
+
+void RtlDevice::InputLog::record() {
+  const std::size_t at = log.size();
+  put(log, std::uint16_t{0});
+  std::uint16_t changed = 0;
+  const bool first = last.empty();
+  if (first)
+    for (const RtlPort* p : ports) last.resize(last.size() + static_cast<std::size_t>(p->storage_bytes()));
+  std::size_t off = 0;
+  for (std::size_t i = 0; i < ports.size(); ++i) {
+    const auto size = static_cast<std::size_t>(ports[i]->storage_bytes());
+    const auto* now = static_cast<const std::uint8_t*>(ports[i]->ptr);
+    if (first || std::memcmp(now, &last[off], size) != 0) {
+      std::memcpy(&last[off], now, size);
+      put(log, static_cast<std::uint16_t>(i));
+      log.insert(log.end(), now, now + size);
+      ++changed;
+    }
+    off += size;
+  }
+  std::memcpy(&log[at], &changed, sizeof changed);
+  ++cycles;
+}
+
+void RtlDevice::InputLog::write() const {
+  std::vector<std::uint8_t> head(kLogMagic, kLogMagic + sizeof kLogMagic);
+  put(head, static_cast<std::uint32_t>(ports.size()));
+  for (const RtlPort* p : ports) {
+    put(head, static_cast<std::uint16_t>(p->name.size()));
+    head.insert(head.end(), p->name.begin(), p->name.end());
+    put(head, static_cast<std::uint32_t>(p->storage_bytes()));
+  }
+  put(head, cycles);
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(head.data()), static_cast<std::streamsize>(head.size()));
+  out.write(reinterpret_cast<const char*>(log.data()), static_cast<std::streamsize>(log.size()));
+}
+
+double RtlDevice::replay_cycles_per_s(const RtlDeviceConfig& cfg, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::size_t at = sizeof kLogMagic;
+  std::uint32_t n = 0;
+  if (s.compare(0, sizeof kLogMagic, kLogMagic, sizeof kLogMagic) != 0 || !take(s, at, n)) return 0;
+  std::vector<std::pair<std::string, std::uint32_t>> names(n);
+  for (auto& [name, size] : names) {
+    std::uint16_t len = 0;
+    if (!take(s, at, len) || at + len > s.size()) return 0;
+    name.assign(s, at, len);
+    at += len;
+    if (!take(s, at, size)) return 0;
+  }
+  std::uint64_t cycles = 0;
+  if (!take(s, at, cycles) || cycles == 0) return 0;
+  const auto lib = RtlLibrary::open(cfg.library);
+  std::vector<double> rates;
+  for (int rep = 0; rep < 3; ++rep) {
+    RtlModel m(lib, "");
+    std::vector<const RtlPort*> ports;
+    for (const auto& [name, size] : names) {
+      const RtlPort* p = m.find(name);
+      if (!p || static_cast<std::uint32_t>(p->storage_bytes()) != size) return 0;
+      ports.push_back(p);
+    }
+    const ClockReset c = clock_reset(m);
+    reset(m, c, cfg.reset_cycles);
+    const auto* b = reinterpret_cast<const std::uint8_t*>(s.data());
+    const std::size_t end = s.size();
+    std::size_t k = at;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (std::uint64_t i = 0; i < cycles; ++i) {
+      std::uint16_t changed = 0, idx = 0;
+      if (!take(s, k, changed)) return 0;
+      for (std::uint16_t j = 0; j < changed; ++j) {
+        if (!take(s, k, idx) || idx >= ports.size() || k + names[idx].second > end) return 0;
+        std::memcpy(ports[idx]->ptr, b + k, names[idx].second);
+        k += names[idx].second;
+      }
+      c.clk->set(0);
+      m.eval();
+      c.clk->set(1);
+      m.eval();
+    }
+    rates.push_back(static_cast<double>(cycles) / std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(rates.begin(), rates.end());
+  return rates[1];
+}
+
 RtlDevice::RtlDevice(const std::string& name, const RtlDeviceConfig& cfg)
     : m_name(name), m_cfg(cfg), m_clock(clock_period(cfg.clock_mhz)), m_corrupt(cfg.corrupt_completion) {
   m_model = std::make_unique<RtlModel>(RtlLibrary::open(cfg.library), cfg.wave);
@@ -78,6 +185,12 @@ RtlDevice::RtlDevice(const std::string& name, const RtlDeviceConfig& cfg)
   if (!err.empty()) sim_fail(name, "the design does not have the " + cfg.interface + " interface:" + err);
   m_shim = make_shim(cfg.interface, *m_model, cfg.data_width, name, m_cycle);
   m_clk = clock_reset(*m_model).clk;
+  if (const char* rec = std::getenv("HXSIM_RTL_RECORD"); rec && *rec) {
+    m_log = std::make_unique<InputLog>();
+    m_log->path = std::string(rec) + "." + name;
+    for (const auto& p : m_model->ports())
+      if (p.dir != PortDir::Out && &p != m_clk) m_log->ports.push_back(&p);
+  }
   auto& reg = StatsRegistry::instance();
   reg.add_counter(name + ".rtl_cycles", &rtl_cycles, "cycle", "RTL clock cycles simulated");
   reg.add_counter(name + ".rx_tlps", &rx_tlps, "TLP", "TLPs the design took (requests to its BARs, completions)");
@@ -85,7 +198,9 @@ RtlDevice::RtlDevice(const std::string& name, const RtlDeviceConfig& cfg)
   reg.add_counter(name + ".msis", &msis, "1", "MSIs the design raised");
 }
 
-RtlDevice::~RtlDevice() = default;
+RtlDevice::~RtlDevice() {
+  if (m_log) m_log->write();
+}
 
 void RtlDevice::attach(pcie::Endpoint& ep) {
   Device::attach(ep);
@@ -302,6 +417,7 @@ bool RtlDevice::tick() {
     m_shim->set_ready(Way::TxReq, req_space);
   }
   m_shim->msi_drive(req_space);
+  if (m_log) m_log->record();
   m_clk->set(0);
   m_model->eval();
   m_model->dump(static_cast<std::uint64_t>(now_tick()));

@@ -75,6 +75,12 @@ class RtlDevice final : public pcie::Device, public Actor {
   // model, clocked by hand after reset with every input held still (the
   // ceiling of its co-simulation; hxsim bench).
   static double raw_cycles_per_s(const RtlDeviceConfig& cfg, std::uint64_t cycles);
+  // The design's rate on the same work: the inputs a co-simulation gave it,
+  // cycle by cycle, replayed into a bare model (cycles per wall second, the
+  // median of three replays; 0 if the log cannot be read). A device records
+  // its inputs when $HXSIM_RTL_RECORD is set, to `$HXSIM_RTL_RECORD.<name>`
+  // (hxsim bench).
+  static double replay_cycles_per_s(const RtlDeviceConfig& cfg, const std::string& log);
 
   Counter rtl_cycles, rx_tlps, tx_tlps, msis;
 
@@ -99,6 +105,15 @@ class RtlDevice final : public pcie::Device, public Actor {
     bool open = false;
     std::uint64_t next = 0;  // the next byte expected
     std::uint32_t left = 0;
+  };
+  // The inputs of each cycle, as changes (HXSIM_RTL_RECORD).
+  struct InputLog {
+    std::string path;
+    std::vector<const RtlPort*> ports;  // every input but the clock
+    std::vector<std::uint8_t> last, log;
+    std::uint64_t cycles = 0;
+    void record();
+    void write() const;
   };
   void wake();
   bool tick();
@@ -127,6 +142,7 @@ class RtlDevice final : public pcie::Device, public Actor {
   std::uint64_t m_cycle = 0;
   bool m_quiesced = false;
   bool m_corrupt = false;
+  std::unique_ptr<InputLog> m_log;
 };
 
 }  // namespace hx::rtl

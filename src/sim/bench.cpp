@@ -104,14 +104,32 @@ double run_child(const std::vector<std::string>& args, const fs::path& errf, con
   return wait_child(spawn_point(args, errf.string()), errf, what);
 }
 
-// Verilator's own rate for the design of a study's `device: rtl` endpoint
-// (0 if it has none): the ceiling of its co-simulation.
-double design_raw_rate(const std::string& study) {
+Run run_once(const std::string& self, const std::string& study, int point, const fs::path& out);
+
+// Verilator's own rates for the design of a study's `device: rtl` endpoint
+// (zeros if it has none), the ceilings of its co-simulation: clocked with
+// its inputs still, and replaying the inputs one more run of the scenario
+// recorded (the same work, without the fabric, the shim or the kernel).
+struct BareRates {
+  double still = 0, replay = 0;
+};
+BareRates design_bare_rates(const std::string& self, const std::string& study, int point, const fs::path& dir) {
   const StudyFiles f = load_study_files(study);
   const topo::Topology t = topo::load_topology(f.topo_root(), f.topo_file);
   for (const auto& n : t.nodes)
-    if (n.device == "rtl") return rtl::RtlDevice::raw_cycles_per_s(n.rtl, 5'000'000);
-  return 0;
+    if (n.device == "rtl") {
+      BareRates r;
+      r.still = rtl::RtlDevice::raw_cycles_per_s(n.rtl, 5'000'000);
+      const fs::path log = dir / "rtl-inputs";
+      ::setenv("HXSIM_RTL_RECORD", log.c_str(), 1);
+      run_once(self, study, point, dir / "recording.json");
+      ::unsetenv("HXSIM_RTL_RECORD");
+      const fs::path file = log.string() + "." + n.name + ".rtl";
+      r.replay = rtl::RtlDevice::replay_cycles_per_s(n.rtl, file.string());
+      fs::remove(file);
+      return r;
+    }
+  return {};
 }
 
 Run run_once(const std::string& self, const std::string& study, int point, const fs::path& out) {
@@ -329,13 +347,20 @@ int bench(const std::string& json_out, int repeats, const std::string& self, con
         scen.back()["rtl_cycles"] = cyc;
         scen.back()["rtl_cycles_per_s"] = cyc / med.wall;
         std::printf("%-18s %10s %12.0f RTL cycles, %.2f M cycles/s\n", "", "", cyc, cyc / med.wall / 1e6);
-        // A design of your own: its bare Verilated rate beside it, and the share of it the co-simulation keeps.
-        const double raw = design_raw_rate(study);
-        if (raw > 0) {
-          scen.back()["rtl_raw_cycles_per_s"] = raw;
-          scen.back()["rtl_share_of_raw"] = cyc / med.wall / raw;
-          std::printf("%-18s %10s %12s the bare design: %.2f M cycles/s; the co-simulation keeps %.0f%% of it\n", "", "", "", raw / 1e6,
-                      100 * cyc / med.wall / raw);
+        // A design of your own: its bare Verilated rates beside it, and the share of them the co-simulation keeps.
+        const BareRates raw = design_bare_rates(self, study, s.point, dir);
+        if (raw.still > 0) {
+          const double rate = cyc / med.wall;
+          scen.back()["rtl_raw_cycles_per_s"] = raw.still;
+          scen.back()["rtl_share_of_raw"] = rate / raw.still;
+          std::printf("%-18s %10s %12s the bare design, inputs still: %.2f M cycles/s; the co-simulation keeps %.0f%% of it\n", "", "",
+                      "", raw.still / 1e6, 100 * rate / raw.still);
+          if (raw.replay > 0) {
+            scen.back()["rtl_replay_cycles_per_s"] = raw.replay;
+            scen.back()["rtl_share_of_replay"] = rate / raw.replay;
+            std::printf("%-18s %10s %12s the bare design replaying this run's inputs: %.2f M cycles/s; the co-simulation keeps %.0f%% of it\n",
+                        "", "", "", raw.replay / 1e6, 100 * rate / raw.replay);
+          }
         }
       }
   }
