@@ -309,32 +309,18 @@ class RtlScript final : public Workload {
     m_core = c.has("core") ? static_cast<int>(c.child("core").integer(0, 4095)) : 0;
     if (m_core >= cores) c.child("core").fail("no core " + std::to_string(m_core));
     Parser ps(m_bar_size);
-    if (c.has("buffers")) {
-      const Cursor b = c.child("buffers");
-      if (!b.is_map()) b.fail("a map of buffer names to sizes");
-      for (auto it = b.node.begin(); it != b.node.end(); ++it) {
-        const std::string name = it->first.Scalar();
-        const Cursor sz = b.child(name);
-        symbol(sz, name, "buffer");
-        const std::uint64_t bytes = sz.size();
-        if (bytes == 0) sz.fail("an empty buffer");
-        ps.syms[name] = static_cast<int>(ps.buffers.size());
-        ps.buffers.emplace_back(name, bytes);
-      }
-    }
-    if (c.has("values")) {
-      // Named integers the steps use (a packet size, a stride): what a sweep sets.
-      const Cursor v = c.child("values");
-      if (!v.is_map()) v.fail("a map of names to integers");
-      for (auto it = v.node.begin(); it != v.node.end(); ++it) {
-        const std::string name = it->first.Scalar();
-        const Cursor x = v.child(name);
-        symbol(x, name, "value");
-        if (ps.syms.count(name)) x.fail("'" + name + "' is also a buffer");
-        ps.syms[name] = static_cast<int>(ps.buffers.size() + m_values.size());
-        m_values.push_back(static_cast<std::uint64_t>(x.integer(0, 1ll << 62)));
-      }
-    }
+    named(c, "buffers", "buffer", "sizes", [&](const std::string& name, const Cursor& sz) {
+      const std::uint64_t bytes = sz.size();
+      if (bytes == 0) sz.fail("an empty buffer");
+      ps.syms[name] = static_cast<int>(ps.buffers.size());
+      ps.buffers.emplace_back(name, bytes);
+    });
+    // Named integers the steps use (a packet size, a stride): what a sweep sets.
+    named(c, "values", "value", "integers", [&](const std::string& name, const Cursor& x) {
+      if (ps.syms.count(name)) x.fail("'" + name + "' is also a buffer");
+      ps.syms[name] = static_cast<int>(ps.buffers.size() + m_values.size());
+      m_values.push_back(static_cast<std::uint64_t>(x.integer(0, 1ll << 62)));
+    });
     ps.fixed = static_cast<int>(ps.syms.size());
     if (!c.has("steps")) c.fail("no steps: what the driver does");
     m_steps = ps.steps(c.child("steps"));
@@ -399,10 +385,20 @@ class RtlScript final : public Workload {
  private:
   static double to_ns(Tick t) { return static_cast<double>(t) / 1000.0; }
   [[noreturn]] void fail(const Step& s, const std::string& what) const { sim_fail(m_name, s.where + ": " + what); }
-  static void symbol(const Cursor& at, const std::string& name, const char* what) {
-    if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_') ||
-        name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != std::string::npos)
-      at.fail("'" + name + "' is not a " + std::string(what) + " name (letters, digits, _)");
+  // Each entry of the map `key` (names of `what`s to `of`), its name checked.
+  template <class F>
+  static void named(const Cursor& c, const char* key, const char* what, const char* of, const F& each) {
+    if (!c.has(key)) return;
+    const Cursor m = c.child(key);
+    if (!m.is_map()) m.fail(std::string("a map of ") + what + " names to " + of);
+    for (auto it = m.node.begin(); it != m.node.end(); ++it) {
+      const std::string name = it->first.Scalar();
+      const Cursor at = m.child(name);
+      if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_') ||
+          name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != std::string::npos)
+        at.fail("'" + name + "' is not a " + std::string(what) + " name (letters, digits, _)");
+      each(name, at);
+    }
   }
 
   void touch(const Step& s, std::uint64_t addr, std::uint64_t len) {
