@@ -141,30 +141,40 @@ double RtlDevice::replay_cycles_per_s(const RtlDeviceConfig& cfg, const std::str
   }
   std::uint64_t cycles = 0;
   if (!take(s, at, cycles) || cycles == 0) return 0;
+  // Decoded before the clock starts: per cycle, how many changes; per
+  // change, the port and where its bytes are.
+  struct Change {
+    std::uint16_t port;
+    std::size_t from;
+  };
+  std::vector<std::uint16_t> per_cycle(cycles);
+  std::vector<Change> changes;
+  for (auto& count : per_cycle) {
+    if (!take(s, at, count)) return 0;
+    for (std::uint16_t j = 0; j < count; ++j) {
+      std::uint16_t idx = 0;
+      if (!take(s, at, idx) || idx >= names.size() || at + names[idx].second > s.size()) return 0;
+      changes.push_back({idx, at});
+      at += names[idx].second;
+    }
+  }
   const auto lib = RtlLibrary::open(cfg.library);
   std::vector<double> rates;
   for (int rep = 0; rep < 3; ++rep) {
     RtlModel m(lib, "");
-    std::vector<const RtlPort*> ports;
+    std::vector<std::pair<void*, std::uint32_t>> ports;
     for (const auto& [name, size] : names) {
       const RtlPort* p = m.find(name);
       if (!p || static_cast<std::uint32_t>(p->storage_bytes()) != size) return 0;
-      ports.push_back(p);
+      ports.emplace_back(p->ptr, size);
     }
     const ClockReset c = clock_reset(m);
     reset(m, c, cfg.reset_cycles);
-    const auto* b = reinterpret_cast<const std::uint8_t*>(s.data());
-    const std::size_t end = s.size();
-    std::size_t k = at;
+    const Change* ch = changes.data();
     const auto t0 = std::chrono::steady_clock::now();
-    for (std::uint64_t i = 0; i < cycles; ++i) {
-      std::uint16_t changed = 0, idx = 0;
-      if (!take(s, k, changed)) return 0;
-      for (std::uint16_t j = 0; j < changed; ++j) {
-        if (!take(s, k, idx) || idx >= ports.size() || k + names[idx].second > end) return 0;
-        std::memcpy(ports[idx]->ptr, b + k, names[idx].second);
-        k += names[idx].second;
-      }
+    for (const std::uint16_t count : per_cycle) {
+      for (const Change* stop = ch + count; ch != stop; ++ch)
+        std::memcpy(ports[ch->port].first, s.data() + ch->from, ports[ch->port].second);
       c.clk->set(0);
       m.eval();
       c.clk->set(1);
