@@ -415,7 +415,7 @@ class InTreeEngine(unittest.TestCase):
     def test_round_trips_agree_with_the_engines_own_adapter(self):
         rc, _, err = self.go(GENERIC, 'generic')
         self.assertEqual(rc, 0, err)
-        rc, _, err = self.go(ADAPTER, 'adapter', '--set', 'workloads.0.reps=512')
+        rc, _, err = self.go(ADAPTER, 'adapter')
         self.assertEqual(rc, 0, err)
         own = {p['point']['workloads.0.size']: p['metrics']['rt.hfh_p50_us'] * 1000 for p in self.points('adapter')
                if p['point']['topology.nodes.card.calypte.model'] == 'rtl' and p['point']['workloads.0.mode'] == 'hfh'}
@@ -424,9 +424,9 @@ class InTreeEngine(unittest.TestCase):
         for p in generic:
             size = int(p['point']['workloads.0.values.size'])
             m = p['metrics']
-            self.assertEqual(m['rt.checked_bytes'], 512 * size)  # every looped-back packet, byte for byte
+            self.assertEqual(m['rt.checked_bytes'], 4096 * size)  # every looped-back packet, byte for byte
             self.assertEqual(m['rt.mmio_reads'], 3)               # ID, version, channels and width: answered by the RTL
-            self.assertEqual(p['histograms']['rt.hfh_ns']['count'], 512)
+            self.assertEqual(p['histograms']['rt.hfh_ns']['count'], 4096)
             # The same RTL through its own adapter (user logic in C++): within 5 cycles of 4 ns.
             self.assertLessEqual(abs(m['rt.hfh_p50_ns'] - own[f'{size}B']), 20, size)
 

@@ -49,6 +49,7 @@ const Scenario kScenarios[] = {
     {"saturated_link", "configs/bench/saturated_link.yaml", 0, "one Gen3 x8 link, 128 B writes, 64 MiB"},
     {"s001_8fpga_write", "configs/s001_concurrent_write.yaml", 7, "S001: eight FPGAs write 4 MiB each at once"},
     {"rtl_generic", "configs/bench/rtl_generic.yaml", 0, "a design of your own (desc_dma, 128 bit) copies 4 MiB, generic RTL path"},
+    {"rtl_intree_generic", "configs/s004_rtl_generic.yaml", 6, "the in-tree engine on the generic path: S004 HFH 1500 B x 4096"},
 #ifdef HXSIM_HAVE_RTL
     {"rtl_cosim_fhf", "configs/s004_rtl.yaml", 20, "S004 FHF 1500 B x 4096 with the Verilated RTL engine"},
 #endif
