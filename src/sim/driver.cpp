@@ -298,13 +298,14 @@ class RowSpool {
   // (the study's `metrics:`), those matching one, in the patterns' order.
   void write_csv(AtomicFile& out, const std::vector<std::string>& globs) {
     const std::vector<std::size_t> point_cols = m_point.in_order();
+    const std::vector<std::size_t> metric_order = m_metric.in_order();
     std::vector<std::size_t> metric_cols;  // the metrics' columns, in the order they are written
     if (globs.empty()) {
-      metric_cols = m_metric.in_order();
+      metric_cols = metric_order;
     } else {
       std::vector<bool> taken(m_metric.names.size(), false);
       for (const auto& g : globs)
-        for (const std::size_t c : m_metric.in_order())
+        for (const std::size_t c : metric_order)
           if (!taken[c] && metric_glob_matches(g, m_metric.names[c])) {
             taken[c] = true;
             metric_cols.push_back(c);
