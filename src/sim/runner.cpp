@@ -174,12 +174,7 @@ nlohmann::json run_point_in_place(StudyFiles& f, const SweepPoint& point, std::u
   apply_point(f, point);
   Study s = parse_study(f);
   if (!wave_tag.empty())
-    for (auto& n : s.topo.nodes)
-      for (std::string* w : {&n.rtl.wave, &n.calypte.wave})
-        if (!w->empty()) {
-          std::filesystem::path p(*w);
-          *w = p.replace_filename(p.stem().string() + "." + wave_tag + p.extension().string()).string();
-        }
+    for (auto& n : s.topo.nodes) n.tag_waves(wave_tag);
   set_global_seed(seed);
   pcie::TlpPool::instance().reset();
   LedgerPool::instance().reset();

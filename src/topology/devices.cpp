@@ -125,6 +125,18 @@ void parse_rtl(const Cursor& s, DeviceConfigs& d) {
   d.rtl.library = b.library;
 }
 
+}  // namespace
+
+void DeviceConfigs::tag_waves(const std::string& tag) {
+  for (std::string* w : {&rtl.wave, &calypte.wave})
+    if (!w->empty()) {
+      std::filesystem::path p(*w);
+      *w = p.replace_filename(p.stem().string() + "." + tag + p.extension().string()).string();
+    }
+}
+
+namespace {
+
 std::deque<DeviceKind>& registry() {
   // A deque: registering a kind never moves the others (the key reference
   // points into their names).
