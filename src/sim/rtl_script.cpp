@@ -37,6 +37,20 @@ struct Expr {
   }
 };
 
+// A timer's summary metrics, `<timer><suffix>_ns`: what report() writes and
+// what a mark's name must not collide with.
+struct TimerStat {
+  const char* suffix;
+  double (*of)(const Histogram&);
+};
+constexpr TimerStat kTimerStats[] = {
+    {"_min", [](const Histogram& h) { return h.min(); }},
+    {"_p50", [](const Histogram& h) { return h.percentile(50); }},
+    {"_p99", [](const Histogram& h) { return h.percentile(99); }},
+    {"_max", [](const Histogram& h) { return h.max(); }},
+    {"_mean", [](const Histogram& h) { return h.mean(); }},
+};
+
 enum class Op { Fill, WriteMem, MmioWrite, MmioRead, PollMem, WaitMsi, Delay, Loop, CheckMem, Mark, MmioCopy, Time };
 const char* op_name(Op o) {
   switch (o) {
@@ -325,9 +339,9 @@ class RtlScript final : public Workload {
     if (!c.has("steps")) c.fail("no steps: what the driver does");
     m_steps = ps.steps(c.child("steps"));
     for (const auto& t : ps.timers)
-      for (const char* q : {"_min", "_p50", "_p99", "_max", "_mean"})
-        if (std::find(ps.marks.begin(), ps.marks.end(), t + q) != ps.marks.end())
-          c.child("steps").fail("mark '" + t + q + "' and timer '" + t + "' would both write metric " + t + q + "_ns");
+      for (const TimerStat& st : kTimerStats)
+        if (std::find(ps.marks.begin(), ps.marks.end(), t + st.suffix) != ps.marks.end())
+          c.child("steps").fail("mark '" + t + st.suffix + "' and timer '" + t + "' would both write metric " + t + st.suffix + "_ns");
     m_buffers = ps.buffers;
     m_marks = ps.marks;
     for (const auto& t : ps.timers) m_timers[t];
@@ -371,11 +385,7 @@ class RtlScript final : public Workload {
     }
     for (const auto& [t, h] : m_timers) {
       // Each run of the timed steps, in ns: summary metrics and the distribution.
-      r.metric(m_name + "." + t + "_min_ns", h.min(), "ns");
-      r.metric(m_name + "." + t + "_p50_ns", h.percentile(50), "ns");
-      r.metric(m_name + "." + t + "_p99_ns", h.percentile(99), "ns");
-      r.metric(m_name + "." + t + "_max_ns", h.max(), "ns");
-      r.metric(m_name + "." + t + "_mean_ns", h.mean(), "ns");
+      for (const TimerStat& st : kTimerStats) r.metric(m_name + "." + t + st.suffix + "_ns", st.of(h), "ns");
       r.hist(m_name + "." + t + "_ns", h, "ns");
     }
     r.metric(m_name + ".checked_bytes", static_cast<double>(m_checked), "B");
