@@ -107,7 +107,7 @@ void CachingAgent::run(const Access& a) {
     return;
   }
   const RnState before = l.state;
-  const RnStep r = rn_step(l, e, nullptr, m_cfg.id, m_cfg.home, a.line, a.value, *this);
+  const RnStep r = rn_step(l, e, nullptr, m_cfg.id, home_of(a.line), a.line, a.value, *this);
   check(a.line, before, l.state, r);
   if (r.loaded || r.stored) {
     ++hits;
@@ -146,7 +146,7 @@ void CachingAgent::receive(Packet* p) {
   const std::uint64_t value = first ? first->value : 0;
   CacheLine& l = m_lines[m.line];
   const RnState before = l.state;
-  const RnStep r = rn_step(l, e, &m, m_cfg.id, m_cfg.home, m.line, value, *this);
+  const RnStep r = rn_step(l, e, &m, m_cfg.id, home_of(m.line), m.line, value, *this);
   check(m.line, before, l.state, r);
   if (!(r.row->ops & kOpRetire)) return;
   // The request is over: its access is done, and the accesses merged

@@ -19,8 +19,10 @@
 // value of the line's last store.
 // Simplifications in this version: a caching agent holds every line it
 // touches (no capacity, so no replacement and no write-back); the home
-// snoops and answers through its own channels only (no forwarding); one
-// channel per caching agent, straight to the home.
+// snoops and answers through its own channels only (no forwarding). A
+// caching agent has one channel; where its lines have several homes
+// (CachingAgentConfig::homes), that channel routes by destination (a
+// socket system's fabric, socket.h).
 #pragma once
 #include <array>
 #include <deque>
@@ -44,9 +46,18 @@ class CoreSide {
   virtual void access_done(std::uint64_t tag, std::uint64_t value, Tick at) = 0;
 };
 
+// Which home agent serves a line, where an agent's lines have several
+// homes (a socket system's LLC slices on either socket).
+class HomeMap {
+ public:
+  virtual ~HomeMap() = default;
+  virtual AgentId home_of(std::uint64_t line) const = 0;
+};
+
 struct CachingAgentConfig {
   AgentId id = 0;
-  AgentId home = 1;
+  AgentId home = 1;              // every line's home, unless `homes` is set
+  const HomeMap* homes = nullptr;  // each line's home (not owned)
   Tick lookup = 2 * kNs;  // the controller's latency for each access and each message received
   Tick request_latency = 0;  // from a miss to its request leaving (e.g. an address translation on the way)
   int mshrs = 8;
@@ -93,6 +104,7 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   void run(const Access& a);
   void receive(Packet* p);
   void check(std::uint64_t line, RnState before, RnState after, const RnStep& r);
+  AgentId home_of(std::uint64_t line) const { return m_cfg.homes ? m_cfg.homes->home_of(line) : m_cfg.home; }
   CachingAgentConfig m_cfg;
   Scheduler m_sched;
   std::unique_ptr<DirectLink> m_direct;  // when the agent has its own link

@@ -1,0 +1,92 @@
+// A multi-socket host as coherent agents: per socket, cores with a
+// private cache each (one caching agent: the core's L1/L2), LLC slices each
+// with its home agent and directory (the CHA), and the socket's DRAM;
+// between the two sockets, one to four socket links (UPI-style) on the link
+// engine. Every agent runs the one engine (engine.h) with the same tables
+// as CCIX's agents; only the transport differs.
+//
+// The transport is a fabric of channels (transport.h), one per agent:
+//  - on a socket, a message crosses the mesh in `mesh_hop` (core to slice,
+//    slice to core, either to the socket-link port): a latency, no credits
+//    and no contention (the mesh's bandwidth is far above what one socket
+//    link carries);
+//  - between sockets, it crosses the mesh to the link port, a socket link
+//    (its wire time, latency and per-class message credits: the link
+//    engine with coherence traits), then the far socket's mesh. Lines are
+//    spread over the links by line number.
+// Homes come from the address map: socket s homes the lines of
+// [s * socket_bytes, (s + 1) * socket_bytes), its slices interleaved by
+// line number. A home that grants data reads its DRAM at once, beside its
+// snoops (the speculative read; wasted when a snoop brings the line dirty).
+//
+// Simplifications in this version: the LLC is the DRAM controller's tag
+// model (models/memory), not a coherent cache of the slice; data returns
+// through the home (no direct cache-to-cache forwarding); no prefetcher.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/coherence/agents.h"
+
+namespace hx::coherence {
+
+struct SocketSystemConfig {
+  int sockets = 2;             // 1 or 2
+  int cores = 2;               // cores per socket, each with its private L1/L2 (a caching agent)
+  int slices = 1;              // LLC slices per socket, each the home agent of its lines
+  Tick core_lookup = 5 * kNs;  // a core's L1/L2: from an access to its miss leaving, and per message received
+  Tick home_lookup = 10 * kNs; // a slice's LLC and directory look-up, per message
+  Tick mesh_hop = 5 * kNs;     // one trip across a socket's mesh
+  int mshrs = 16;              // outstanding misses per core
+  std::uint64_t socket_bytes = 64ull << 30;  // DRAM per socket: socket s homes [s, s+1) times this
+  mem::MemoryConfig memory;    // each socket's DRAM
+  int links = 1;               // socket links between the two sockets
+  CohLinkConfig link;          // each socket link, one direction
+  CohEndConfig link_end;       // each end's receive buffers, per message class
+};
+
+class SocketSystem final : public Actor, public Receiver, public HomeMap {
+ public:
+  SocketSystem(const std::string& name, const SocketSystemConfig& cfg);
+  ~SocketSystem() override;
+  const SocketSystemConfig& config() const { return m_cfg; }
+  CachingAgent& core(int socket, int i);
+  HomeAgent& home(int socket, int slice);
+  mem::MemoryController& memory(int socket);
+  // The socket that homes `line`.
+  int socket_of(std::uint64_t line) const;
+  // The line number of byte `offset` of socket `socket`'s DRAM.
+  std::uint64_t line_at(int socket, std::uint64_t offset) const;
+  bool idle() const;
+  std::string status() const;  // what is not idle, for the deadlock diagnosis
+
+  AgentId home_of(std::uint64_t line) const override;
+  // fabric callbacks
+  void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
+  void arrive(Channel& from, Packet* p, Tick tail) override;
+  Scheduler& scheduler() override { return m_sched; }
+
+  Counter mesh_messages, link_messages;
+
+ private:
+  class Attachment;
+  struct Agent {
+    int socket = 0;
+    Receiver* receiver = nullptr;
+    std::unique_ptr<Attachment> channel;
+  };
+  void route(Packet* p, int socket, Tick t);
+  void hop(Packet* p, int socket);
+  SocketSystemConfig m_cfg;
+  std::string m_name;
+  Scheduler m_sched;
+  std::vector<Agent> m_agents;  // by agent id
+  std::vector<std::unique_ptr<mem::MemoryController>> m_memory;
+  std::vector<std::unique_ptr<HomeAgent>> m_homes;       // socket-major
+  std::vector<std::unique_ptr<CachingAgent>> m_cores;    // socket-major
+  std::vector<std::unique_ptr<DirectLink>> m_links;      // socket 0's ends, then socket 1's
+};
+
+}  // namespace hx::coherence

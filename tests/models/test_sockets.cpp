@@ -1,0 +1,216 @@
+// A two-socket system alone (models/coherence/socket): cores' caching
+// agents and LLC slices' homes on two meshes, one or more socket links
+// between them; no YAML. Closed forms: every 64 B access of the S002
+// experiment is the sum of its stages (core look-ups, mesh trips, home
+// look-ups, link crossings, DRAM), a line held Modified on the other socket
+// costs the same two crossings whether it is homed at the reader or at its
+// holder, and a stress of random loads and stores on a few lines from every
+// core passes the coherence checker (single writer, last value).
+#include <gtest/gtest.h>
+#include <systemc>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "models/coherence/checker.h"
+#include "models/coherence/socket.h"
+#include "models/core/error.h"
+
+namespace hx::coherence {
+namespace {
+
+struct Core : CoreSide {
+  std::vector<std::uint64_t> values;
+  Tick at = 0;
+  void access_done(std::uint64_t, std::uint64_t value, Tick t) override {
+    values.push_back(value);
+    at = t;
+  }
+};
+
+constexpr Tick kCore = 2 * kNs, kHome = 8 * kNs, kMesh = 4 * kNs, kLink = 30 * kNs, kDram = 60 * kNs;
+// 20 GB/s: a 16 B header 0.8 ns, a data message (16 + 64 B) 4 ns.
+constexpr Tick kHdr = 800, kData = 4 * kNs;
+
+SocketSystemConfig config(int links = 1) {
+  SocketSystemConfig c;
+  c.cores = 2;
+  c.slices = 2;
+  c.core_lookup = kCore;
+  c.home_lookup = kHome;
+  c.mesh_hop = kMesh;
+  c.socket_bytes = 1ull << 30;
+  c.memory.read_latency = kDram;
+  c.memory.channel_GBps = 64.0;  // a line holds its channel 1 ns
+  c.memory.channels = 1;
+  c.links = links;
+  c.link.GBps = 20.0;
+  c.link.latency = kLink;
+  c.link.ack_every = 1 << 20;
+  c.link.ack_timeout = kMs;
+  c.link.fc_update_every = 1;
+  return c;
+}
+
+Tick next_ns(Tick t) { return (t + kNs - 1) / kNs * kNs; }
+
+// One access from socket 0's core 0, timed from now.
+Tick timed(SocketSystem& s, bool store, std::uint64_t line, Core& c) {
+  const Tick t0 = now_tick();
+  s.core(0, 0).access(store, line, 9, 1, c);
+  sc_core::sc_start();
+  return c.at - t0;
+}
+
+// The line's holder stores to it first (untimed): Modified in its L2.
+void modify(SocketSystem& s, int socket, std::uint64_t line) {
+  Core c;
+  s.core(socket, 1).access(true, line, 42, 1, c);
+  sc_core::sc_start();
+  ASSERT_EQ(s.core(socket, 1).state(line), RnState::UD);
+}
+
+TEST(Sockets, HomesFollowTheAddressMapAndSlicesInterleaveByLine) {
+  SocketSystem s("sys", config());
+  const std::uint64_t l0 = s.line_at(0, 4096), l1 = s.line_at(1, 4096);
+  EXPECT_EQ(s.socket_of(l0), 0);
+  EXPECT_EQ(s.socket_of(l1), 1);
+  // Agents: cores 0-3 (socket-major), then slices 4-5 on socket 0, 6-7 on socket 1.
+  EXPECT_EQ(s.home_of(l0), 4);
+  EXPECT_EQ(s.home_of(l0 + 1), 5);
+  EXPECT_EQ(s.home_of(l1), 6);
+  EXPECT_EQ(s.home_of(l1 + 1), 7);
+  EXPECT_THROW(s.socket_of(s.line_at(1, 0) * 2), SimError);
+}
+
+// Local DRAM: look-up, mesh, home, DRAM (at the channel's next 1 ns slot),
+// mesh, look-up. No socket link is used.
+TEST(Sockets, ALocalDramReadIsTheSumOfItsStages) {
+  SocketSystem s("sys", config());
+  Core c;
+  const Tick t = timed(s, false, s.line_at(0, 4096), c);
+  EXPECT_EQ(t, next_ns(kCore + kMesh + kHome) + kDram + kMesh + kCore);
+  EXPECT_EQ(s.link_messages.value, 0u);
+  EXPECT_EQ(s.core(0, 0).state(s.line_at(0, 4096)), RnState::UC);
+  EXPECT_TRUE(s.idle());
+}
+
+// Remote DRAM: the request crosses to the far socket's home and the data
+// comes back: two mesh trips and a link crossing more each way (the
+// requester's CompAck crosses after it, untimed).
+TEST(Sockets, ARemoteDramReadCrossesTheSocketLinkBothWays) {
+  SocketSystem s("sys", config());
+  Core c;
+  const Tick t = timed(s, false, s.line_at(1, 4096), c);
+  const Tick at_home = kCore + kMesh + kHdr + kLink + kMesh + kHome;
+  EXPECT_EQ(t, next_ns(at_home) + kDram + kMesh + kData + kLink + kMesh + kCore);
+  EXPECT_EQ(s.link_messages.value, 3u);  // the request, the data, the requester's CompAck
+  EXPECT_EQ(s.home(1, 0).memory_reads.value, 1u);
+}
+
+// A line Modified in an L2 of the other socket, homed there: request
+// across, a snoop on the far mesh, dirty data to the home, data across.
+// The home's speculative DRAM read is overtaken by the dirty data.
+TEST(Sockets, ARemoteModifiedLineHomedAtItsHolder) {
+  SocketSystem s("sys", config());
+  const std::uint64_t line = s.line_at(1, 4096);
+  modify(s, 1, line);
+  Core c;
+  const Tick t = timed(s, false, line, c);
+  const Tick request = kCore + kMesh + kHdr + kLink + kMesh + kHome;
+  const Tick snoop = kMesh + kCore;
+  const Tick dirty = kMesh + kHome;
+  const Tick grant = kMesh + kData + kLink + kMesh + kCore;
+  EXPECT_EQ(t, request + snoop + dirty + grant);
+  ASSERT_EQ(c.values.size(), 1u);
+  EXPECT_EQ(c.values[0], 42u);
+  EXPECT_EQ(s.core(1, 1).state(line), RnState::SC);
+  EXPECT_EQ(s.home(1, 0).line(line).mem, 42u);  // the dirty data came home
+}
+
+// The same line homed at the reader: the snoop and the dirty data cross
+// instead of the request and the grant; the same stages in another order.
+TEST(Sockets, ARemoteModifiedLineHomedAtTheReaderCostsTheSame) {
+  SocketSystem s("sys", config());
+  const std::uint64_t line = s.line_at(0, 4096);
+  modify(s, 1, line);
+  Core c;
+  const Tick t = timed(s, false, line, c);
+  const Tick request = kCore + kMesh + kHome;
+  const Tick snoop = kMesh + kHdr + kLink + kMesh + kCore;
+  const Tick dirty = kMesh + kData + kLink + kMesh + kHome;
+  const Tick grant = kMesh + kCore;
+  EXPECT_EQ(t, request + snoop + dirty + grant);
+  EXPECT_EQ(c.values.at(0), 42u);
+  EXPECT_EQ(s.home(0, 0).memory_reads.value, 2u);  // the holder's fill, then the wasted speculative read
+}
+
+// A store to a line other cores share on both sockets invalidates every
+// copy before it completes.
+TEST(Sockets, AStoreInvalidatesCopiesOnBothSockets) {
+  SocketSystem s("sys", config());
+  const std::uint64_t line = s.line_at(1, 64);
+  Core c;
+  for (int sock = 0; sock < 2; ++sock)
+    for (int i = 0; i < 2; ++i) {
+      s.core(sock, i).access(false, line, 0, 1, c);
+      sc_core::sc_start();
+    }
+  EXPECT_EQ(s.core(0, 1).state(line), RnState::SC);
+  s.core(0, 0).access(true, line, 7, 2, c);
+  sc_core::sc_start();
+  EXPECT_EQ(s.core(0, 0).state(line), RnState::UD);
+  EXPECT_EQ(s.core(0, 1).state(line), RnState::I);
+  EXPECT_EQ(s.core(1, 0).state(line), RnState::I);
+  EXPECT_EQ(s.core(1, 1).state(line), RnState::I);
+  EXPECT_TRUE(s.idle());
+}
+
+// Every core loads and stores a handful of lines of both sockets at random,
+// several accesses in flight each, over two socket links with few credits:
+// every step passes the checker, and every access completes.
+TEST(Sockets, StressAgainstTheGoldenMemory) {
+  SocketSystemConfig cfg = config(2);
+  cfg.link_end.credits = {2, 2, 2, 2};
+  SocketSystem s("sys", cfg);
+  CoherenceChecker::instance().clear();
+  struct Driver : CoreSide {
+    SocketSystem* sys;
+    int socket = 0, core = 0, left = 2000;
+    std::mt19937_64 rng;
+    std::vector<std::uint64_t> lines;
+    int done = 0;
+    void next() {
+      if (left-- <= 0) return;
+      const std::uint64_t line = lines[rng() % lines.size()];
+      sys->core(socket, core).access(rng() % 3 == 0, line, rng(), 0, *this);
+    }
+    void access_done(std::uint64_t, std::uint64_t, Tick) override {
+      ++done;
+      next();
+    }
+  };
+  std::vector<Driver> d(4);
+  std::vector<std::uint64_t> lines;
+  for (int i = 0; i < 3; ++i) {
+    lines.push_back(s.line_at(0, 64u * static_cast<unsigned>(i)));
+    lines.push_back(s.line_at(1, 64u * static_cast<unsigned>(i)));
+  }
+  for (int i = 0; i < 4; ++i) {
+    d[i].sys = &s;
+    d[i].socket = i / 2;
+    d[i].core = i % 2;
+    d[i].rng.seed(static_cast<unsigned>(i + 1));
+    d[i].lines = lines;
+    for (int k = 0; k < 3; ++k) d[i].next();
+  }
+  sc_core::sc_start();
+  for (const Driver& x : d) EXPECT_EQ(x.done, 2000);
+  EXPECT_TRUE(s.idle());
+  EXPECT_GT(CoherenceChecker::instance().checks(), 8000u);
+  EXPECT_GT(s.link_messages.value, 5000u);
+}
+
+}  // namespace
+}  // namespace hx::coherence
