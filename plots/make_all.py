@@ -22,6 +22,7 @@ FIGURES = [
     ('s000_hits', 's000_hits.py', 'S000 device-cache hits vs misses to the host, reads and writes'),
     ('s011_iommu', 's011_iommu.py', 'S011 bandwidth and latency vs window: IOMMU off, superpages, 4 KiB pages'),
     ('s011_hosts', 's011_hosts.py', 'S011 every pcie-bench host: latency and bandwidth vs transfer size'),
+    ('s002_latency', 's002_latency.py', 'S002 64 B read latency by cache state and homing, Ice Lake and Sapphire Rapids'),
 ]
 
 

@@ -541,4 +541,24 @@ case('s011_hosts_window_lat', '../../configs/s011_hosts_window_lat.yaml', host_c
 case('s011_hosts_window_bw', '../../configs/s011_hosts_window_bw.yaml', host_checks['s011_hosts_window_bw'],
      'S011 BW_DMA_RD / BW_DMA_WR 64 and 256 B vs window on every pcie-bench host and system setting, warm and cold')
 
+# ---------------------------------------------------------------- S002
+s002 = yaml.safe_load(open(os.path.join(SRC, 's002_ccnic.yaml')))
+dump(os.path.join(REF, 's002_ccnic.yaml'), GEN, {
+    'source': 'S002', 'citation': 'Schuh et al., CC-NIC, ASPLOS 2024',
+    'platform': 'topologies/s002_icx.yaml, topologies/s002_spr.yaml', 'records': with_tolerances(s002['records'], {})})
+def s002_point(platform, frm, holder, home='holder'):
+    return {'topology': '../topologies/s002_%s.yaml' % platform, 'workloads.0.from': frm, 'workloads.0.holder': holder,
+            'workloads.0.home': home, 'workloads.0.op': 'rd'}
+s002_checks = []
+for plat in ('icx', 'spr'):
+    s002_checks.append({'ref': 's002.remote_l2_m.' + plat, 'point': s002_point(plat, 'l2', 'remote'),
+                        'metric': 'lat.median_ns', 'platform': 's002_' + plat, 'curve': '64 B read latency by state'})
+# The ratio's record names no platform: both are held to it.
+for plat in ('icx', 'spr'):
+    s002_checks.append({'ref': 's002.remote_dram_vs_local', 'point': s002_point(plat, 'dram', 'remote'),
+                        'metric': 'lat.median_ns', 'over': {'workloads.0.holder': 'local'},
+                        'platform': 's002_' + plat, 'curve': '64 B read latency by state'})
+case('s002_latency', '../../configs/s002_latency.yaml', s002_checks,
+     'S002 64 B access latency by cache state and homing, Ice Lake and Sapphire Rapids')
+
 print('wrote', REF, CASES)

@@ -516,6 +516,45 @@ const ParamTable<ccix::HomePortConfig>& ccix_home_params() {
   return t;
 }
 
+const ParamTable<coherence::SocketSystemConfig>& socket_params() {
+  using C = coherence::SocketSystemConfig;
+  static const ParamTable<C> t = {
+      P<C>("count", "int", "2", "sockets (1 or 2)", [](C& c, const Cursor& v) { c.sockets = static_cast<int>(v.integer(1, 2)); }),
+      P<C>("cores", "int", "2", "cores per socket, each with a private L1/L2 (a caching agent)",
+           [](C& c, const Cursor& v) { c.cores = static_cast<int>(v.integer(1, 31)); }),
+      P<C>("slices", "int", "1", "LLC slices per socket, each the home agent (directory) of the lines interleaved to it",
+           [](C& c, const Cursor& v) { c.slices = static_cast<int>(v.integer(1, 31)); }),
+      P<C>("core_lookup", "time", "5ns", "a core's private L1/L2: from an access to its miss leaving, and per message it receives",
+           [](C& c, const Cursor& v) { c.core_lookup = v.time(); }),
+      P<C>("home_lookup", "time", "10ns", "an LLC slice's look-up and directory, per message", [](C& c, const Cursor& v) { c.home_lookup = v.time(); }),
+      P<C>("mesh_hop", "time", "5ns", "one trip across a socket's mesh (core, slice, socket-link port)",
+           [](C& c, const Cursor& v) { c.mesh_hop = v.time(); }),
+      P<C>("mshrs", "int", "16", "outstanding misses per core", [](C& c, const Cursor& v) { c.mshrs = static_cast<int>(v.integer(1, 256)); }),
+      P<C>("socket_bytes", "size", "64GiB", "DRAM per socket: socket s homes the addresses [s, s+1) times this",
+           [](C& c, const Cursor& v) {
+             c.socket_bytes = v.size();
+             if (c.socket_bytes < 4096 || c.socket_bytes % 4096) v.fail("a positive multiple of 4 KiB");
+           }),
+      P<C>("links", "int", "1", "socket links between the two sockets", [](C& c, const Cursor& v) { c.links = static_cast<int>(v.integer(1, 4)); }),
+      P<C>("link_bw", "bandwidth", "20GB/s", "one socket link's data bandwidth, each direction",
+           [](C& c, const Cursor& v) {
+             c.link.GBps = v.bandwidth() / 1e9;
+             if (c.link.GBps < 0.001) v.fail("at least 1 MB/s");
+           }),
+      P<C>("link_latency", "time", "10ns", "one socket link's latency, each direction (PHY, link layer, wire)",
+           [](C& c, const Cursor& v) { c.link.latency = v.time(); }),
+      P<C>("link_header", "size", "16B", "a coherence message's header on a socket link (a data message adds a 64 B line)",
+           [](C& c, const Cursor& v) {
+             const std::uint64_t b = v.size();
+             if (b < 1 || b > 256) v.fail("1 B to 256 B");
+             c.link.header_B = static_cast<int>(b);
+           }),
+      P<C>("link_credits", "int", "16", "messages of each class a socket link's end buffers (the credits its partner gets)",
+           [](C& c, const Cursor& v) { c.link_end.credits.fill(static_cast<int>(v.integer(1, 4096))); }),
+  };
+  return t;
+}
+
 namespace {
 template <class C>
 void section(std::ostringstream& os, const char* name, const char* where, const ParamTable<C>& t) {
@@ -547,6 +586,8 @@ std::string params_reference() {
           "is its link's, both ways.", ccix_ra_params());
   section(os, "ccix", "Under `ccix:` of a `type: root_complex` node: the home agent that owns host memory, for every CCIX request agent below.",
           ccix_home_params());
+  section(os, "sockets", "Under `sockets:` of a root complex: the host's sockets as coherent agents (their DRAM takes the "
+          "root complex's `memory:` parameters, one controller per socket).", socket_params());
   return os.str();
 }
 

@@ -9,6 +9,7 @@
 
 #include "models/ccix/home_port.h"
 #include "models/ccix/request_agent.h"
+#include "models/coherence/socket.h"
 #include "models/dma/bench_dma.h"
 #include "models/dma/calypte_dma.h"
 #include "models/dma/coyote_dma.h"
@@ -80,6 +81,7 @@ const ParamTable<dma::CoyoteConfig>& coyote_params();
 const ParamTable<rtl::RtlDeviceConfig>& rtl_params();
 const ParamTable<ccix::RequestAgentConfig>& ccix_ra_params();
 const ParamTable<ccix::HomePortConfig>& ccix_home_params();
+const ParamTable<coherence::SocketSystemConfig>& socket_params();
 
 // Fill `out` from the map at `c`: declared keys are parsed, `extra` keys are
 // left to the caller, anything else is an error; missing keys get defaults

@@ -83,6 +83,7 @@ Platform::Platform(const topo::Topology& t) : m_topo(t) {
     if (port < 0) throw SimError(n.name + ": a CCIX request agent below no root port");
     ccix::CcixLink::connect(ra->link(), m_ccix->add_agent(n.ccix_ra.agent.id, port, n.rid, n.ccix_ra.ccix.format));
   }
+  if (root.has_sockets) m_sockets = std::make_unique<coherence::SocketSystem>(root.name + ".sockets", root.sockets);
 }
 
 pcie::Endpoint& Platform::endpoint(const std::string& name) { return *m_eps.at(name); }
@@ -151,6 +152,7 @@ bool Platform::fabric_idle() const {
   if (m_ccix && !m_ccix->whole()) return false;
   for (const auto* ra : m_ras)
     if (!ra->link_whole()) return false;
+  if (m_sockets && !m_sockets->idle()) return false;
   return m_rc->idle() && (!m_ccix || m_ccix->idle());
 }
 
@@ -169,6 +171,7 @@ std::string Platform::diagnose() const {
   if (m_ccix && !m_ccix->whole()) os << "\n  " << m_ccix->credits();
   for (const auto* ra : m_ras)
     if (!ra->link_whole()) os << "\n  " << ra->credits();
+  if (m_sockets && !m_sockets->idle()) os << "\n  " << m_sockets->status();
   return os.str();
 }
 

@@ -8,6 +8,7 @@
 
 #include "models/ccix/home_port.h"
 #include "models/ccix/request_agent.h"
+#include "models/coherence/socket.h"
 #include "models/dma/bench_dma.h"
 #include "models/dma/calypte_dma.h"
 #include "models/dma/coyote_dma.h"
@@ -73,6 +74,7 @@ class Platform {
   std::string diagnose() const;
   bool fabric_idle() const;
   ccix::HomePort* ccix_home() { return m_ccix.get(); }
+  coherence::SocketSystem* sockets() { return m_sockets.get(); }  // when the root complex has `sockets:`
 
  private:
   const topo::Topology& m_topo;
@@ -84,6 +86,7 @@ class Platform {
   std::unique_ptr<HostHeap> m_heap;
   std::unique_ptr<ccix::HomePort> m_ccix;  // when a CCIX request agent is below
   std::vector<ccix::RequestAgent*> m_ras;   // those agents (owned by m_devs)
+  std::unique_ptr<coherence::SocketSystem> m_sockets;
 };
 
 }  // namespace hx::sim

@@ -10,6 +10,7 @@
 
 #include "models/core/error.h"
 #include "models/core/rng.h"
+#include "src/sim/coherent_latency.h"
 #include "src/sim/rtl_script.h"
 
 namespace hx::sim {
@@ -996,7 +997,7 @@ std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const 
     if (!c.is_map()) c.fail("a workload is a map with a type");
     const std::string type =
         c.child("type").choice({"rosta_dma", "rosta_peer", "rosta_echo", "calypte_loopback", "bench_lat", "bench_bw", "coyote_perf",
-                                 "calypte_burst", "ccix_lat", "rtl_script"});
+                                 "calypte_burst", "ccix_lat", "rtl_script", "coh_lat"});
     std::unique_ptr<Workload> w;
     if (type == "rosta_dma") w = std::make_unique<RostaHostDma>(c, p);
     if (type == "rosta_peer") w = std::make_unique<RostaPeer>(c, p);
@@ -1008,6 +1009,7 @@ std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const 
     if (type == "calypte_burst") w = std::make_unique<CalypteBurst>(c, p);
     if (type == "ccix_lat") w = std::make_unique<CcixLatency>(c, p);
     if (type == "rtl_script") w = make_rtl_script(c, p);
+    if (type == "coh_lat") w = make_coherent_latency(c, p);
     w->set_type(type);
     if (!names.insert(w->name()).second) c.fail("two workloads named '" + w->name() + "'; give one a name:");
     for (const auto& d : w->exclusive_devices()) {
@@ -1076,6 +1078,11 @@ const std::vector<MetricDoc>& metric_docs() {
       {"ccix_lat", "<test>_ns", "ns", "the latency per transfer; `<test>` is ccix_rd, ccix_wr, dma_rd or dma_wr", true},
       {"ccix_lat", "ats_rtt_ns", "ns", "median ATS translation round trip at the ATS switch (runs with ATC misses)"},
       {"ccix_lat", "atc_ns", "ns", "median time a missed request spends in the ATS switch besides that round trip"},
+      {"coh_lat", "median_ns", "ns", "median access latency (issue at the core to the access done)"},
+      {"coh_lat", "min_ns", "ns", "minimum access latency"},
+      {"coh_lat", "p99_ns", "ns", "99th percentile of the latency"},
+      {"coh_lat", "mean_ns", "ns", "mean latency"},
+      {"coh_lat", "<op>_ns", "ns", "the latency per access; `<op>` is rd or wr", true},
       {"bench_lat", "size_B", "B", "bytes per transaction"},
       {"bench_lat", "median_ns", "ns", "median transaction latency (command to completion)"},
       {"bench_lat", "min_ns", "ns", "minimum transaction latency"},
@@ -1216,7 +1223,7 @@ std::string workloads_reference() {
 | `bench_bw` | `device`, `op` (rd, wr, rw), `size`, `window`, `transactions`, `pattern`, `page_size`, `node`, `host_cache`, `host_node` | S011 BW_DMA_RD / WR / RW |
 | `coyote_perf` | `device`, `mode` (lat, thr), `size`, `reps`, `page_size`, `node`, `core`, `driver_core`, `mapped` | S003 Coyote perf_local: host -> FPGA -> host through the FPGA MMU; mean latency of `reps` single transfers, or throughput of `reps` transfers invoked back to back and waited for; `mapped` (default true): the driver installs the buffers' translations in the TLBs up front, false: each first touch of a page misses |
 | `rtl_script` | `device` (an endpoint with `device: rtl`), `core`, `buffers` (names to sizes), `values` (names to integers a sweep can set), `steps` | a scripted host driver for a design of your own; its steps are below |
-
+)" + coherent_latency_reference() + R"(
 `page_size` is the OS page backing the buffer (4KiB default; 64KiB, 2MiB, 32MiB, 1GiB huge pages): it bounds the IOMMU's mapping and the device MMU's TLB choice. `node: far` places the buffer on the other socket (`memory.numa_nodes: 2`).
 )" + std::string("\n## Steps of `rtl_script`\n\n") + rtl_script_reference();
 }

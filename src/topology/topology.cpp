@@ -141,6 +141,7 @@ const cfg::KeyTable& root_complex_keys() {
       {"iommu", "IOMMU parameters"},
       {"cpu", "host CPU and software parameters"},
       {"ccix", "the CCIX home agent for CCIX request agents below (ccix parameters)"},
+      {"sockets", "the host's sockets as coherent agents: cores, LLC slices, DRAM per socket, socket links (sockets parameters)"},
   };
   return t;
 }
@@ -191,6 +192,21 @@ std::string topology_reference() {
 
 namespace {
 
+// The host's sockets: their DRAM is the root complex's memory model, one
+// controller per socket (so memory: must be read before).
+void parse_sockets(NodeSpec& n, const Cursor& c) {
+  n.has_sockets = true;
+  cfg::load_params(c, n.sockets, cfg::socket_params());
+  n.sockets.memory = n.rc.memory;
+  const auto& s = n.sockets;
+  if (s.sockets * (s.cores + s.slices) > 64)
+    (c.has("cores") ? c.child("cores") : c).fail("at most 64 coherent agents: count x (cores + slices) is " +
+                                                  std::to_string(s.sockets * (s.cores + s.slices)));
+  if (s.sockets == 1 && c.has("links")) c.child("links").fail("socket links join two sockets: set count: 2");
+  if (n.rc.memory.numa_nodes != 1)
+    c.fail("the sockets model each socket's DRAM itself: remove memory.numa_nodes (the root complex's two-node model)");
+}
+
 void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults, Arena& arena) {
   const std::string type = raw.child("type").choice({"root_complex", "switch", "endpoint"});
   n.type = type == "root_complex" ? NodeType::RootComplex : type == "switch" ? NodeType::Switch : NodeType::Endpoint;
@@ -217,6 +233,7 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults, Arena& a
       (c.child("iommu").has("table_region") ? c.child("iommu").child("table_region") : c.child("rc"))
           .fail("iommu.table_region (" + cfg::format_size(n.rc.iommu.table_region) + ") does not fit in DRAM (" +
                 cfg::format_size(n.rc.dram_size) + ")");
+    if (c.has("sockets")) parse_sockets(n, c.child("sockets"));
     const Cursor cpu = c.child("cpu");
     cfg::load_params(cpu, n.cpu, cfg::cpu_params());
     // A tick that costs its whole period leaves no time to run in: a

@@ -27,6 +27,8 @@ struct NodeSpec : DeviceConfigs {
   host::RootComplexConfig rc;
   host::HostCpuConfig cpu;
   ccix::HomePortConfig ccix_home;  // the CCIX home, used when a CCIX request agent is below
+  bool has_sockets = false;        // `sockets:` given: the host's sockets as coherent agents
+  coherence::SocketSystemConfig sockets;
   int root_ports = 0;
   bool segment_per_root_port = false;  // root complex: each root port heads its own PCI segment
   // switch

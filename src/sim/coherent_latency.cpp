@@ -1,0 +1,112 @@
+#include "src/sim/coherent_latency.h"
+
+#include <systemc>
+
+#include "models/core/error.h"
+
+namespace hx::sim {
+
+using cfg::Cursor;
+
+namespace {
+
+// One access at a time from socket 0's core 0. Before each, untimed, the
+// line is put in place: a line never touched is in its home's DRAM; for
+// `from: l2`, a core of the holder's socket (not the reader) stores to it,
+// so it is Modified in that core's L2. Each access takes a fresh line, so
+// every one finds the same state.
+class CoherentLatency final : public Workload, public coherence::CoreSide {
+ public:
+  CoherentLatency(const Cursor& c, const topo::Topology& t) : Workload("coh_lat") {
+    c.keys({"type", "name", "op", "from", "holder", "home", "reps"});
+    if (c.has("name")) m_name = c.child("name").str();
+    const auto& root = t.nodes[static_cast<std::size_t>(t.root)];
+    if (!root.has_sockets)
+      c.child("type").fail("coh_lat needs a host with sockets (`sockets:` under the root complex '" + root.name + "')");
+    m_write = c.has("op") && c.child("op").choice({"rd", "wr"}) == "wr";
+    m_l2 = c.has("from") && c.child("from").choice({"dram", "l2"}) == "l2";
+    m_remote = c.has("holder") && c.child("holder").choice({"local", "remote"}) == "remote";
+    m_reader_homed = c.has("home") && c.child("home").choice({"holder", "reader"}) == "reader";
+    m_n = c.has("reps") ? static_cast<int>(c.child("reps").integer(1, 1000000)) : 1000;
+    if (m_remote && root.sockets.sockets < 2) c.child("holder").fail("a remote holder needs two sockets (sockets.count: 2)");
+    if (m_l2 && !m_remote && root.sockets.cores < 2)
+      c.child("holder").fail("a line in another core's L2 on the reader's socket needs two cores there (sockets.cores)");
+    if (!m_l2 && m_reader_homed)
+      c.child("home").fail("a line read from DRAM is homed where its DRAM is: home: holder (the default)");
+    m_socket_lines = root.sockets.socket_bytes / coherence::kLineB;
+    if (static_cast<std::uint64_t>(m_n) * kStride >= m_socket_lines)
+      c.child("reps").fail("more lines than a socket's DRAM holds (sockets.socket_bytes)");
+  }
+
+  void start(Platform& p) override {
+    m_sys = p.sockets();
+    sc_core::sc_spawn([this] {
+      const int holder = m_remote ? 1 : 0;
+      const int home = m_reader_homed ? 0 : holder;
+      for (int i = 0; i < m_n; ++i) {
+        // Fresh lines a few apart, so that successive ones go to other slices.
+        const std::uint64_t line = m_sys->line_at(home, (static_cast<std::uint64_t>(i) + 1) * kStride * coherence::kLineB);
+        const std::uint64_t value = static_cast<std::uint64_t>(i) + 1;
+        if (m_l2) access(m_sys->core(holder, holder == 0 ? 1 : 0), true, line, value);
+        sc_core::wait(100, sc_core::SC_NS);
+        const Tick t0 = now_tick();
+        const std::uint64_t got = access(m_sys->core(0, 0), m_write, line, value + 1);
+        m_lat.add(to_ns(m_done_at - t0));
+        const std::uint64_t want = m_write ? value + 1 : m_l2 ? value : 0;
+        if (got != want)
+          throw SimError(m_name + ": an access to line " + std::to_string(line) + " returned " + std::to_string(got) + ", not " +
+                         std::to_string(want));
+        sc_core::wait(100, sc_core::SC_NS);
+      }
+      m_finished = true;
+    });
+  }
+  bool done() const override { return m_finished; }
+  double progress() const override { return m_finished ? 1.0 : static_cast<double>(m_lat.count()) / m_n; }
+  void report(Results& r) const override {
+    r.metric(m_name + ".median_ns", m_lat.percentile(50), "ns");
+    r.metric(m_name + ".min_ns", m_lat.min(), "ns");
+    r.metric(m_name + ".p99_ns", m_lat.percentile(99), "ns");
+    r.metric(m_name + ".mean_ns", m_lat.mean(), "ns");
+    r.hist(m_name + (m_write ? ".wr_ns" : ".rd_ns"), m_lat, "ns");
+  }
+  void access_done(std::uint64_t, std::uint64_t value, Tick at) override {
+    m_value = value;
+    m_done_at = at;
+    notify_now(m_ev);
+  }
+
+ private:
+  static constexpr std::uint64_t kStride = 17;  // lines between two accesses' lines
+  // One access by `core`; returns the value it read or wrote.
+  std::uint64_t access(coherence::CachingAgent& core, bool store, std::uint64_t line, std::uint64_t value) {
+    m_done_at = kNever;
+    core.access(store, line, value, 0, *this);
+    if (m_done_at == kNever) sc_core::wait(m_ev);
+    return m_value;
+  }
+  coherence::SocketSystem* m_sys = nullptr;
+  bool m_write = false, m_l2 = false, m_remote = false, m_reader_homed = false;
+  int m_n = 1000;
+  std::uint64_t m_socket_lines = 0;
+  Histogram m_lat;
+  sc_core::sc_event m_ev;
+  Tick m_done_at = 0;
+  std::uint64_t m_value = 0;
+  bool m_finished = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_coherent_latency(const Cursor& c, const topo::Topology& t) {
+  return std::make_unique<CoherentLatency>(c, t);
+}
+
+std::string coherent_latency_reference() {
+  return "| `coh_lat` | `op` (rd, wr: a 64 B load or store by socket 0's core 0), `from` (dram: a line nobody caches; l2: a line "
+         "Modified in another core's L2), `holder` (local: the reader's socket; remote: the other), `home` (holder: the line "
+         "is homed on its holder's socket, as DRAM lines always are; reader: on the reader's), `reps` | S002 latency by cache "
+         "state and homing |\n";
+}
+
+}  // namespace hx::sim
