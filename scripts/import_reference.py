@@ -558,6 +558,12 @@ for plat in ('icx', 'spr'):
     s002_checks.append({'ref': 's002.remote_dram_vs_local', 'point': s002_point(plat, 'dram', 'remote'),
                         'metric': 'lat.median_ns', 'over': {'workloads.0.holder': 'local'},
                         'platform': 's002_' + plat, 'curve': '64 B read latency by state'})
+case('s002_mmio', '../../configs/s002_mmio.yaml', [
+    {'ref': 's002.mmio_read.e810.8B', 'point': {'workloads.0.size': '8B'}, 'metric': 'mmio.median_ns',
+     'platform': 's002_icx', 'curve': 'E810 MMIO read latency'},
+    {'ref': 's002.mmio_read.e810.64B', 'point': {'workloads.0.size': '64B'}, 'metric': 'mmio.median_ns',
+     'platform': 's002_icx', 'curve': 'E810 MMIO read latency'}],
+    'S002 MMIO read latency of an Intel E810 from an Ice Lake core')
 case('s002_latency', '../../configs/s002_latency.yaml', s002_checks,
      'S002 64 B access latency by cache state and homing, Ice Lake and Sapphire Rapids')
 

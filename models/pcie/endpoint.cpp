@@ -161,7 +161,10 @@ void Endpoint::on_action(std::uint32_t kind, std::uint64_t, void* ptr) {
         break;
       case TlpKind::MemRd:
         if (m_dev && m_dev->on_read(*t)) TlpPool::instance().put(t);
-        else m_sched.at(now_tick() + m_cfg.reg_read_latency, this, kRegRead, 0, t);
+        else {
+          const std::uint32_t dws = (std::max<std::uint32_t>(4, t->req_len) + 3) / 4;
+          m_sched.at(now_tick() + m_cfg.reg_read_latency + (dws - 1) * m_cfg.reg_read_per_dw, this, kRegRead, 0, t);
+        }
         break;
       case TlpKind::FetchAdd:
       case TlpKind::Swap:

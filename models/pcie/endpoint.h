@@ -10,7 +10,8 @@
 //    design);
 //  - the transmitter's datapath beat (PortConfig::tx_align_B) rounds each
 //    TLP's wire time up to whole beats;
-//  - BAR reads answered by the function after reg_read_latency.
+//  - BAR reads answered by the function after reg_read_latency, plus
+//    reg_read_per_dw for each DW beyond the first.
 // The endpoint advertises infinite completion credits, as the spec requires
 // of endpoints (sec. 2.6.1), and drains its receive buffer as TLPs arrive.
 #pragma once
@@ -33,6 +34,7 @@ struct EndpointConfig {
   Tick tx_latency = 100 * kNs;
   Tick rx_latency = 100 * kNs;
   Tick reg_read_latency = 40 * kNs;
+  Tick reg_read_per_dw = 0;  // each DW of a BAR read beyond the first (a register bus one DW wide)
   int mrrs = 512;
   int tags = 32;
   std::uint64_t msi_addr = 0xfee00000ull;

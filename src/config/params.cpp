@@ -333,6 +333,8 @@ const ParamTable<EndpointParams>& endpoint_params() {
       P<C>("rx_latency", "time", "100ns", "hard block RX pipeline: last byte in to device logic",
            [](C& c, const Cursor& v) { c.rx_latency = v.time(); }),
       P<C>("reg_read_latency", "time", "40ns", "BAR register read turnaround", [](C& c, const Cursor& v) { c.reg_read_latency = v.time(); }),
+      P<C>("reg_read_per_dw", "time", "0ns", "each DW of a BAR read beyond the first (a register bus one DW wide)",
+           [](C& c, const Cursor& v) { c.reg_read_per_dw = v.time(); }),
       P<C>("mrrs", "size", "512B", "Max_Read_Request_Size", [](C& c, const Cursor& v) { c.mrrs = pow2(v, 128, 4096); }),
       P<C>("tags", "int", "32", "outstanding non-posted requests (tags)", [](C& c, const Cursor& v) { c.tags = static_cast<int>(v.integer(1, 1024)); }),
       P<C>("bar_size", "size", "2MiB", "size of BAR0 (power of two)",

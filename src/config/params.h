@@ -54,7 +54,7 @@ struct SwitchParams {
   bool acs_redirect = false;
 };
 struct EndpointParams {
-  Tick tx_latency = 100 * kNs, rx_latency = 100 * kNs, reg_read_latency = 40 * kNs;
+  Tick tx_latency = 100 * kNs, rx_latency = 100 * kNs, reg_read_latency = 40 * kNs, reg_read_per_dw = 0;
   int mrrs = 512, tags = 32;
   std::uint64_t bar_size = 2ull << 20;
   bool bar64 = false;  // BAR0 is 64-bit and placed above 4 GiB

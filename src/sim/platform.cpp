@@ -49,6 +49,7 @@ Platform::Platform(const topo::Topology& t) : m_topo(t) {
       c.tx_latency = n.ep.tx_latency;
       c.rx_latency = n.ep.rx_latency;
       c.reg_read_latency = n.ep.reg_read_latency;
+      c.reg_read_per_dw = n.ep.reg_read_per_dw;
       c.mrrs = n.ep.mrrs;
       c.tags = n.ep.tags;
       c.msi_addr = t.nodes[static_cast<std::size_t>(t.root)].rc.msi_base;

@@ -10,6 +10,7 @@
 
 #include "models/core/error.h"
 #include "models/core/rng.h"
+#include "src/config/units.h"
 #include "src/sim/coherent_latency.h"
 #include "src/sim/rtl_script.h"
 
@@ -747,6 +748,64 @@ class BenchDmaLoad final : public Workload {
 };
 
 // ---------------------------------------------------------------------------
+// S002: a host core's MMIO read of a device register, one at a time: the
+// load leaves the core uncached, crosses the root complex and the link,
+// the device answers it (its register read turnaround), and the completion
+// comes back. Any endpoint: with no device logic the endpoint's function
+// answers its BAR itself (a NIC's registers).
+class MmioLatency final : public Workload {
+ public:
+  MmioLatency(const Cursor& c, const topo::Topology& p) : Workload("mmio_lat") {
+    c.keys({"type", "name", "device", "offset", "size", "reps", "core"});
+    if (c.has("name")) m_name = c.child("name").str();
+    const Cursor d = c.child("device");
+    m_dev = d.str();
+    const int i = p.find(m_dev);
+    if (i < 0 || p.nodes[static_cast<std::size_t>(i)].type != topo::NodeType::Endpoint)
+      d.fail("'" + m_dev + "' is not an endpoint of this topology");
+    const auto& bar = p.nodes[static_cast<std::size_t>(i)].bar;
+    m_size = c.has("size") ? size32(c.child("size"), 1, 64) : 8;
+    if (m_size & (m_size - 1)) c.child("size").fail("a load of 1, 2, 4, 8, 16, 32 or 64 B");
+    const std::uint64_t off = c.has("offset") ? c.child("offset").size() : 0;
+    if (off % m_size) c.child("offset").fail("a load is aligned to its size");
+    if (off + m_size > bar.size) c.child("offset").fail("beyond the device's BAR (" + cfg::format_size(bar.size) + ")");
+    m_addr = bar.base + off;
+    m_n = c.has("reps") ? static_cast<int>(c.child("reps").integer(1, 1000000)) : 1000;
+    m_core = core_of(c, p, "core", 0);
+  }
+  void start(Platform& plat) override {
+    m_p = &plat;
+    m_p->cpu().spawn(m_name, m_core, [this](int core) {
+      for (int k = 0; k < m_n; ++k) {
+        const Tick t0 = now_tick();
+        m_p->cpu().mmio_read(core, m_addr, m_size);
+        m_lat.add(to_ns(now_tick() - t0));
+        sc_core::wait(100, sc_core::SC_NS);
+      }
+      m_done = true;
+    });
+  }
+  bool done() const override { return m_done; }
+  double progress() const override { return m_done ? 1.0 : static_cast<double>(m_lat.count()) / m_n; }
+  void report(Results& r) const override {
+    r.metric(m_name + ".size_B", m_size, "B");
+    r.metric(m_name + ".median_ns", m_lat.percentile(50), "ns");
+    r.metric(m_name + ".min_ns", m_lat.min(), "ns");
+    r.metric(m_name + ".p99_ns", m_lat.percentile(99), "ns");
+    r.hist(m_name + ".read_ns", m_lat, "ns");
+  }
+
+ private:
+  Platform* m_p = nullptr;
+  std::string m_dev;
+  std::uint64_t m_addr = 0;
+  std::uint32_t m_size = 8;
+  int m_n = 1000, m_core = 0;
+  Histogram m_lat;
+  bool m_done = false;
+};
+
+// ---------------------------------------------------------------------------
 // S000: the on-FPGA traffic generator. One transfer of `size` at a time,
 // timed from issue until all its data has arrived (a read) or its write
 // response is back, on one of two paths of the same device: `ccix`, AXI
@@ -997,7 +1056,7 @@ std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const 
     if (!c.is_map()) c.fail("a workload is a map with a type");
     const std::string type =
         c.child("type").choice({"rosta_dma", "rosta_peer", "rosta_echo", "calypte_loopback", "bench_lat", "bench_bw", "coyote_perf",
-                                 "calypte_burst", "ccix_lat", "rtl_script", "coh_lat"});
+                                 "calypte_burst", "ccix_lat", "rtl_script", "coh_lat", "mmio_lat"});
     std::unique_ptr<Workload> w;
     if (type == "rosta_dma") w = std::make_unique<RostaHostDma>(c, p);
     if (type == "rosta_peer") w = std::make_unique<RostaPeer>(c, p);
@@ -1010,6 +1069,7 @@ std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const 
     if (type == "ccix_lat") w = std::make_unique<CcixLatency>(c, p);
     if (type == "rtl_script") w = make_rtl_script(c, p);
     if (type == "coh_lat") w = make_coherent_latency(c, p);
+    if (type == "mmio_lat") w = std::make_unique<MmioLatency>(c, p);
     w->set_type(type);
     if (!names.insert(w->name()).second) c.fail("two workloads named '" + w->name() + "'; give one a name:");
     for (const auto& d : w->exclusive_devices()) {
@@ -1078,6 +1138,11 @@ const std::vector<MetricDoc>& metric_docs() {
       {"ccix_lat", "<test>_ns", "ns", "the latency per transfer; `<test>` is ccix_rd, ccix_wr, dma_rd or dma_wr", true},
       {"ccix_lat", "ats_rtt_ns", "ns", "median ATS translation round trip at the ATS switch (runs with ATC misses)"},
       {"ccix_lat", "atc_ns", "ns", "median time a missed request spends in the ATS switch besides that round trip"},
+      {"mmio_lat", "size_B", "B", "bytes per load"},
+      {"mmio_lat", "median_ns", "ns", "median MMIO read round trip (the load issued to its data at the core)"},
+      {"mmio_lat", "min_ns", "ns", "minimum round trip"},
+      {"mmio_lat", "p99_ns", "ns", "99th percentile of the round trip"},
+      {"mmio_lat", "read_ns", "ns", "the round trip per load", true},
       {"coh_lat", "median_ns", "ns", "median access latency (issue at the core to the access done)"},
       {"coh_lat", "min_ns", "ns", "minimum access latency"},
       {"coh_lat", "p99_ns", "ns", "99th percentile of the latency"},
@@ -1223,7 +1288,8 @@ std::string workloads_reference() {
 | `bench_bw` | `device`, `op` (rd, wr, rw), `size`, `window`, `transactions`, `pattern`, `page_size`, `node`, `host_cache`, `host_node` | S011 BW_DMA_RD / WR / RW |
 | `coyote_perf` | `device`, `mode` (lat, thr), `size`, `reps`, `page_size`, `node`, `core`, `driver_core`, `mapped` | S003 Coyote perf_local: host -> FPGA -> host through the FPGA MMU; mean latency of `reps` single transfers, or throughput of `reps` transfers invoked back to back and waited for; `mapped` (default true): the driver installs the buffers' translations in the TLBs up front, false: each first touch of a page misses |
 | `rtl_script` | `device` (an endpoint with `device: rtl`), `core`, `buffers` (names to sizes), `values` (names to integers a sweep can set), `steps` | a scripted host driver for a design of your own; its steps are below |
-)" + coherent_latency_reference() + R"(
+)" + coherent_latency_reference() + R"(| `mmio_lat` | `device` (any endpoint), `offset` (into its BAR), `size` (1-64 B, an aligned uncached load), `reps`, `core` | S002 MMIO read latency: one uncached load at a time, its round trip |
+
 `page_size` is the OS page backing the buffer (4KiB default; 64KiB, 2MiB, 32MiB, 1GiB huge pages): it bounds the IOMMU's mapping and the device MMU's TLB choice. `node: far` places the buffer on the other socket (`memory.numa_nodes: 2`).
 )" + std::string("\n## Steps of `rtl_script`\n\n") + rtl_script_reference();
 }

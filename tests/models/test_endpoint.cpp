@@ -98,3 +98,37 @@ TEST(Endpoint, StrictVcArbitrationSendsVc1First) {
 
 }  // namespace
 }  // namespace hx::pcie
+
+namespace hx::pcie {
+namespace {
+
+// A register read's turnaround grows by reg_read_per_dw for each DW beyond
+// the first: a 64 B BAR read is answered 15 x 3 ns later than a 4 B one
+// (the two requests take the same wire time; a completion's first byte
+// arrives when it starts on the wire plus the link's latency, whatever its
+// length).
+TEST(EndpointRegisters, ABarReadTakesItsTurnaroundPlusATimePerDwBeyondTheFirst) {
+  EndpointConfig c;
+  c.tx_latency = 0;
+  c.rx_latency = 0;
+  c.reg_read_latency = 100 * kNs;
+  c.reg_read_per_dw = 3 * kNs;
+  c.bars = {AddrRange{0x8000'0000ull, 1 << 20}};
+  Endpoint ep("ep", c);
+  PortConfig up;
+  Stub host("host", up);
+  PciePort::connect(host.port, ep.upstream(), gen(3, 8));
+  host.send(TlpKind::MemRd, 4, 0, 0x8000'0000ull);
+  run_until(2 * kUs);
+  host.send(TlpKind::MemRd, 64, 2 * kUs, 0x8000'0040ull);
+  sc_core::sc_start();
+  ASSERT_EQ(host.got.size(), 2u);
+  EXPECT_EQ(host.got[0].len, 4u);
+  EXPECT_EQ(host.got[1].len, 64u);
+  const Tick small = host.rx[0].first, large = host.rx[1].first - 2 * kUs;
+  EXPECT_GT(small, 100 * kNs);
+  EXPECT_EQ(large - small, 45 * kNs);
+}
+
+}  // namespace
+}  // namespace hx::pcie
