@@ -710,7 +710,7 @@ TEST(Params, ModelStructDefaultsAreTheDeclaredDefaults) {
       {"coyote", default_mismatches(cfg::coyote_params())},   {"bench", default_mismatches(cfg::bench_params())},
       {"ccix_ra", default_mismatches(cfg::ccix_ra_params())}, {"ccix", default_mismatches(cfg::ccix_home_params())},
       {"switch", default_mismatches(cfg::switch_params())},   {"endpoint", default_mismatches(cfg::endpoint_params())},
-      {"sockets", default_mismatches(cfg::socket_params())},
+      {"sockets", default_mismatches(cfg::socket_params())}, {"coherent_nic", default_mismatches(cfg::coherent_nic_params())},
   };
   for (const auto& [name, bad] : tables)
     for (const std::string& b : bad) ADD_FAILURE() << name << "." << b << " differs from the model struct's default";

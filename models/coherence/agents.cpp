@@ -46,6 +46,14 @@ CohPort& CachingAgent::port() {
   return m_direct->port();
 }
 
+void CachingAgent::watch(std::uint64_t line, LineWatcher& w) {
+  if (!rn_readable(state(line))) {
+    w.line_lost(line);
+    return;
+  }
+  if (!m_watch.emplace(line, &w).second) sim_fail(m_name, "line " + std::to_string(line) + " is watched already");
+}
+
 RnState CachingAgent::state(std::uint64_t line) const {
   const auto it = m_lines.find(line);
   return it == m_lines.end() ? RnState::I : it->second.state;
@@ -148,6 +156,14 @@ void CachingAgent::receive(Packet* p) {
   const RnState before = l.state;
   const RnStep r = rn_step(l, e, &m, m_cfg.id, home_of(m.line), m.line, value, *this);
   check(m.line, before, l.state, r);
+  if (!m_watch.empty() && rn_readable(before) && !rn_readable(l.state)) {
+    const auto it = m_watch.find(m.line);
+    if (it != m_watch.end()) {
+      LineWatcher* w = it->second;
+      m_watch.erase(it);
+      w->line_lost(m.line);
+    }
+  }
   if (!(r.row->ops & kOpRetire)) return;
   // The request is over: its access is done, and the accesses merged
   // behind it run again, in order (a load behind a store now hits).

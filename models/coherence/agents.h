@@ -54,6 +54,14 @@ class HomeMap {
   virtual AgentId home_of(std::uint64_t line) const = 0;
 };
 
+// Told when a caching agent's readable copy of a line is taken away (a
+// polling loop waits for this instead of spinning on its own copy).
+class LineWatcher {
+ public:
+  virtual ~LineWatcher() = default;
+  virtual void line_lost(std::uint64_t line) = 0;
+};
+
 struct CachingAgentConfig {
   AgentId id = 0;
   AgentId home = 1;              // every line's home, unless `homes` is set
@@ -79,6 +87,9 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   // Give `line` up (an eviction, or a cache-maintenance flush): a clean
   // line is evicted, a dirty one written back; done at once if not held.
   void evict(std::uint64_t line, std::uint64_t tag, CoreSide& core);
+  // Tell `w` once, when this agent can no longer read `line` (a snoop took
+  // its copy); at once if it cannot now. One watcher per line.
+  void watch(std::uint64_t line, LineWatcher& w);
   RnState state(std::uint64_t line) const;
   std::uint64_t data(std::uint64_t line) const;
   bool idle() const { return m_mshr.in_use() == 0 && m_blocked.empty() && !m_channel->pending(); }
@@ -114,6 +125,7 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   cache::MshrTable<Access> m_mshr;
   std::deque<Access> m_blocked;   // accesses that found every MSHR busy, oldest first
   std::vector<Access> m_again, m_retry;  // scratch: accesses to run again after a request retires
+  std::unordered_map<std::uint64_t, LineWatcher*> m_watch;
 };
 
 struct HomeAgentConfig {

@@ -9,17 +9,23 @@
 namespace hx::coherence {
 
 namespace {
-enum : std::uint32_t { kHop, kLinkIn };
 constexpr int kMaxAgents = 64;  // a home's directory keeps one bit per agent id
 }  // namespace
 
 // An agent's channel into the fabric: what it sends is routed by its
-// destination; it buffers nothing the fabric must give back.
+// destination. A message that came over a socket link holds that link's
+// receive buffer until its agent takes it (releases it); the mesh itself
+// has no credits.
 class SocketSystem::Attachment final : public Channel {
  public:
   Attachment(SocketSystem& sys, int socket) : m_sys(sys), m_socket(socket) {}
-  void send(Packet* p) override { m_sys.route(p, m_socket, std::max(p->ready, now_tick())); }
-  void release(const Packet&) override {}  // the mesh has no credits
+  void send(Packet* p) override {
+    p->via = -1;
+    m_sys.route(p, m_socket, std::max(p->ready, now_tick()));
+  }
+  void release(const Packet& p) override {
+    if (p.via >= 0) m_sys.m_links[static_cast<std::size_t>(p.via)]->release(p);
+  }
   bool pending() const override { return false; }
 
  private:
@@ -83,7 +89,7 @@ SocketSystem::SocketSystem(const std::string& name, const SocketSystemConfig& cf
                        cfg.link);
   }
   auto& reg = StatsRegistry::instance();
-  reg.add_counter(name + ".mesh_messages", &mesh_messages, "message", "messages delivered across a socket's mesh");
+  reg.add_counter(name + ".messages", &messages, "message", "coherence messages delivered to agents");
   reg.add_counter(name + ".link_messages", &link_messages, "message", "messages sent on a socket link");
 }
 
@@ -124,42 +130,30 @@ AgentId SocketSystem::home_of(std::uint64_t line) const {
   return static_cast<AgentId>(ncores + s * m_cfg.slices + static_cast<int>(line % static_cast<std::uint64_t>(m_cfg.slices)));
 }
 
-// A message leaves an agent (or a socket link's port) on `socket` at `t`:
-// it crosses that socket's mesh.
+// A message leaves an agent (or a socket link's port) on `socket` at `t`
+// and crosses that socket's mesh: to its agent, which has it at
+// t + mesh_hop, or to the port of the socket link its line uses, which may
+// send it from then on. No action of the fabric's own is needed.
 void SocketSystem::route(Packet* p, int socket, Tick t) {
-  m_sched.at(t + m_cfg.mesh_hop, this, kHop, static_cast<std::uint64_t>(socket), p);
-}
-
-// The message is across the mesh of `socket`: at its agent, or at the port
-// of the socket link its line uses.
-void SocketSystem::hop(Packet* p, int socket) {
   if (p->msg.dst >= m_agents.size()) sim_fail(m_name, "a message to no agent: " + describe(p->msg));
   Agent& to = m_agents[p->msg.dst];
   if (to.socket == socket) {
-    ++mesh_messages;
-    to.receiver->arrive(*to.channel, p, now_tick());
+    ++messages;
+    to.receiver->arrive(*to.channel, p, t + m_cfg.mesh_hop);
     return;
   }
   ++link_messages;
-  p->ready = now_tick();
+  p->ready = t + m_cfg.mesh_hop;
   const auto l = static_cast<std::size_t>(socket * m_cfg.links) + static_cast<std::size_t>(p->msg.line % static_cast<std::uint64_t>(m_cfg.links));
   m_links[l]->send(p);
 }
 
+// Across a socket link: from its last byte, the far socket's mesh; the
+// link end's buffer is held until the agent takes the message.
 void SocketSystem::arrive(Channel& from, Packet* p, Tick tail) {
-  m_sched.at(tail, this, kLinkIn, static_cast<std::uint64_t>(static_cast<DirectLink&>(from).port().index), p);
-}
-
-void SocketSystem::on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) {
-  Packet* p = static_cast<Packet*>(ptr);
-  if (kind == kHop) {
-    hop(p, static_cast<int>(arg));
-    return;
-  }
-  // Off a socket link: its receive buffer is free as it enters the mesh.
-  const int end = static_cast<int>(arg);
-  m_links[static_cast<std::size_t>(end)]->release(*p);
-  route(p, end < m_cfg.links ? 0 : 1, now_tick());
+  const int end = static_cast<DirectLink&>(from).port().index;
+  p->via = static_cast<std::int8_t>(end);
+  route(p, end < m_cfg.links ? 0 : 1, tail);
 }
 
 bool SocketSystem::idle() const {

@@ -12,8 +12,11 @@
 //    link carries);
 //  - between sockets, it crosses the mesh to the link port, a socket link
 //    (its wire time, latency and per-class message credits: the link
-//    engine with coherence traits), then the far socket's mesh. Lines are
-//    spread over the links by line number.
+//    engine with coherence traits), then the far socket's mesh; it holds
+//    the link's receive buffer until its agent takes it. Lines are spread
+//    over the links by line number.
+// The fabric itself schedules nothing: a message costs its agent's action
+// (and, across sockets, the link engine's).
 // Homes come from the address map: socket s homes the lines of
 // [s * socket_bytes, (s + 1) * socket_bytes), its slices interleaved by
 // line number. A home that grants data reads its DRAM at once, beside its
@@ -47,7 +50,7 @@ struct SocketSystemConfig {
   CohEndConfig link_end;       // each end's receive buffers, per message class
 };
 
-class SocketSystem final : public Actor, public Receiver, public HomeMap {
+class SocketSystem final : public Receiver, public HomeMap {
  public:
   SocketSystem(const std::string& name, const SocketSystemConfig& cfg);
   ~SocketSystem() override;
@@ -63,12 +66,11 @@ class SocketSystem final : public Actor, public Receiver, public HomeMap {
   std::string status() const;  // what is not idle, for the deadlock diagnosis
 
   AgentId home_of(std::uint64_t line) const override;
-  // fabric callbacks
-  void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
+  // socket-link callbacks (the link engine's actions run on this scheduler)
   void arrive(Channel& from, Packet* p, Tick tail) override;
   Scheduler& scheduler() override { return m_sched; }
 
-  Counter mesh_messages, link_messages;
+  Counter messages, link_messages;
 
  private:
   class Attachment;
@@ -78,7 +80,6 @@ class SocketSystem final : public Actor, public Receiver, public HomeMap {
     std::unique_ptr<Attachment> channel;
   };
   void route(Packet* p, int socket, Tick t);
-  void hop(Packet* p, int socket);
   SocketSystemConfig m_cfg;
   std::string m_name;
   Scheduler m_sched;

@@ -47,8 +47,15 @@ void DirectLink::send(Packet* p) {
   m_port.wake_for(*p);
 }
 
+// Nothing sendable now while a queue's head becomes ready later: the end
+// is woken then (the link engine wakes it for credits, not for ready times).
 Packet* DirectLink::tx_select(CohPort& p) {
-  return m_tx.select(now_tick(), [&](const Packet& u) { return p.can_send(u); });
+  Packet* u = m_tx.select(now_tick(), [&](const Packet& x) { return p.can_send(x); });
+  if (!u) {
+    const Tick r = m_tx.next_ready();
+    if (r != kNever && r > now_tick()) p.wake_at(r);
+  }
+  return u;
 }
 
 }  // namespace hx::coherence

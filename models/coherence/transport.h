@@ -29,6 +29,7 @@ struct Packet {
   std::uint64_t id = 0;
   Tick ready = 0, rx_start = 0;
   std::uint16_t hops = 0;
+  std::int8_t via = -1;  // a socket system's link end whose buffer holds it until its agent takes it (socket.h)
 };
 
 constexpr int kMsgClasses = 4;

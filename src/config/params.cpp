@@ -557,6 +557,20 @@ const ParamTable<coherence::SocketSystemConfig>& socket_params() {
   return t;
 }
 
+// The software of a NIC on the socket interconnect: its platform's costs.
+// The design options and the traffic are the workload's (nic_loop).
+const ParamTable<nic::CoherentNicConfig>& coherent_nic_params() {
+  using C = nic::CoherentNicConfig;
+  static const ParamTable<C> t = {
+      P<C>("poll_loop", "time", "10ns", "a polling loop's iteration: from a polled line's copy taken away to reading it again",
+           [](C& c, const Cursor& v) { c.poll_loop = v.time(); }),
+      P<C>("host_per_packet", "time", "20ns", "the driver's work per packet on a host core, sending and receiving each",
+           [](C& c, const Cursor& v) { c.host_per_packet = v.time(); }),
+      P<C>("nic_per_packet", "time", "20ns", "the NIC engine's work per packet", [](C& c, const Cursor& v) { c.nic_per_packet = v.time(); }),
+  };
+  return t;
+}
+
 namespace {
 template <class C>
 void section(std::ostringstream& os, const char* name, const char* where, const ParamTable<C>& t) {
@@ -590,6 +604,8 @@ std::string params_reference() {
           ccix_home_params());
   section(os, "sockets", "Under `sockets:` of a root complex: the host's sockets as coherent agents (their DRAM takes the "
           "root complex's `memory:` parameters, one controller per socket).", socket_params());
+  section(os, "coherent_nic", "Under `coherent_nic:` of a root complex with `sockets:`: the costs of a NIC's software on the socket "
+          "interconnect (its design options and traffic are the `nic_loop` workload's).", coherent_nic_params());
   return os.str();
 }
 

@@ -16,6 +16,7 @@
 #include "models/dma/rosta_dma.h"
 #include "models/host/host_cpu.h"
 #include "models/host/root_complex.h"
+#include "models/nic/coherent_nic.h"
 #include "models/memory/memory.h"
 #include "models/pcie/endpoint.h"
 #include "models/pcie/port.h"
@@ -82,6 +83,7 @@ const ParamTable<rtl::RtlDeviceConfig>& rtl_params();
 const ParamTable<ccix::RequestAgentConfig>& ccix_ra_params();
 const ParamTable<ccix::HomePortConfig>& ccix_home_params();
 const ParamTable<coherence::SocketSystemConfig>& socket_params();
+const ParamTable<nic::CoherentNicConfig>& coherent_nic_params();
 
 // Fill `out` from the map at `c`: declared keys are parsed, `extra` keys are
 // left to the caller, anything else is an error; missing keys get defaults

@@ -57,7 +57,7 @@ const Scenario kScenarios[] = {
 
 struct Run {
   double wall = 0, rss_mb = 0, elab = 0, load = 0;
-  nlohmann::json meta, stats;
+  nlohmann::json meta, stats, metrics;
 };
 
 // A host with `n` endpoints: each root port heads its own PCI segment and a
@@ -145,6 +145,7 @@ Run run_once(const std::string& self, const std::string& study, int point, const
   const auto res = nlohmann::json::parse(m);
   r.meta = res["meta"];
   r.stats = res["stats"];
+  r.metrics = res["metrics"];
   return r;
 }
 
@@ -394,6 +395,32 @@ int bench(const std::string& json_out, int repeats, const std::string& self, con
                     {"actions_per_message", m["actions"].get<double>() / msgs},
                     {"peak_rss_mb", m["peak_rss_mb"]},
                     {"simulated_us", m["simulated_ns"].get<double>() / 1000.0},
+                    {"repeats", repeats}});
+  }
+  if (want("ccnic_peak")) {
+    // A NIC on the socket interconnect at its peak rate: coherence messages
+    // (each delivered to an agent once) per wall second and per kernel
+    // notification, and the simulated packets per wall second.
+    const std::string study = std::string(HXSIM_SOURCE_DIR) + "/configs/bench/ccnic_peak.yaml";
+    const Run med = median_of(repeats, [&] { return run_once(self, study, 0, dir / "ccnic_peak.json"); });
+    const double msgs = med.stats["host.sockets.messages"]["value"].get<double>();
+    const double packets = msgs / med.metrics["nic.messages_per_packet"].get<double>();
+    std::printf("%-18s %10.3f %12.0f %14.0f %12.2f %10.1f %9.3f  CC-NIC at its peak rate, 64 B (coherence messages, not "
+                "TLP-hops): %.0f simulated packets per wall second\n",
+                "ccnic_peak", med.wall, msgs, msgs / med.wall, med.meta["events"].get<double>() / msgs, med.rss_mb,
+                msgs / med.wall / kernel, packets / med.wall);
+    scen.push_back({{"name", "ccnic_peak"},
+                    {"description", "CC-NIC at its peak packet rate on Ice Lake: 64 B, 4 descriptors per line, batches of 32"},
+                    {"wall_s", med.wall},
+                    {"coherence_messages", msgs},
+                    {"coherence_messages_per_s", msgs / med.wall},
+                    {"coherence_messages_per_kernel_notification", msgs / med.wall / kernel},
+                    {"simulated_packets", packets},
+                    {"packets_per_wall_s", packets / med.wall},
+                    {"simulated_Mpps", med.metrics["nic.Mpps"]},
+                    {"events_per_message", med.meta["events"].get<double>() / msgs},
+                    {"peak_rss_mb", med.rss_mb},
+                    {"simulated_us", med.meta["simulated_time_ns"].get<double>() / 1000.0},
                     {"repeats", repeats}});
   }
   if (want("linear_fhf") || want("flat_bench_bw")) {

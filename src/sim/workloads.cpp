@@ -12,6 +12,7 @@
 #include "models/core/rng.h"
 #include "src/config/units.h"
 #include "src/sim/coherent_latency.h"
+#include "src/sim/nic_loop.h"
 #include "src/sim/rtl_script.h"
 
 namespace hx::sim {
@@ -1056,7 +1057,7 @@ std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const 
     if (!c.is_map()) c.fail("a workload is a map with a type");
     const std::string type =
         c.child("type").choice({"rosta_dma", "rosta_peer", "rosta_echo", "calypte_loopback", "bench_lat", "bench_bw", "coyote_perf",
-                                 "calypte_burst", "ccix_lat", "rtl_script", "coh_lat", "mmio_lat"});
+                                 "calypte_burst", "ccix_lat", "rtl_script", "coh_lat", "mmio_lat", "nic_loop"});
     std::unique_ptr<Workload> w;
     if (type == "rosta_dma") w = std::make_unique<RostaHostDma>(c, p);
     if (type == "rosta_peer") w = std::make_unique<RostaPeer>(c, p);
@@ -1070,6 +1071,7 @@ std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const 
     if (type == "rtl_script") w = make_rtl_script(c, p);
     if (type == "coh_lat") w = make_coherent_latency(c, p);
     if (type == "mmio_lat") w = std::make_unique<MmioLatency>(c, p);
+    if (type == "nic_loop") w = make_nic_loop(c, p);
     w->set_type(type);
     if (!names.insert(w->name()).second) c.fail("two workloads named '" + w->name() + "'; give one a name:");
     for (const auto& d : w->exclusive_devices()) {
@@ -1143,6 +1145,15 @@ const std::vector<MetricDoc>& metric_docs() {
       {"mmio_lat", "min_ns", "ns", "minimum round trip"},
       {"mmio_lat", "p99_ns", "ns", "99th percentile of the round trip"},
       {"mmio_lat", "read_ns", "ns", "the round trip per load", true},
+      {"nic_loop", "median_ns", "ns", "median packet latency (due at the sender to read by the receiving core)"},
+      {"nic_loop", "p99_ns", "ns", "99th percentile of the latency"},
+      {"nic_loop", "min_ns", "ns", "minimum latency"},
+      {"nic_loop", "mean_ns", "ns", "mean latency"},
+      {"nic_loop", "Mpps", "Mpps", "packets received per second, all queues (first timed packet due to last received)"},
+      {"nic_loop", "Gbps", "Gb/s", "the packets' bytes per second"},
+      {"nic_loop", "messages_per_packet", "1", "coherence messages per packet (warm-up included)"},
+      {"nic_loop", "link_messages_per_packet", "1", "of them on the socket links"},
+      {"nic_loop", "latency_ns", "ns", "the latency per packet", true},
       {"coh_lat", "median_ns", "ns", "median access latency (issue at the core to the access done)"},
       {"coh_lat", "min_ns", "ns", "minimum access latency"},
       {"coh_lat", "p99_ns", "ns", "99th percentile of the latency"},
@@ -1288,7 +1299,7 @@ std::string workloads_reference() {
 | `bench_bw` | `device`, `op` (rd, wr, rw), `size`, `window`, `transactions`, `pattern`, `page_size`, `node`, `host_cache`, `host_node` | S011 BW_DMA_RD / WR / RW |
 | `coyote_perf` | `device`, `mode` (lat, thr), `size`, `reps`, `page_size`, `node`, `core`, `driver_core`, `mapped` | S003 Coyote perf_local: host -> FPGA -> host through the FPGA MMU; mean latency of `reps` single transfers, or throughput of `reps` transfers invoked back to back and waited for; `mapped` (default true): the driver installs the buffers' translations in the TLBs up front, false: each first touch of a page misses |
 | `rtl_script` | `device` (an endpoint with `device: rtl`), `core`, `buffers` (names to sizes), `values` (names to integers a sweep can set), `steps` | a scripted host driver for a design of your own; its steps are below |
-)" + coherent_latency_reference() + R"(| `mmio_lat` | `device` (any endpoint), `offset` (into its BAR), `size` (1-64 B, an aligned uncached load), `reps`, `core` | S002 MMIO read latency: one uncached load at a time, its round trip |
+)" + coherent_latency_reference() + nic_loop_reference() + R"(| `mmio_lat` | `device` (any endpoint), `offset` (into its BAR), `size` (1-64 B, an aligned uncached load), `reps`, `core` | S002 MMIO read latency: one uncached load at a time, its round trip |
 
 `page_size` is the OS page backing the buffer (4KiB default; 64KiB, 2MiB, 32MiB, 1GiB huge pages): it bounds the IOMMU's mapping and the device MMU's TLB choice. `node: far` places the buffer on the other socket (`memory.numa_nodes: 2`).
 )" + std::string("\n## Steps of `rtl_script`\n\n") + rtl_script_reference();

@@ -142,6 +142,7 @@ const cfg::KeyTable& root_complex_keys() {
       {"cpu", "host CPU and software parameters"},
       {"ccix", "the CCIX home agent for CCIX request agents below (ccix parameters)"},
       {"sockets", "the host's sockets as coherent agents: cores, LLC slices, DRAM per socket, socket links (sockets parameters)"},
+      {"coherent_nic", "the costs of a NIC's software on the socket interconnect (coherent_nic parameters; needs sockets)"},
   };
   return t;
 }
@@ -234,6 +235,8 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults, Arena& a
           .fail("iommu.table_region (" + cfg::format_size(n.rc.iommu.table_region) + ") does not fit in DRAM (" +
                 cfg::format_size(n.rc.dram_size) + ")");
     if (c.has("sockets")) parse_sockets(n, c.child("sockets"));
+    if (c.has("coherent_nic") && !n.has_sockets) c.child("coherent_nic").fail("a NIC on the socket interconnect needs sockets:");
+    cfg::load_params(c.child("coherent_nic"), n.coherent_nic, cfg::coherent_nic_params());
     const Cursor cpu = c.child("cpu");
     cfg::load_params(cpu, n.cpu, cfg::cpu_params());
     // A tick that costs its whole period leaves no time to run in: a

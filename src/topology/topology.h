@@ -29,6 +29,7 @@ struct NodeSpec : DeviceConfigs {
   ccix::HomePortConfig ccix_home;  // the CCIX home, used when a CCIX request agent is below
   bool has_sockets = false;        // `sockets:` given: the host's sockets as coherent agents
   coherence::SocketSystemConfig sockets;
+  nic::CoherentNicConfig coherent_nic;  // its platform costs (coherent_nic:)
   int root_ports = 0;
   bool segment_per_root_port = false;  // root complex: each root port heads its own PCI segment
   // switch

@@ -1,0 +1,328 @@
+#include "models/nic/coherent_nic.h"
+
+#include <systemc>
+
+#include <algorithm>
+
+#include "models/core/error.h"
+
+namespace hx::nic {
+
+using coherence::kLineB;
+
+namespace {
+void wait_for(Tick d) {
+  if (d) sc_core::wait(sc_core::sc_time::from_value(d));
+}
+}  // namespace
+
+// A core's accesses as the software on it sees them: each call returns when
+// its accesses are done (several at once: all of them).
+class CoherentNic::Core final : public coherence::CoreSide, public coherence::LineWatcher {
+ public:
+  explicit Core(coherence::CachingAgent& a) : m_a(a) {}
+  std::uint64_t load(std::uint64_t line) {
+    m_one[0] = line;
+    return load_all(m_one)[0];
+  }
+  void store(std::uint64_t line, std::uint64_t value) {
+    m_one[0] = line;
+    m_one_value[0] = value;
+    store_all(m_one, m_one_value);
+  }
+  const std::vector<std::uint64_t>& load_all(const std::vector<std::uint64_t>& lines) {
+    run(lines, nullptr);
+    return m_values;
+  }
+  void store_all(const std::vector<std::uint64_t>& lines, const std::vector<std::uint64_t>& values) { run(lines, &values); }
+  // Reads `line` until `ready(value)`; returns that value.
+  template <class F>
+  std::uint64_t poll(std::uint64_t line, Tick loop, F&& ready) {
+    while (true) {
+      const std::uint64_t v = load(line);
+      if (ready(v)) return v;
+      m_lost = false;
+      m_a.watch(line, *this);
+      if (!m_lost) sc_core::wait(m_lost_ev);
+      wait_for(loop);
+    }
+  }
+  void access_done(std::uint64_t tag, std::uint64_t value, Tick) override {
+    m_values[tag] = value;
+    if (m_next < m_lines->size()) issue(m_next++);
+    if (--m_pending == 0) notify_now(m_ev);
+  }
+  void line_lost(std::uint64_t) override {
+    m_lost = true;
+    notify_now(m_lost_ev);
+  }
+
+ private:
+  // The accesses go out in order, as many at once as the core has miss
+  // buffers (its MSHRs): the next when one is done.
+  void run(const std::vector<std::uint64_t>& lines, const std::vector<std::uint64_t>* values) {
+    m_values.assign(lines.size(), 0);
+    m_lines = &lines;
+    m_store_values = values;
+    m_pending = lines.size();
+    m_next = std::min<std::size_t>(lines.size(), static_cast<std::size_t>(m_a.config().mshrs));
+    for (std::size_t i = 0; i < m_next; ++i) issue(i);
+    if (m_pending) sc_core::wait(m_ev);
+  }
+  void issue(std::size_t i) {
+    m_a.access(m_store_values != nullptr, (*m_lines)[i], m_store_values ? (*m_store_values)[i] : 0, i, *this);
+  }
+  coherence::CachingAgent& m_a;
+  std::vector<std::uint64_t> m_one = {0}, m_one_value = {0}, m_values;
+  const std::vector<std::uint64_t>* m_lines = nullptr;
+  const std::vector<std::uint64_t>* m_store_values = nullptr;
+  std::size_t m_pending = 0, m_next = 0;
+  sc_core::sc_event m_ev, m_lost_ev;
+  bool m_lost = false;
+};
+
+// One ring: its lines, and how far its writer and its reader are.
+struct CoherentNic::Ring {
+  std::uint64_t desc = 0, buf = 0, tail = 0, head = 0;  // first line of each
+  std::uint64_t written = 0, read = 0;  // descriptors
+  std::uint64_t head_seen = 0;          // the writer's last look at the head line
+  std::uint64_t head_told = 0;          // the reader's last report in it
+};
+
+struct CoherentNic::Queue {
+  int index = 0;
+  Ring tx, rx;
+  std::unique_ptr<Core> host_tx, host_rx, nic;
+  std::vector<Tick> due;
+  std::uint64_t received = 0;
+  sc_core::sc_event rx_ev;
+  bool finished = false;
+};
+
+CoherentNic::CoherentNic(const std::string& name, const CoherentNicConfig& cfg, coherence::SocketSystem& sys)
+    : m_cfg(cfg), m_name(name), m_sys(sys) {
+  const auto& s = sys.config();
+  if (s.sockets != 2) sim_fail(name, "a NIC on the socket interconnect needs two sockets");
+  if (cfg.queues < 1 || 2 * cfg.queues > s.cores || cfg.queues > s.cores)
+    sim_fail(name, "each queue takes two host cores on socket 0 and one NIC core on socket 1");
+  if (cfg.per_line < 1 || cfg.per_line > 4) sim_fail(name, "one to four descriptors per line");
+  if (cfg.ring < 2 || cfg.batch < 1 || cfg.batch > cfg.ring * cfg.per_line / 2)
+    sim_fail(name, "a batch is at most half a ring");
+  if (cfg.packet_B < 1 || cfg.packet_B > 9216) sim_fail(name, "packets of 1 B to 9216 B");
+  const std::uint64_t lines = (cfg.packet_B + kLineB - 1) / kLineB;
+  const std::uint64_t region = 64ull << 20;  // each ring's objects in a region of their own
+  if (static_cast<std::uint64_t>(cfg.ring) * static_cast<std::uint64_t>(cfg.per_line) * lines * kLineB > region)
+    sim_fail(name, "a ring's buffers exceed 64 MiB");
+  if (static_cast<std::uint64_t>(cfg.queues) * 8 * region > s.socket_bytes) sim_fail(name, "the queues' rings exceed a socket's DRAM");
+  for (int q = 0; q < cfg.queues; ++q) {
+    auto x = std::make_unique<Queue>();
+    x->index = q;
+    // A ring's descriptors, buffers and tail are its writer's; its head is
+    // its reader's. The TX ring's writer is the host (socket 0).
+    auto place = [&](Ring& r, int writer, int first) {
+      const int w = cfg.writer_homed ? writer : 1 - writer;
+      auto at = [&](int obj, int socket) { return sys.line_at(socket, (static_cast<std::uint64_t>(q) * 8 + static_cast<std::uint64_t>(first + obj)) * region); };
+      r.desc = at(0, w);
+      r.buf = at(1, w);
+      r.tail = at(2, w);
+      r.head = at(3, 1 - w);
+    };
+    place(x->tx, 0, 0);
+    place(x->rx, 1, 4);
+    x->host_tx = std::make_unique<Core>(sys.core(0, 2 * q));
+    x->host_rx = std::make_unique<Core>(sys.core(0, 2 * q + 1));
+    x->nic = std::make_unique<Core>(sys.core(1, q));
+    x->due.assign(cfg.warmup + cfg.packets, 0);
+    m_queues.push_back(std::move(x));
+  }
+}
+
+CoherentNic::~CoherentNic() = default;
+
+void CoherentNic::start() {
+  for (auto& q : m_queues) {
+    Queue* x = q.get();
+    // SystemC process names take no dots.
+    std::string n = m_name + "_q" + std::to_string(x->index);
+    std::replace(n.begin(), n.end(), '.', '_');
+    sc_core::sc_spawn([this, x] { host_tx(*x); }, (n + "_host_tx").c_str());
+    sc_core::sc_spawn([this, x] { nic_loop(*x); }, (n + "_nic").c_str());
+    sc_core::sc_spawn([this, x] { host_rx(*x); }, (n + "_host_rx").c_str());
+  }
+}
+
+bool CoherentNic::done() const {
+  for (const auto& q : m_queues)
+    if (!q->finished) return false;
+  return true;
+}
+
+double CoherentNic::progress() const {
+  double sum = 0;
+  for (const auto& q : m_queues) sum += static_cast<double>(q->received) / static_cast<double>(q->due.size());
+  return sum / static_cast<double>(m_queues.size());
+}
+
+namespace {
+
+// The writer's side of a ring: descriptors [r.written, r.written + n) for
+// packets of the same numbers.
+class Writer {
+ public:
+  Writer(const CoherentNicConfig& c) : m_c(c), m_lines((c.packet_B + kLineB - 1) / kLineB) {}
+  template <class CoreT, class RingT>
+  void produce(CoreT& core, RingT& r, std::uint64_t n) {
+    const std::uint64_t cap = static_cast<std::uint64_t>(m_c.ring) * static_cast<std::uint64_t>(m_c.per_line);
+    if (r.written + n - r.head_seen > cap)
+      r.head_seen = core.poll(r.head, m_c.poll_loop, [&](std::uint64_t v) { return r.written + n - v <= cap; });
+    // The packets' lines, then (once every one is written) their descriptor lines.
+    m_l.clear();
+    m_v.clear();
+    for (std::uint64_t d = r.written; d < r.written + n; ++d)
+      for (std::uint64_t i = 0; i < m_lines; ++i) {
+        m_l.push_back(r.buf + (d % cap) * m_lines + i);
+        m_v.push_back(d + 1);
+      }
+    core.store_all(m_l, m_v);
+    m_l.clear();
+    m_v.clear();
+    const auto per = static_cast<std::uint64_t>(m_c.per_line);
+    for (std::uint64_t d = r.written; d < r.written + n; ++d) {
+      const std::uint64_t line = r.desc + (d / per) % static_cast<std::uint64_t>(m_c.ring);
+      if (!m_l.empty() && m_l.back() == line) m_v.back() = d + 1;  // the line's signal: its last descriptor's number
+      else {
+        m_l.push_back(line);
+        m_v.push_back(d + 1);
+      }
+    }
+    core.store_all(m_l, m_v);
+    r.written += n;
+    if (!m_c.inline_signal) core.store(r.tail, r.written);
+  }
+
+ private:
+  const CoherentNicConfig& m_c;
+  std::uint64_t m_lines;
+  std::vector<std::uint64_t> m_l, m_v;
+};
+
+// The reader's side: waits for at least one descriptor, takes up to
+// `batch`, reads their packets (checking each line holds its packet) and
+// reports its progress in the head line every quarter ring. Returns the
+// first descriptor taken; r.read is past the last.
+class Reader {
+ public:
+  Reader(const CoherentNicConfig& c, const std::string& who)
+      : m_c(c), m_who(who), m_lines((c.packet_B + kLineB - 1) / kLineB) {}
+  template <class CoreT, class RingT>
+  std::uint64_t consume(CoreT& core, RingT& r) {
+    const std::uint64_t first = r.read;
+    const auto per = static_cast<std::uint64_t>(m_c.per_line), ring = static_cast<std::uint64_t>(m_c.ring);
+    const auto batch = static_cast<std::uint64_t>(m_c.batch);
+    auto line_of = [&](std::uint64_t d) { return r.desc + (d / per) % ring; };
+    std::uint64_t avail = 0;
+    if (m_c.inline_signal) {
+      // The next descriptor's line says how many are ready; when the batch
+      // has room for more, the lines after it are read all at once and
+      // taken up to the first that is not ready.
+      const std::uint64_t v = core.poll(line_of(first), m_c.poll_loop, [&](std::uint64_t x) { return x > first && x <= first + per * ring; });
+      avail = std::min(v - first, batch);
+      if (avail < batch && (first + avail) % per == 0) {
+        m_l.clear();
+        for (std::uint64_t d = first + avail; d < first + batch; d += per) m_l.push_back(line_of(d));
+        const auto& next = core.load_all(m_l);
+        for (std::size_t i = 0; i < next.size(); ++i) {
+          const std::uint64_t at = first + avail;
+          if (next[i] <= at || next[i] > at + per * ring) break;
+          avail = std::min(next[i] - first, batch);
+          if (avail % per) break;  // a line not full yet: the next one cannot hold anything newer
+        }
+      }
+    } else {
+      const std::uint64_t tail = core.poll(r.tail, m_c.poll_loop, [&](std::uint64_t x) { return x > first; });
+      avail = std::min(tail - first, batch);
+      m_l.clear();
+      for (std::uint64_t d = first; d < first + avail; ++d)
+        if (m_l.empty() || m_l.back() != line_of(d)) m_l.push_back(line_of(d));
+      const auto& v = core.load_all(m_l);
+      for (std::size_t i = 0; i < m_l.size(); ++i)
+        if (v[i] <= first) sim_fail(m_who, "a descriptor line behind the tail that announced it");
+    }
+    m_l.clear();
+    for (std::uint64_t d = first; d < first + avail; ++d)
+      for (std::uint64_t i = 0; i < m_lines; ++i) m_l.push_back(r.buf + (d % (per * ring)) * m_lines + i);
+    const auto& v = core.load_all(m_l);
+    for (std::size_t i = 0; i < v.size(); ++i)
+      if (v[i] != first + i / m_lines + 1)
+        sim_fail(m_who, "packet " + std::to_string(first + i / m_lines) + " read as " + std::to_string(v[i]) +
+                            " after its descriptor: the packet's stores were not visible before the descriptor's");
+    r.read = first + avail;
+    if (r.read - r.head_told >= per * ring / 4) {
+      r.head_told = r.read;
+      core.store(r.head, r.read);
+    }
+    return first;
+  }
+
+ private:
+  const CoherentNicConfig& m_c;
+  std::string m_who;
+  std::uint64_t m_lines;
+  std::vector<std::uint64_t> m_l;
+};
+
+}  // namespace
+
+void CoherentNic::host_tx(Queue& q) {
+  Writer w(m_cfg);
+  const std::uint64_t total = q.due.size();
+  const Tick start = now_tick();
+  const Tick gap = m_cfg.offered_Mpps > 0 ? static_cast<Tick>(1e6 / m_cfg.offered_Mpps) : 0;  // ps
+  const bool open = !m_cfg.flood && gap > 0;
+  const bool pingpong = !m_cfg.flood && !open;
+  auto due = [&](std::uint64_t k) { return start + k * gap; };
+  for (std::uint64_t k = 0; k < total;) {
+    if (pingpong)
+      while (q.received < k) sc_core::wait(q.rx_ev);
+    if (open && due(k) > now_tick()) wait_for(due(k) - now_tick());
+    std::uint64_t n = 1;
+    if (!pingpong)
+      while (n < static_cast<std::uint64_t>(m_cfg.batch) && k + n < total && (m_cfg.flood || due(k + n) <= now_tick())) ++n;
+    for (std::uint64_t i = 0; i < n; ++i) q.due[k + i] = open ? due(k + i) : now_tick();
+    wait_for(m_cfg.host_per_packet * n);
+    w.produce(*q.host_tx, q.tx, n);
+    k += n;
+  }
+}
+
+void CoherentNic::nic_loop(Queue& q) {
+  Reader rd(m_cfg, m_name + ".q" + std::to_string(q.index) + ".nic");
+  Writer w(m_cfg);
+  const std::uint64_t total = q.due.size();
+  while (q.tx.read < total) {
+    const std::uint64_t first = rd.consume(*q.nic, q.tx);
+    const std::uint64_t n = q.tx.read - first;
+    wait_for(m_cfg.nic_per_packet * n);
+    w.produce(*q.nic, q.rx, n);
+  }
+}
+
+void CoherentNic::host_rx(Queue& q) {
+  Reader rd(m_cfg, m_name + ".q" + std::to_string(q.index) + ".host_rx");
+  const std::uint64_t total = q.due.size();
+  while (q.rx.read < total) {
+    const std::uint64_t first = rd.consume(*q.host_rx, q.rx);
+    wait_for(m_cfg.host_per_packet * (q.rx.read - first));
+    for (std::uint64_t k = first; k < q.rx.read; ++k) {
+      if (k < m_cfg.warmup) continue;
+      m_lat.add(to_ns(now_tick() - q.due[k]));
+      m_first_due = std::min(m_first_due, q.due[k]);
+      m_last_rx = std::max(m_last_rx, now_tick());
+    }
+    q.received = q.rx.read;
+    q.rx_ev.notify(sc_core::SC_ZERO_TIME);
+  }
+  q.finished = true;
+}
+
+}  // namespace hx::nic

@@ -1,0 +1,95 @@
+// A NIC on the socket interconnect (S002): the NIC's engine is a core of
+// the second socket, and everything the host and the NIC tell each other
+// is a coherent line moving between their caches. The host's cores and the
+// NIC's cores are caching agents of a SocketSystem; this model is the
+// software (driver and NIC firmware) that runs on them.
+//
+// Per queue: a TX ring the host writes and the NIC reads, an RX ring the
+// NIC writes and the host reads; each ring is `ring` descriptor lines of
+// `per_line` descriptors, one packet buffer per descriptor (its lines), and
+// a head line in which the ring's reader reports how far it has read (the
+// writer looks at it only when the ring seems full). Each packet goes out
+// on a host core (the TX core), is looped back by a NIC core, and comes in
+// on another host core (the RX core), which times it from when it was due.
+//
+// How a writer tells its reader that descriptors are ready:
+//  - registers (E810 ported to UPI): the descriptors, then a tail line
+//    holding the number written; the reader polls the tail, then reads the
+//    descriptors it announces;
+//  - inline (CC-NIC): each descriptor line carries the sequence number of
+//    its last descriptor, written with it; the reader polls the next
+//    descriptor line itself (one line transfer fewer per batch).
+// A writer stores a packet's buffer lines, all at once, then (once they are
+// done) its descriptor line: so a reader that sees a descriptor sees its
+// packet (the order x86-TSO gives the same two stores). A reader loads a
+// packet's lines all at once. A poll reads its line and, when the value is
+// not there yet, waits until its copy is taken (a writer's store
+// invalidates it), then a polling loop's iteration, and reads again.
+//
+// Simplifications in this version: buffers are fixed per descriptor (no
+// shared pools), one descriptor layout (several descriptors per line
+// always share one signal; the packed layout whose reader writes back
+// into the writer's lines is not modelled), stores drain one batch at a
+// time (no prefetch of ownership for later stores), host and NIC
+// processing are fixed times per packet.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/coherence/socket.h"
+#include "models/core/stats.h"
+
+namespace hx::nic {
+
+struct CoherentNicConfig {
+  bool inline_signal = true;   // CC-NIC; false: tail registers (E810 on UPI)
+  int per_line = 1;            // descriptors per descriptor line (1-4)
+  int ring = 64;               // descriptor lines per ring
+  int batch = 1;               // packets a TX core or the NIC takes at most at once
+  int queues = 1;
+  std::uint32_t packet_B = 64;
+  bool writer_homed = true;    // each ring, its buffers and tail homed at its writer; false: at its reader
+  Tick poll_loop = 10 * kNs;   // a polling loop's iteration
+  Tick host_per_packet = 20 * kNs;  // driver work per packet, TX and RX each
+  Tick nic_per_packet = 20 * kNs;   // NIC engine work per packet
+  double offered_Mpps = 0;     // per queue; 0: one packet in flight per queue (ping-pong, the minimum latency)
+  bool flood = false;          // as fast as the rings allow (the peak rate); overrides offered_Mpps
+  std::uint64_t packets = 1000;  // per queue
+  std::uint64_t warmup = 100;    // per queue, not timed
+};
+
+class CoherentNic {
+ public:
+  // Host cores 2q (TX) and 2q+1 (RX) of socket 0, NIC core q of socket 1,
+  // for queue q.
+  CoherentNic(const std::string& name, const CoherentNicConfig& cfg, coherence::SocketSystem& sys);
+  ~CoherentNic();
+  void start();  // spawns the cores' loops (from a SystemC process or before sc_start)
+  bool done() const;
+  double progress() const;
+  const CoherentNicConfig& config() const { return m_cfg; }
+  // Packets received by the host, their latency from when each was due.
+  const Histogram& latency() const { return m_lat; }
+  // First packet due to last packet received, for the timed packets.
+  Tick span() const { return m_last_rx > m_first_due ? m_last_rx - m_first_due : 0; }
+  std::uint64_t received() const { return m_lat.count(); }
+
+  class Core;  // a core's blocking accesses (coherent_nic.cpp)
+
+ private:
+  struct Ring;
+  struct Queue;
+  void host_tx(Queue& q);
+  void nic_loop(Queue& q);
+  void host_rx(Queue& q);
+  CoherentNicConfig m_cfg;
+  std::string m_name;
+  coherence::SocketSystem& m_sys;
+  std::vector<std::unique_ptr<Queue>> m_queues;
+  Histogram m_lat;
+  Tick m_first_due = kNever, m_last_rx = 0;
+};
+
+}  // namespace hx::nic
