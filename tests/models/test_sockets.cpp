@@ -4,8 +4,10 @@
 // experiment is the sum of its stages (core look-ups, mesh trips, home
 // look-ups, link crossings, DRAM), a line held Modified on the other socket
 // costs the same two crossings whether it is homed at the reader or at its
-// holder, and a stress of random loads and stores on a few lines from every
-// core passes the coherence checker (single writer, last value).
+// holder; a stress of random loads and stores on a few lines from every
+// core passes the coherence checker (single writer, last value), and a
+// message-passing litmus across the sockets never shows what x86-TSO
+// forbids.
 #include <gtest/gtest.h>
 #include <systemc>
 
