@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "models/coherence/core_thread.h"
 #include "models/core/error.h"
 
 namespace hx::nic {
@@ -16,71 +17,6 @@ void wait_for(Tick d) {
 }
 }  // namespace
 
-// A core's accesses as the software on it sees them: each call returns when
-// its accesses are done (several at once: all of them).
-class CoherentNic::Core final : public coherence::CoreSide, public coherence::LineWatcher {
- public:
-  explicit Core(coherence::CachingAgent& a) : m_a(a) {}
-  std::uint64_t load(std::uint64_t line) {
-    m_one[0] = line;
-    return load_all(m_one)[0];
-  }
-  void store(std::uint64_t line, std::uint64_t value) {
-    m_one[0] = line;
-    m_one_value[0] = value;
-    store_all(m_one, m_one_value);
-  }
-  const std::vector<std::uint64_t>& load_all(const std::vector<std::uint64_t>& lines) {
-    run(lines, nullptr);
-    return m_values;
-  }
-  void store_all(const std::vector<std::uint64_t>& lines, const std::vector<std::uint64_t>& values) { run(lines, &values); }
-  // Reads `line` until `ready(value)`; returns that value.
-  template <class F>
-  std::uint64_t poll(std::uint64_t line, Tick loop, F&& ready) {
-    while (true) {
-      const std::uint64_t v = load(line);
-      if (ready(v)) return v;
-      m_lost = false;
-      m_a.watch(line, *this);
-      if (!m_lost) sc_core::wait(m_lost_ev);
-      wait_for(loop);
-    }
-  }
-  void access_done(std::uint64_t tag, std::uint64_t value, Tick) override {
-    m_values[tag] = value;
-    if (m_next < m_lines->size()) issue(m_next++);
-    if (--m_pending == 0) notify_now(m_ev);
-  }
-  void line_lost(std::uint64_t) override {
-    m_lost = true;
-    notify_now(m_lost_ev);
-  }
-
- private:
-  // The accesses go out in order, as many at once as the core has miss
-  // buffers (its MSHRs): the next when one is done.
-  void run(const std::vector<std::uint64_t>& lines, const std::vector<std::uint64_t>* values) {
-    m_values.assign(lines.size(), 0);
-    m_lines = &lines;
-    m_store_values = values;
-    m_pending = lines.size();
-    m_next = std::min<std::size_t>(lines.size(), static_cast<std::size_t>(m_a.config().mshrs));
-    for (std::size_t i = 0; i < m_next; ++i) issue(i);
-    if (m_pending) sc_core::wait(m_ev);
-  }
-  void issue(std::size_t i) {
-    m_a.access(m_store_values != nullptr, (*m_lines)[i], m_store_values ? (*m_store_values)[i] : 0, i, *this);
-  }
-  coherence::CachingAgent& m_a;
-  std::vector<std::uint64_t> m_one = {0}, m_one_value = {0}, m_values;
-  const std::vector<std::uint64_t>* m_lines = nullptr;
-  const std::vector<std::uint64_t>* m_store_values = nullptr;
-  std::size_t m_pending = 0, m_next = 0;
-  sc_core::sc_event m_ev, m_lost_ev;
-  bool m_lost = false;
-};
-
 // One ring: its lines, and how far its writer and its reader are.
 struct CoherentNic::Ring {
   std::uint64_t desc = 0, buf = 0, tail = 0, head = 0;  // first line of each
@@ -92,7 +28,7 @@ struct CoherentNic::Ring {
 struct CoherentNic::Queue {
   int index = 0;
   Ring tx, rx;
-  std::unique_ptr<Core> host_tx, host_rx, nic;
+  std::unique_ptr<coherence::CoreThread> host_tx, host_rx, nic;
   std::vector<Tick> due;
   std::uint64_t received = 0;
   sc_core::sc_event rx_ev;
@@ -129,9 +65,9 @@ CoherentNic::CoherentNic(const std::string& name, const CoherentNicConfig& cfg, 
     };
     place(x->tx, 0, 0);
     place(x->rx, 1, 4);
-    x->host_tx = std::make_unique<Core>(sys.core(0, 2 * q));
-    x->host_rx = std::make_unique<Core>(sys.core(0, 2 * q + 1));
-    x->nic = std::make_unique<Core>(sys.core(1, q));
+    x->host_tx = std::make_unique<coherence::CoreThread>(sys.core(0, 2 * q));
+    x->host_rx = std::make_unique<coherence::CoreThread>(sys.core(0, 2 * q + 1));
+    x->nic = std::make_unique<coherence::CoreThread>(sys.core(1, q));
     x->due.assign(cfg.warmup + cfg.packets, 0);
     m_queues.push_back(std::move(x));
   }
@@ -170,8 +106,8 @@ namespace {
 class Writer {
  public:
   Writer(const CoherentNicConfig& c) : m_c(c), m_lines((c.packet_B + kLineB - 1) / kLineB) {}
-  template <class CoreT, class RingT>
-  void produce(CoreT& core, RingT& r, std::uint64_t n) {
+  template <class RingT>
+  void produce(coherence::CoreThread& core, RingT& r, std::uint64_t n) {
     const std::uint64_t cap = static_cast<std::uint64_t>(m_c.ring) * static_cast<std::uint64_t>(m_c.per_line);
     if (r.written + n - r.head_seen > cap)
       r.head_seen = core.poll(r.head, m_c.poll_loop, [&](std::uint64_t v) { return r.written + n - v <= cap; });
@@ -214,8 +150,8 @@ class Reader {
  public:
   Reader(const CoherentNicConfig& c, const std::string& who)
       : m_c(c), m_who(who), m_lines((c.packet_B + kLineB - 1) / kLineB) {}
-  template <class CoreT, class RingT>
-  std::uint64_t consume(CoreT& core, RingT& r) {
+  template <class RingT>
+  std::uint64_t consume(coherence::CoreThread& core, RingT& r) {
     const std::uint64_t first = r.read;
     const auto per = static_cast<std::uint64_t>(m_c.per_line), ring = static_cast<std::uint64_t>(m_c.ring);
     const auto batch = static_cast<std::uint64_t>(m_c.batch);

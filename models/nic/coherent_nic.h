@@ -22,9 +22,8 @@
 // A writer stores a packet's buffer lines, all at once, then (once they are
 // done) its descriptor line: so a reader that sees a descriptor sees its
 // packet (the order x86-TSO gives the same two stores). A reader loads a
-// packet's lines all at once. A poll reads its line and, when the value is
-// not there yet, waits until its copy is taken (a writer's store
-// invalidates it), then a polling loop's iteration, and reads again.
+// packet's lines all at once. Each core's accesses and polls are a
+// coherence::CoreThread's.
 //
 // Simplifications in this version: buffers are fixed per descriptor (no
 // shared pools), one descriptor layout (several descriptors per line
@@ -75,8 +74,6 @@ class CoherentNic {
   // First packet due to last packet received, for the timed packets.
   Tick span() const { return m_last_rx > m_first_due ? m_last_rx - m_first_due : 0; }
   std::uint64_t received() const { return m_lat.count(); }
-
-  class Core;  // a core's blocking accesses (coherent_nic.cpp)
 
  private:
   struct Ring;

@@ -2,6 +2,7 @@
 
 #include <systemc>
 
+#include "models/coherence/core_thread.h"
 #include "models/core/error.h"
 
 namespace hx::sim {
@@ -15,7 +16,7 @@ namespace {
 // `from: l2`, a core of the holder's socket (not the reader) stores to it,
 // so it is Modified in that core's L2. Each access takes a fresh line, so
 // every one finds the same state.
-class CoherentLatency final : public Workload, public coherence::CoreSide {
+class CoherentLatency final : public Workload {
  public:
   CoherentLatency(const Cursor& c, const topo::Topology& t) : Workload("coh_lat") {
     c.keys({"type", "name", "op", "from", "holder", "home", "reps"});
@@ -41,17 +42,20 @@ class CoherentLatency final : public Workload, public coherence::CoreSide {
   void start(Platform& p) override {
     m_sys = p.sockets();
     sc_core::sc_spawn([this] {
+      coherence::CoreThread reader(m_sys->core(0, 0));
       const int holder = m_remote ? 1 : 0;
       const int home = m_reader_homed ? 0 : holder;
       for (int i = 0; i < m_n; ++i) {
         // Fresh lines a few apart, so that successive ones go to other slices.
         const std::uint64_t line = m_sys->line_at(home, (static_cast<std::uint64_t>(i) + 1) * kStride * coherence::kLineB);
         const std::uint64_t value = static_cast<std::uint64_t>(i) + 1;
-        if (m_l2) access(m_sys->core(holder, holder == 0 ? 1 : 0), true, line, value);
+        if (m_l2) coherence::CoreThread(m_sys->core(holder, holder == 0 ? 1 : 0)).store(line, value);
         sc_core::wait(100, sc_core::SC_NS);
         const Tick t0 = now_tick();
-        const std::uint64_t got = access(m_sys->core(0, 0), m_write, line, value + 1);
-        m_lat.add(to_ns(m_done_at - t0));
+        std::uint64_t got = value + 1;
+        if (m_write) reader.store(line, got);
+        else got = reader.load(line);
+        m_lat.add(to_ns(reader.done_at() - t0));
         const std::uint64_t want = m_write ? value + 1 : m_l2 ? value : 0;
         if (got != want)
           throw SimError(m_name + ": an access to line " + std::to_string(line) + " returned " + std::to_string(got) + ", not " +
@@ -70,29 +74,14 @@ class CoherentLatency final : public Workload, public coherence::CoreSide {
     r.metric(m_name + ".mean_ns", m_lat.mean(), "ns");
     r.hist(m_name + (m_write ? ".wr_ns" : ".rd_ns"), m_lat, "ns");
   }
-  void access_done(std::uint64_t, std::uint64_t value, Tick at) override {
-    m_value = value;
-    m_done_at = at;
-    notify_now(m_ev);
-  }
 
  private:
   static constexpr std::uint64_t kStride = 17;  // lines between two accesses' lines
-  // One access by `core`; returns the value it read or wrote.
-  std::uint64_t access(coherence::CachingAgent& core, bool store, std::uint64_t line, std::uint64_t value) {
-    m_done_at = kNever;
-    core.access(store, line, value, 0, *this);
-    if (m_done_at == kNever) sc_core::wait(m_ev);
-    return m_value;
-  }
   coherence::SocketSystem* m_sys = nullptr;
   bool m_write = false, m_l2 = false, m_remote = false, m_reader_homed = false;
   int m_n = 1000;
   std::uint64_t m_socket_lines = 0;
   Histogram m_lat;
-  sc_core::sc_event m_ev;
-  Tick m_done_at = 0;
-  std::uint64_t m_value = 0;
   bool m_finished = false;
 };
 
