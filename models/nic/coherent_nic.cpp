@@ -45,11 +45,9 @@ CoherentNic::CoherentNic(const std::string& name, const CoherentNicConfig& cfg, 
   if (cfg.ring < 2 || cfg.batch < 1 || cfg.batch > cfg.ring * cfg.per_line / 2)
     sim_fail(name, "a batch is at most half a ring");
   if (cfg.packet_B < 1 || cfg.packet_B > 9216) sim_fail(name, "packets of 1 B to 9216 B");
-  const std::uint64_t lines = (cfg.packet_B + kLineB - 1) / kLineB;
-  const std::uint64_t region = 64ull << 20;  // each ring's objects in a region of their own
-  if (static_cast<std::uint64_t>(cfg.ring) * static_cast<std::uint64_t>(cfg.per_line) * lines * kLineB > region)
-    sim_fail(name, "a ring's buffers exceed 64 MiB");
-  if (static_cast<std::uint64_t>(cfg.queues) * 8 * region > s.socket_bytes) sim_fail(name, "the queues' rings exceed a socket's DRAM");
+  if (buffer_bytes(cfg) > kRegionB) sim_fail(name, "a ring's buffers exceed 64 MiB");
+  if (static_cast<std::uint64_t>(cfg.queues) * kRegionsPerQueue * kRegionB > s.socket_bytes)
+    sim_fail(name, "the queues' rings exceed a socket's DRAM");
   for (int q = 0; q < cfg.queues; ++q) {
     auto x = std::make_unique<Queue>();
     x->index = q;
@@ -57,7 +55,7 @@ CoherentNic::CoherentNic(const std::string& name, const CoherentNicConfig& cfg, 
     // its reader's. The TX ring's writer is the host (socket 0).
     auto place = [&](Ring& r, int writer, int first) {
       const int w = cfg.writer_homed ? writer : 1 - writer;
-      auto at = [&](int obj, int socket) { return sys.line_at(socket, (static_cast<std::uint64_t>(q) * 8 + static_cast<std::uint64_t>(first + obj)) * region); };
+      auto at = [&](int obj, int socket) { return sys.line_at(socket, (static_cast<std::uint64_t>(q) * kRegionsPerQueue + static_cast<std::uint64_t>(first + obj)) * kRegionB); };
       r.desc = at(0, w);
       r.buf = at(1, w);
       r.tail = at(2, w);
@@ -74,6 +72,11 @@ CoherentNic::CoherentNic(const std::string& name, const CoherentNicConfig& cfg, 
 }
 
 CoherentNic::~CoherentNic() = default;
+
+std::uint64_t CoherentNic::buffer_bytes(const CoherentNicConfig& c) {
+  const std::uint64_t lines = (c.packet_B + kLineB - 1) / kLineB;
+  return static_cast<std::uint64_t>(c.ring) * static_cast<std::uint64_t>(c.per_line) * lines * kLineB;
+}
 
 void CoherentNic::start() {
   for (auto& q : m_queues) {

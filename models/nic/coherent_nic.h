@@ -65,6 +65,12 @@ class CoherentNic {
   // for queue q.
   CoherentNic(const std::string& name, const CoherentNicConfig& cfg, coherence::SocketSystem& sys);
   ~CoherentNic();
+  // Each ring object (descriptors, buffers, tail, head; of two rings per
+  // queue) lies in a region of its own of a socket's DRAM: a ring's
+  // buffers must fit in one, and a socket must hold every queue's.
+  static constexpr std::uint64_t kRegionB = 64ull << 20;
+  static constexpr std::uint64_t kRegionsPerQueue = 8;
+  static std::uint64_t buffer_bytes(const CoherentNicConfig& c);
   void start();  // spawns the cores' loops (from a SystemC process or before sc_start)
   bool done() const;
   double progress() const;

@@ -45,10 +45,9 @@ class NicLoop final : public Workload {
     }
     if (c.has("packets")) m_cfg.packets = static_cast<std::uint64_t>(c.child("packets").integer(1, 10000000));
     if (c.has("warmup")) m_cfg.warmup = static_cast<std::uint64_t>(c.child("warmup").integer(0, 1000000));
-    const std::uint64_t region = 64ull << 20;
-    if ((m_cfg.packet_B + 63) / 64 * 64 * static_cast<std::uint64_t>(m_cfg.ring) * static_cast<std::uint64_t>(m_cfg.per_line) > region)
-      c.child("ring").fail("a ring's buffers exceed 64 MiB");
-    if (static_cast<std::uint64_t>(m_cfg.queues) * 8 * region > root.sockets.socket_bytes)
+    using Nic = nic::CoherentNic;
+    if (Nic::buffer_bytes(m_cfg) > Nic::kRegionB) (c.has("ring") ? c.child("ring") : c).fail("a ring's buffers exceed 64 MiB");
+    if (static_cast<std::uint64_t>(m_cfg.queues) * Nic::kRegionsPerQueue * Nic::kRegionB > root.sockets.socket_bytes)
       c.fail("the queues' rings exceed a socket's DRAM (sockets.socket_bytes)");
   }
   void start(Platform& p) override {
