@@ -214,7 +214,58 @@ void HostCpu::wait_watch(int id) {
   wait_until(detected);
 }
 
+int HostCpu::arm_ring(std::uint64_t addr, std::uint32_t slot_B, std::uint32_t slots, int core) {
+  if (!slot_B || !slots) sim_fail(basename(), "a polled ring of no slots");
+  Ring r{addr, slot_B, slots, core, std::vector<Tick>(slots, kNever), std::vector<Tick>(slots, kNever), -1,
+         std::make_unique<sc_core::sc_event>()};
+  m_rings.push_back(std::move(r));
+  return static_cast<int>(m_rings.size() - 1);
+}
+
+Tick HostCpu::ring_seen(int ring, std::uint32_t s) const { return m_rings.at(static_cast<std::size_t>(ring)).seen.at(s); }
+Tick HostCpu::ring_commit(int ring, std::uint32_t s) const { return m_rings.at(static_cast<std::size_t>(ring)).commit.at(s); }
+
+void HostCpu::wait_ring(int ring, std::uint32_t s) {
+  Ring& r = m_rings.at(static_cast<std::size_t>(ring));
+  if (r.waiting >= 0) sim_fail(basename(), "two threads wait on one polled ring");
+  while (r.seen.at(s) == kNever) {
+    r.waiting = s;
+    sc_core::wait(*r.ev);
+    r.waiting = -1;
+  }
+  wait_until(r.seen[s]);
+}
+
+void HostCpu::clear_ring(int ring, std::uint32_t s) {
+  Ring& r = m_rings.at(static_cast<std::size_t>(ring));
+  r.seen.at(s) = kNever;
+  r.commit.at(s) = kNever;
+}
+
+Tick HostCpu::poll_sees(int core, std::uint64_t addr, Tick commit) {
+  // Seen on the next poll iteration after the commit, plus the line fetch,
+  // which crosses the socket interconnect when the line is homed on the
+  // other socket than the polling core (S003's far run: the application
+  // polls the driver's writeback buffer, near the card, from the far node).
+  const Tick phase = m_cfg.poll_period ? m_rng.below(m_cfg.poll_period) : 0;
+  const Tick fetch = m_rc.memory().fetch_from_socket(addr, m_far[static_cast<std::size_t>(core)], commit + phase);
+  return noisy_end(core, commit, fetch + m_cfg.poll_miss);
+}
+
 void HostCpu::on_memory_write(std::uint64_t addr, std::uint32_t len, Tick commit) {
+  for (Ring& r : m_rings) {
+    const std::uint64_t end = r.addr + static_cast<std::uint64_t>(r.slot_B) * r.slots;
+    if (addr >= end || r.addr >= addr + len) continue;
+    ++polls_detected;
+    const Tick seen = poll_sees(r.core, addr, commit);
+    const std::uint64_t first = (std::max(addr, r.addr) - r.addr) / r.slot_B;
+    const std::uint64_t last = (std::min(addr + len, end) - 1 - r.addr) / r.slot_B;
+    for (std::uint64_t s = first; s <= last; ++s) {
+      r.seen[s] = seen;
+      r.commit[s] = commit;
+      if (r.waiting == static_cast<std::int64_t>(s)) notify_at(*r.ev, seen);
+    }
+  }
   std::size_t keep = 0;
   for (std::size_t i = 0; i < m_undetected.size(); ++i) {
     const int id = m_undetected[i];
@@ -225,14 +276,7 @@ void HostCpu::on_memory_write(std::uint64_t addr, std::uint32_t len, Tick commit
     }
     w.done = true;
     ++polls_detected;
-    // Seen on the next poll iteration after the commit, plus the line fetch,
-    // which crosses the socket interconnect when the line is homed on the
-    // other socket than the polling core (S003's far run: the application
-    // polls the driver's writeback buffer, near the card, from the far node).
-    const Tick phase = m_cfg.poll_period ? m_rng.below(m_cfg.poll_period) : 0;
-    const Tick fetch = m_rc.memory().fetch_from_socket(addr, m_far[static_cast<std::size_t>(w.core)], commit + phase);
-    const Tick seen = fetch + m_cfg.poll_miss;
-    w.detected = noisy_end(w.core, commit, seen);
+    w.detected = poll_sees(w.core, addr, commit);
     if (w.waiting) notify_at(*w.ev, w.detected);
   }
   m_undetected.resize(keep);

@@ -51,6 +51,9 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
  public:
   HostCpu(sc_core::sc_module_name name, const HostCpuConfig& cfg, RootComplex& rc);
   const HostCpuConfig& config() const { return m_cfg; }
+  // Host memory's bytes, as the cores' loads and stores see them (the
+  // timing of a core's own accesses is its thread's compute time).
+  mem::SparseMemory& memory() { return m_rc.memory().store(); }
 
   // Start a software thread on core `core` (SC_THREAD; runs `body`).
   void spawn(const std::string& name, int core, std::function<void(int core)> body);
@@ -75,6 +78,21 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   // Polling: arm before triggering the write, then wait for it.
   int arm_watch(std::uint64_t addr, std::uint32_t len, int core);
   void wait_watch(int id);
+  // A ring of slots a device writes and a thread reads in turn (a NIC's
+  // completion ring, a write-back line): every write into [addr, addr +
+  // slots * slot_B) marks each slot it covers seen, when a poll would see
+  // it (as a watch: the next poll iteration after the commit, and the line
+  // fetch). Unlike a watch it stays armed: a slot written while its thread
+  // is busy is seen as soon as the thread looks.
+  int arm_ring(std::uint64_t addr, std::uint32_t slot_B, std::uint32_t slots, int core);
+  // When slot `s` was seen and its write committed (kNever: not written
+  // since cleared).
+  Tick ring_seen(int ring, std::uint32_t s) const;
+  Tick ring_commit(int ring, std::uint32_t s) const;
+  // Waits until slot `s` is seen (now is then at least its seen time).
+  void wait_ring(int ring, std::uint32_t s);
+  // The thread has taken the slot: a later write marks it again.
+  void clear_ring(int ring, std::uint32_t s);
   void wait_msi(int core, std::uint32_t vector);
   Tick now() const;
   // Place core `core` on the socket without the root complex.
@@ -107,6 +125,17 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
     Tick detected = 0;
     std::unique_ptr<sc_core::sc_event> ev;
   };
+  struct Ring {
+    std::uint64_t addr;
+    std::uint32_t slot_B, slots;
+    int core;
+    std::vector<Tick> seen, commit;
+    std::int64_t waiting = -1;  // the slot a thread waits for on `ev`
+    std::unique_ptr<sc_core::sc_event> ev;
+  };
+  std::vector<Ring> m_rings;
+  // When a poll by `core` sees a write to `addr` committed then.
+  Tick poll_sees(int core, std::uint64_t addr, Tick commit);
   struct MsiWait {
     int pending = 0;
     Tick last = 0;
