@@ -11,12 +11,6 @@ namespace hx::nic {
 
 using coherence::kLineB;
 
-namespace {
-void wait_for(Tick d) {
-  if (d) sc_core::wait(sc_core::sc_time::from_value(d));
-}
-}  // namespace
-
 // One ring: its lines, and how far its writer and its reader are.
 struct CoherentNic::Ring {
   std::uint64_t desc = 0, buf = 0, tail = 0, head = 0;  // first line of each
@@ -39,16 +33,16 @@ CoherentNic::CoherentNic(const std::string& name, const CoherentNicConfig& cfg, 
     : m_cfg(cfg), m_name(name), m_sys(sys) {
   const auto& s = sys.config();
   if (s.sockets != 2) sim_fail(name, "a NIC on the socket interconnect needs two sockets");
-  if (cfg.queues < 1 || 2 * cfg.queues > s.cores || cfg.queues > s.cores)
+  if (cfg.traffic.queues < 1 || 2 * cfg.traffic.queues > s.cores || cfg.traffic.queues > s.cores)
     sim_fail(name, "each queue takes two host cores on socket 0 and one NIC core on socket 1");
   if (cfg.per_line < 1 || cfg.per_line > 4) sim_fail(name, "one to four descriptors per line");
-  if (cfg.ring < 2 || cfg.batch < 1 || cfg.batch > cfg.ring * cfg.per_line / 2)
+  if (cfg.traffic.ring < 2 || cfg.traffic.batch < 1 || cfg.traffic.batch > cfg.traffic.ring * cfg.per_line / 2)
     sim_fail(name, "a batch is at most half a ring");
-  if (cfg.packet_B < 1 || cfg.packet_B > 9216) sim_fail(name, "packets of 1 B to 9216 B");
+  if (cfg.traffic.packet_B < 1 || cfg.traffic.packet_B > 9216) sim_fail(name, "packets of 1 B to 9216 B");
   if (buffer_bytes(cfg) > kRegionB) sim_fail(name, "a ring's buffers exceed 64 MiB");
-  if (static_cast<std::uint64_t>(cfg.queues) * kRegionsPerQueue * kRegionB > s.socket_bytes)
+  if (static_cast<std::uint64_t>(cfg.traffic.queues) * kRegionsPerQueue * kRegionB > s.socket_bytes)
     sim_fail(name, "the queues' rings exceed a socket's DRAM");
-  for (int q = 0; q < cfg.queues; ++q) {
+  for (int q = 0; q < cfg.traffic.queues; ++q) {
     auto x = std::make_unique<Queue>();
     x->index = q;
     // A ring's descriptors, buffers and tail are its writer's; its head is
@@ -66,7 +60,7 @@ CoherentNic::CoherentNic(const std::string& name, const CoherentNicConfig& cfg, 
     x->host_tx = std::make_unique<coherence::CoreThread>(sys.core(0, 2 * q));
     x->host_rx = std::make_unique<coherence::CoreThread>(sys.core(0, 2 * q + 1));
     x->nic = std::make_unique<coherence::CoreThread>(sys.core(1, q));
-    x->due.assign(cfg.warmup + cfg.packets, 0);
+    x->due.assign(cfg.traffic.warmup + cfg.traffic.packets, 0);
     m_queues.push_back(std::move(x));
   }
 }
@@ -74,8 +68,8 @@ CoherentNic::CoherentNic(const std::string& name, const CoherentNicConfig& cfg, 
 CoherentNic::~CoherentNic() = default;
 
 std::uint64_t CoherentNic::buffer_bytes(const CoherentNicConfig& c) {
-  const std::uint64_t lines = (c.packet_B + kLineB - 1) / kLineB;
-  return static_cast<std::uint64_t>(c.ring) * static_cast<std::uint64_t>(c.per_line) * lines * kLineB;
+  const std::uint64_t lines = (c.traffic.packet_B + kLineB - 1) / kLineB;
+  return static_cast<std::uint64_t>(c.traffic.ring) * static_cast<std::uint64_t>(c.per_line) * lines * kLineB;
 }
 
 void CoherentNic::start() {
@@ -108,10 +102,10 @@ namespace {
 // packets of the same numbers.
 class Writer {
  public:
-  Writer(const CoherentNicConfig& c) : m_c(c), m_lines((c.packet_B + kLineB - 1) / kLineB) {}
+  Writer(const CoherentNicConfig& c) : m_c(c), m_lines((c.traffic.packet_B + kLineB - 1) / kLineB) {}
   template <class RingT>
   void produce(coherence::CoreThread& core, RingT& r, std::uint64_t n) {
-    const std::uint64_t cap = static_cast<std::uint64_t>(m_c.ring) * static_cast<std::uint64_t>(m_c.per_line);
+    const std::uint64_t cap = static_cast<std::uint64_t>(m_c.traffic.ring) * static_cast<std::uint64_t>(m_c.per_line);
     if (r.written + n - r.head_seen > cap)
       r.head_seen = core.poll(r.head, m_c.poll_loop, [&](std::uint64_t v) { return r.written + n - v <= cap; });
     // The packets' lines, then (once every one is written) their descriptor lines.
@@ -127,7 +121,7 @@ class Writer {
     m_v.clear();
     const auto per = static_cast<std::uint64_t>(m_c.per_line);
     for (std::uint64_t d = r.written; d < r.written + n; ++d) {
-      const std::uint64_t line = r.desc + (d / per) % static_cast<std::uint64_t>(m_c.ring);
+      const std::uint64_t line = r.desc + (d / per) % static_cast<std::uint64_t>(m_c.traffic.ring);
       if (!m_l.empty() && m_l.back() == line) m_v.back() = d + 1;  // the line's signal: its last descriptor's number
       else {
         m_l.push_back(line);
@@ -152,12 +146,12 @@ class Writer {
 class Reader {
  public:
   Reader(const CoherentNicConfig& c, const std::string& who)
-      : m_c(c), m_who(who), m_lines((c.packet_B + kLineB - 1) / kLineB) {}
+      : m_c(c), m_who(who), m_lines((c.traffic.packet_B + kLineB - 1) / kLineB) {}
   template <class RingT>
   std::uint64_t consume(coherence::CoreThread& core, RingT& r) {
     const std::uint64_t first = r.read;
-    const auto per = static_cast<std::uint64_t>(m_c.per_line), ring = static_cast<std::uint64_t>(m_c.ring);
-    const auto batch = static_cast<std::uint64_t>(m_c.batch);
+    const auto per = static_cast<std::uint64_t>(m_c.per_line), ring = static_cast<std::uint64_t>(m_c.traffic.ring);
+    const auto batch = static_cast<std::uint64_t>(m_c.traffic.batch);
     auto line_of = [&](std::uint64_t d) { return r.desc + (d / per) % ring; };
     std::uint64_t avail = 0;
     if (m_c.inline_signal) {
@@ -214,20 +208,9 @@ class Reader {
 
 void CoherentNic::host_tx(Queue& q) {
   Writer w(m_cfg);
-  const std::uint64_t total = q.due.size();
-  const Tick start = now_tick();
-  const Tick gap = m_cfg.offered_Mpps > 0 ? static_cast<Tick>(1e6 / m_cfg.offered_Mpps) : 0;  // ps
-  const bool open = !m_cfg.flood && gap > 0;
-  const bool pingpong = !m_cfg.flood && !open;
-  auto due = [&](std::uint64_t k) { return start + k * gap; };
-  for (std::uint64_t k = 0; k < total;) {
-    if (pingpong)
-      while (q.received < k) sc_core::wait(q.rx_ev);
-    if (open && due(k) > now_tick()) wait_for(due(k) - now_tick());
-    std::uint64_t n = 1;
-    if (!pingpong)
-      while (n < static_cast<std::uint64_t>(m_cfg.batch) && k + n < total && (m_cfg.flood || due(k + n) <= now_tick())) ++n;
-    for (std::uint64_t i = 0; i < n; ++i) q.due[k + i] = open ? due(k + i) : now_tick();
+  Pacer pace(m_cfg.traffic, q.due, q.received, q.rx_ev);
+  for (std::uint64_t k = 0; k < q.due.size();) {
+    const std::uint64_t n = pace.next(k);
     wait_for(m_cfg.host_per_packet * n);
     w.produce(*q.host_tx, q.tx, n);
     k += n;
@@ -252,12 +235,7 @@ void CoherentNic::host_rx(Queue& q) {
   while (q.rx.read < total) {
     const std::uint64_t first = rd.consume(*q.host_rx, q.rx);
     wait_for(m_cfg.host_per_packet * (q.rx.read - first));
-    for (std::uint64_t k = first; k < q.rx.read; ++k) {
-      if (k < m_cfg.warmup) continue;
-      m_lat.add(to_ns(now_tick() - q.due[k]));
-      m_first_due = std::min(m_first_due, q.due[k]);
-      m_last_rx = std::max(m_last_rx, now_tick());
-    }
+    for (std::uint64_t k = first; k < q.rx.read; ++k) m_timing.received(k, q.due[k], m_cfg.traffic.warmup);
     q.received = q.rx.read;
     q.rx_ev.notify(sc_core::SC_ZERO_TIME);
   }

@@ -39,24 +39,18 @@
 
 #include "models/coherence/socket.h"
 #include "models/core/stats.h"
+#include "models/nic/traffic.h"
 
 namespace hx::nic {
 
 struct CoherentNicConfig {
+  Traffic traffic;             // its ring: descriptor lines per ring
   bool inline_signal = true;   // CC-NIC; false: tail registers (E810 on UPI)
   int per_line = 1;            // descriptors per descriptor line (1-4)
-  int ring = 64;               // descriptor lines per ring
-  int batch = 1;               // packets a TX core or the NIC takes at most at once
-  int queues = 1;
-  std::uint32_t packet_B = 64;
   bool writer_homed = true;    // each ring, its buffers and tail homed at its writer; false: at its reader
   Tick poll_loop = 10 * kNs;   // a polling loop's iteration
   Tick host_per_packet = 20 * kNs;  // driver work per packet, TX and RX each
   Tick nic_per_packet = 20 * kNs;   // NIC engine work per packet
-  double offered_Mpps = 0;     // per queue; 0: one packet in flight per queue (ping-pong, the minimum latency)
-  bool flood = false;          // as fast as the rings allow (the peak rate); overrides offered_Mpps
-  std::uint64_t packets = 1000;  // per queue
-  std::uint64_t warmup = 100;    // per queue, not timed
 };
 
 class CoherentNic {
@@ -76,10 +70,10 @@ class CoherentNic {
   double progress() const;
   const CoherentNicConfig& config() const { return m_cfg; }
   // Packets received by the host, their latency from when each was due.
-  const Histogram& latency() const { return m_lat; }
+  const Histogram& latency() const { return m_timing.latency(); }
   // First packet due to last packet received, for the timed packets.
-  Tick span() const { return m_last_rx > m_first_due ? m_last_rx - m_first_due : 0; }
-  std::uint64_t received() const { return m_lat.count(); }
+  Tick span() const { return m_timing.span(); }
+  std::uint64_t received() const { return m_timing.count(); }
 
  private:
   struct Ring;
@@ -91,8 +85,7 @@ class CoherentNic {
   std::string m_name;
   coherence::SocketSystem& m_sys;
   std::vector<std::unique_ptr<Queue>> m_queues;
-  Histogram m_lat;
-  Tick m_first_due = kNever, m_last_rx = 0;
+  LoopTiming m_timing;
 };
 
 }  // namespace hx::nic

@@ -571,6 +571,44 @@ const ParamTable<nic::CoherentNicConfig>& coherent_nic_params() {
   return t;
 }
 
+// A NIC on PCIe: the parameter set of one product (the E810's, the
+// ConnectX-6's). Its traffic is the nic_loop workload's.
+const ParamTable<nic::PcieNicConfig>& pcie_nic_params() {
+  using C = nic::PcieNicConfig;
+  auto desc_size = [](const Cursor& v) {
+    const std::uint64_t b = v.size();
+    if (b != 16 && b != 32 && b != 64) v.fail("16B, 32B or 64B");
+    return static_cast<std::uint32_t>(b);
+  };
+  static const ParamTable<C> t = {
+      P<C>("tx_desc", "size", "16B", "a TX descriptor (ConnectX: a work queue entry)", [=](C& c, const Cursor& v) { c.tx_desc_B = desc_size(v); }),
+      P<C>("rx_desc", "size", "32B", "an RX descriptor", [=](C& c, const Cursor& v) { c.rx_desc_B = desc_size(v); }),
+      P<C>("completion", "size", "32B", "an RX completion the NIC writes per packet (E810: the descriptor written back; ConnectX: a CQE)",
+           [=](C& c, const Cursor& v) { c.cqe_B = desc_size(v); }),
+      P<C>("doorbell", "choice", "uc", "how the driver writes a tail register: uc (an uncached store) or wc (write-combined, then a fence)",
+           [](C& c, const Cursor& v) { c.doorbell_wc = v.choice({"uc", "wc"}) == "wc"; }),
+      P<C>("push_desc", "bool", "false", "TX descriptors written into the NIC by WC stores with the doorbell, not fetched (ConnectX's BlueFlame)",
+           [](C& c, const Cursor& v) { c.push_desc = v.boolean(); }),
+      P<C>("desc_fetch", "int", "8", "descriptors one descriptor read fetches at most", [](C& c, const Cursor& v) { c.desc_fetch = static_cast<int>(v.integer(1, 256)); }),
+      P<C>("max_reads", "int", "16", "DMA reads in flight at most", [](C& c, const Cursor& v) { c.max_reads = static_cast<int>(v.integer(1, 256)); }),
+      P<C>("tx_wb_every", "int", "32", "TX descriptors done per write-back of the count", [](C& c, const Cursor& v) { c.tx_wb_every = static_cast<int>(v.integer(1, 1024)); }),
+      P<C>("rx_cache", "int", "64", "RX descriptors the NIC holds fetched at most", [](C& c, const Cursor& v) { c.rx_cache = static_cast<int>(v.integer(1, 4096)); }),
+      P<C>("per_packet", "time", "10ns", "a queue's TX or RX engine per packet", [](C& c, const Cursor& v) { c.per_packet = v.time(); }),
+      P<C>("tx_pipeline", "time", "250ns", "a packet's last byte read to its first bit on the wire", [](C& c, const Cursor& v) { c.tx_pipeline = v.time(); }),
+      P<C>("rx_pipeline", "time", "250ns", "a packet's last bit in to its first write to host memory", [](C& c, const Cursor& v) { c.rx_pipeline = v.time(); }),
+      P<C>("line_rate", "bandwidth", "12.5GB/s", "the port's line rate (100 Gb/s: 12.5GB/s)",
+           [](C& c, const Cursor& v) {
+             c.line_Gbps = v.bandwidth() * 8 / 1e9;
+             if (c.line_Gbps < 0.001) v.fail("at least 1 Mb/s");
+           }),
+      P<C>("loopback", "time", "10ns", "the wire or PHY loopback back to the NIC's receiver", [](C& c, const Cursor& v) { c.loopback = v.time(); }),
+      P<C>("irq_interval", "time", "0ns", "interrupt moderation: a queue's MSIs at least this far apart", [](C& c, const Cursor& v) { c.irq_interval = v.time(); }),
+      P<C>("driver_per_packet", "time", "40ns", "the driver's work per packet on a host core, sending and receiving each",
+           [](C& c, const Cursor& v) { c.driver_per_packet = v.time(); }),
+  };
+  return t;
+}
+
 namespace {
 template <class C>
 void section(std::ostringstream& os, const char* name, const char* where, const ParamTable<C>& t) {
@@ -597,6 +635,8 @@ std::string params_reference() {
   section(os, "coyote", "Under `coyote:` of an endpoint with `device: coyote`.", coyote_params());
   section(os, "rtl", "Under `rtl:` of an endpoint with `device: rtl`, beside the design's `sources`, `top`, `parameters`, `include_dirs` and "
           "`verilator_args` (docs/rtl.md).", rtl_params());
+  section(os, "nic", "Under `nic:` of an endpoint with `device: nic`: a NIC on PCIe (its rings, doorbells and DMA; its traffic is the "
+          "`nic_loop` workload's).", pcie_nic_params());
   section(os, "ccix_ra", "Under `ccix_ra:` of an endpoint with `device: ccix_ra` (a CCIX request agent: system cache and traffic generator, "
           "beside a DMA engine and ATS switch configured by the node's `bench:` section). Its packet format (header, packing, max_packet) "
           "is its link's, both ways.", ccix_ra_params());

@@ -17,6 +17,7 @@
 #include "models/host/host_cpu.h"
 #include "models/host/root_complex.h"
 #include "models/nic/coherent_nic.h"
+#include "models/nic/pcie_nic.h"
 #include "models/memory/memory.h"
 #include "models/pcie/endpoint.h"
 #include "models/pcie/port.h"
@@ -84,6 +85,7 @@ const ParamTable<ccix::RequestAgentConfig>& ccix_ra_params();
 const ParamTable<ccix::HomePortConfig>& ccix_home_params();
 const ParamTable<coherence::SocketSystemConfig>& socket_params();
 const ParamTable<nic::CoherentNicConfig>& coherent_nic_params();
+const ParamTable<nic::PcieNicConfig>& pcie_nic_params();
 
 // Fill `out` from the map at `c`: declared keys are parsed, `extra` keys are
 // left to the caller, anything else is an error; missing keys get defaults

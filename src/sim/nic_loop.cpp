@@ -1,7 +1,10 @@
 #include "src/sim/nic_loop.h"
 
 #include "models/core/error.h"
+#include <algorithm>
+
 #include "models/nic/coherent_nic.h"
+#include "models/nic/pcie_nic.h"
 #include "src/config/units.h"
 
 namespace hx::sim {
@@ -13,70 +16,143 @@ namespace {
 class NicLoop final : public Workload {
  public:
   NicLoop(const Cursor& c, const topo::Topology& t) : Workload("nic_loop") {
-    c.keys({"type", "name", "nic", "per_line", "ring", "batch", "queues", "size", "homing", "mode", "load", "packets", "warmup"});
+    c.keys({"type", "name", "nic", "device", "rx", "per_line", "ring", "batch", "queues", "size", "homing", "mode", "load",
+            "packets", "warmup"});
     if (c.has("name")) m_name = c.child("name").str();
     const auto& root = t.nodes[static_cast<std::size_t>(t.root)];
-    if (!root.has_sockets || root.sockets.sockets < 2)
-      c.child("type").fail("nic_loop needs a host with two sockets (`sockets:` under the root complex '" + root.name + "')");
-    m_cfg = root.coherent_nic;
-    m_cfg.inline_signal = c.child("nic").choice({"ccnic", "e810_upi"}) == "ccnic";
-    if (c.has("per_line")) m_cfg.per_line = static_cast<int>(c.child("per_line").integer(1, 4));
-    if (c.has("ring")) m_cfg.ring = static_cast<int>(c.child("ring").integer(2, 4096));
-    if (c.has("batch")) m_cfg.batch = static_cast<int>(c.child("batch").integer(1, 4096));
-    if (m_cfg.batch > m_cfg.ring * m_cfg.per_line / 2)
-      c.child("batch").fail("a batch is at most half a ring (ring x per_line / 2 = " + std::to_string(m_cfg.ring * m_cfg.per_line / 2) + ")");
-    if (c.has("queues")) m_cfg.queues = static_cast<int>(c.child("queues").integer(1, 32));
-    if (2 * m_cfg.queues > root.sockets.cores)
-      (c.has("queues") ? c.child("queues") : c).fail("each queue takes two host cores of socket 0 and a NIC core of socket 1: "
-                                                     "sockets.cores is " + std::to_string(root.sockets.cores));
+    const std::string kind = c.child("nic").choice({"ccnic", "e810_upi", "pcie"});
+    m_pcie = kind == "pcie";
+    for (const char* k : m_pcie ? std::vector<const char*>{"per_line", "homing"} : std::vector<const char*>{"device", "rx"})
+      if (c.has(k)) c.child(k).fail(std::string(k) + " applies to " + (m_pcie ? "nic: ccnic and e810_upi" : "nic: pcie"));
+    Traffic& tr = m_cfg.traffic;
+    if (m_pcie) {
+      bind_pcie(c, t);
+    } else {
+      if (!root.has_sockets || root.sockets.sockets < 2)
+        c.child("type").fail("nic_loop needs a host with two sockets (`sockets:` under the root complex '" + root.name + "')");
+      m_cfg = root.coherent_nic;  // the platform's costs; the traffic is read below
+      m_cfg.inline_signal = kind == "ccnic";
+      if (c.has("per_line")) m_cfg.per_line = static_cast<int>(c.child("per_line").integer(1, 4));
+      m_cfg.writer_homed = !c.has("homing") || c.child("homing").choice({"writer", "reader"}) == "writer";
+    }
+    if (c.has("ring")) tr.ring = static_cast<int>(c.child("ring").integer(2, 4096));
+    if (c.has("batch")) tr.batch = static_cast<int>(c.child("batch").integer(1, 4096));
+    const int slots = tr.ring * (m_pcie ? 1 : m_cfg.per_line);
+    if (tr.batch > slots / 2)
+      c.child("batch").fail(std::string("a batch is at most half a ring (ring") + (m_pcie ? "" : " x per_line") + " / 2 = " + std::to_string(slots / 2) + ")");
+    if (c.has("queues")) tr.queues = static_cast<int>(c.child("queues").integer(1, 32));
+    const int cores = m_pcie ? root.cpu.cores : root.sockets.cores;
+    if (2 * tr.queues > cores)
+      (c.has("queues") ? c.child("queues") : c).fail(m_pcie ? "each queue takes two host cores (cpu.cores is " + std::to_string(cores) + ")"
+                                                            : "each queue takes two host cores of socket 0 and a NIC core of socket 1: "
+                                                              "sockets.cores is " + std::to_string(cores));
     if (c.has("size")) {
       const std::uint64_t b = c.child("size").size();
       if (b < 1 || b > 9216) c.child("size").fail("packets of 1 B to 9216 B");
-      m_cfg.packet_B = static_cast<std::uint32_t>(b);
+      tr.packet_B = static_cast<std::uint32_t>(b);
     }
-    m_cfg.writer_homed = !c.has("homing") || c.child("homing").choice({"writer", "reader"}) == "writer";
     const std::string mode = c.has("mode") ? c.child("mode").choice({"pingpong", "open", "peak"}) : "pingpong";
-    m_cfg.flood = mode == "peak";
+    tr.flood = mode == "peak";
     if (mode == "open") {
       if (!c.has("load")) c.child("mode").fail("an open loop needs load: millions of packets per second per queue (e.g. load: 5)");
-      m_cfg.offered_Mpps = c.child("load").number(1e-6, 1e4);
+      tr.offered_Mpps = c.child("load").number(1e-6, 1e4);
     } else if (c.has("load")) {
       c.child("load").fail("load applies to mode: open");
     }
-    if (c.has("packets")) m_cfg.packets = static_cast<std::uint64_t>(c.child("packets").integer(1, 10000000));
-    if (c.has("warmup")) m_cfg.warmup = static_cast<std::uint64_t>(c.child("warmup").integer(0, 1000000));
+    if (c.has("packets")) tr.packets = static_cast<std::uint64_t>(c.child("packets").integer(1, 10000000));
+    if (c.has("warmup")) tr.warmup = static_cast<std::uint64_t>(c.child("warmup").integer(0, 1000000));
+    if (m_pcie) {
+      if (tr.ring < 2 * m_nic_cfg.tx_wb_every)
+        (c.has("ring") ? c.child("ring") : c).fail("a ring of at least twice the NIC's tx_wb_every (" + std::to_string(m_nic_cfg.tx_wb_every) + ")");
+      return;
+    }
     using Nic = nic::CoherentNic;
     if (Nic::buffer_bytes(m_cfg) > Nic::kRegionB) (c.has("ring") ? c.child("ring") : c).fail("a ring's buffers exceed 64 MiB");
-    if (static_cast<std::uint64_t>(m_cfg.queues) * Nic::kRegionsPerQueue * Nic::kRegionB > root.sockets.socket_bytes)
+    if (static_cast<std::uint64_t>(tr.queues) * Nic::kRegionsPerQueue * Nic::kRegionB > root.sockets.socket_bytes)
       c.fail("the queues' rings exceed a socket's DRAM (sockets.socket_bytes)");
   }
   void start(Platform& p) override {
+    if (m_pcie) {
+      nic::PcieNic* dev = p.device<nic::PcieNic>(m_dev);
+      if (!dev) sim_fail(m_name, "endpoint " + m_dev + " carries no NIC");
+      m_nic0 = dev->tlps_out.value;
+      m_driver = std::make_unique<nic::PcieNicDriver>(m_name, dev->config(), m_cfg.traffic, m_irq, *dev, p.cpu(), m_bar, p.alloc(buffers()));
+      m_driver->start();
+      m_dev_ptr = dev;
+      return;
+    }
     m_sys = p.sockets();
     m_msgs0 = m_sys->messages.value;
     m_link0 = m_sys->link_messages.value;
     m_nic = std::make_unique<nic::CoherentNic>(m_name, m_cfg, *m_sys);
     m_nic->start();
   }
-  bool done() const override { return m_nic && m_nic->done(); }
-  double progress() const override { return m_nic ? m_nic->progress() : 0.0; }
+  std::vector<BufferNeed> buffers() const override {
+    if (!m_pcie) return {};
+    return std::vector<BufferNeed>(static_cast<std::size_t>(m_cfg.traffic.queues),
+                                   BufferNeed(nic::PcieNicDriver::queue_bytes(m_nic_cfg, m_cfg.traffic)));
+  }
+  std::vector<std::string> exclusive_devices() const override { return m_pcie ? std::vector<std::string>{m_dev} : std::vector<std::string>{}; }
+  bool done() const override { return m_pcie ? m_driver && m_driver->done() : m_nic && m_nic->done(); }
+  double progress() const override {
+    if (m_pcie) return m_driver ? m_driver->progress() : 0.0;
+    return m_nic ? m_nic->progress() : 0.0;
+  }
   void report(Results& r) const override {
-    const Histogram& h = m_nic->latency();
-    const double n = static_cast<double>(m_nic->received());
-    const double mpps = m_nic->span() ? n / (static_cast<double>(m_nic->span()) * 1e-12) / 1e6 : 0.0;
-    const double all = static_cast<double>(m_cfg.queues) * static_cast<double>(m_cfg.packets + m_cfg.warmup);
+    const Histogram& h = m_pcie ? m_driver->latency() : m_nic->latency();
+    const Tick span = m_pcie ? m_driver->span() : m_nic->span();
+    const double n = static_cast<double>(m_pcie ? m_driver->received() : m_nic->received());
+    const Traffic& tr = m_cfg.traffic;
+    const double mpps = span ? n / (static_cast<double>(span) * 1e-12) / 1e6 : 0.0;
+    const double all = static_cast<double>(tr.queues) * static_cast<double>(tr.packets + tr.warmup);
     r.metric(m_name + ".median_ns", h.percentile(50), "ns");
     r.metric(m_name + ".p99_ns", h.percentile(99), "ns");
     r.metric(m_name + ".min_ns", h.min(), "ns");
     r.metric(m_name + ".mean_ns", h.mean(), "ns");
     r.metric(m_name + ".Mpps", mpps, "Mpps");
-    r.metric(m_name + ".Gbps", mpps * m_cfg.packet_B * 8 / 1000.0, "Gb/s");
-    r.metric(m_name + ".messages_per_packet", static_cast<double>(m_sys->messages.value - m_msgs0) / all, "1");
-    r.metric(m_name + ".link_messages_per_packet", static_cast<double>(m_sys->link_messages.value - m_link0) / all, "1");
+    r.metric(m_name + ".Gbps", mpps * tr.packet_B * 8 / 1000.0, "Gb/s");
+    if (m_pcie) {
+      r.metric(m_name + ".tlps_per_packet", static_cast<double>(m_dev_ptr->tlps_out.value - m_nic0) / all, "1");
+      r.metric(m_name + ".doorbells_per_packet", static_cast<double>(m_driver->doorbells()) / all, "1");
+    } else {
+      r.metric(m_name + ".messages_per_packet", static_cast<double>(m_sys->messages.value - m_msgs0) / all, "1");
+      r.metric(m_name + ".link_messages_per_packet", static_cast<double>(m_sys->link_messages.value - m_link0) / all, "1");
+    }
     r.hist(m_name + ".latency_ns", h, "ns");
   }
 
  private:
+  using Traffic = nic::Traffic;
+  // `device`: an endpoint with device: nic (the only one, when not named).
+  void bind_pcie(const Cursor& c, const topo::Topology& t) {
+    std::vector<std::string> nics;
+    for (const auto& n : t.nodes)
+      if (n.type == topo::NodeType::Endpoint && n.device == "nic") nics.push_back(n.name);
+    if (c.has("device")) {
+      m_dev = c.child("device").str();
+      if (std::find(nics.begin(), nics.end(), m_dev) == nics.end())
+        c.child("device").fail("'" + m_dev + "' is not an endpoint with device: nic");
+    } else if (nics.size() == 1) {
+      m_dev = nics[0];
+    } else {
+      c.child("nic").fail(nics.empty() ? "nic: pcie needs an endpoint with device: nic" : "several NICs: say which with device:");
+    }
+    const auto& node = t.nodes[static_cast<std::size_t>(t.find(m_dev))];
+    m_nic_cfg = node.nic;
+    m_bar = node.bar.base;
+    m_irq = c.has("rx") && c.child("rx").choice({"poll", "irq"}) == "irq";
+  }
   nic::CoherentNicConfig m_cfg;
+  bool m_pcie = false;
+  // nic: pcie
+  std::string m_dev;
+  nic::PcieNicConfig m_nic_cfg;
+  std::uint64_t m_bar = 0;
+  bool m_irq = false;
+  nic::PcieNic* m_dev_ptr = nullptr;
+  std::unique_ptr<nic::PcieNicDriver> m_driver;
+  std::uint64_t m_nic0 = 0;
+  // the NICs on the socket interconnect
   coherence::SocketSystem* m_sys = nullptr;
   std::unique_ptr<nic::CoherentNic> m_nic;
   std::uint64_t m_msgs0 = 0, m_link0 = 0;
@@ -88,12 +164,13 @@ std::unique_ptr<Workload> make_nic_loop(const Cursor& c, const topo::Topology& t
 
 std::string nic_loop_reference() {
   return "| `nic_loop` | `nic` (ccnic: CC-NIC, a ready signal inside each descriptor line; e810_upi: the E810's head/tail "
-         "registers as coherent lines), `per_line` (descriptors per descriptor line, 1-4, one signal per line), `ring` "
-         "(descriptor lines per ring), `batch` (packets taken at once), `queues` (each: a TX and an RX core on socket 0, a NIC "
-         "core on socket 1), `size` (packet bytes), `homing` (writer: each ring homed at its writer; reader), `mode` (pingpong: "
+         "registers as coherent lines; pcie: a NIC on PCIe, an endpoint with device: nic), `device` (pcie: which NIC endpoint, "
+         "when there are several), `rx` (pcie: poll, or irq: the RX core sleeps until an interrupt), `per_line` (descriptors per descriptor line, 1-4, one signal per line), `ring` "
+         "(descriptor lines per ring; pcie: descriptors), `batch` (packets taken at once), `queues` (each: a TX and an RX core on "
+         "socket 0, and a NIC core on socket 1 for the coherent NICs), `size` (packet bytes), `homing` (writer: each ring homed at its writer; reader), `mode` (pingpong: "
          "one packet in flight, the minimum latency; open: `load` packets per second per queue; peak: as fast as the rings "
-         "allow), `packets`, `warmup` (packets first, not timed) | S002: a NIC on the socket interconnect, packets looped "
-         "back; latency from when each packet was due to its reception |\n";
+         "allow), `packets`, `warmup` (packets first, not timed) | S002: a NIC on the socket interconnect or on PCIe, "
+         "packets looped back; latency from when each packet was due to its reception |\n";
 }
 
 }  // namespace hx::sim

@@ -12,6 +12,7 @@
 #include "models/dma/calypte_dma.h"
 #include "models/dma/coyote_dma.h"
 #include "models/dma/rosta_dma.h"
+#include "models/nic/pcie_nic.h"
 #include "models/rtl/interfaces.h"
 #include "models/rtl/rtl_device.h"
 #include "src/rtl/build.h"
@@ -200,6 +201,12 @@ std::deque<DeviceKind>& registry() {
                    return std::make_unique<ccix::RequestAgent>(node + ".ra", c);
                  },
                  {"bench"}});
+    k.push_back({"nic", "its parameters, with device: nic (a NIC on PCIe: rings, doorbells and DMA)",
+                 [](const Cursor& s, DeviceConfigs& d) { cfg::load_params(s, d.nic, cfg::pcie_nic_params()); },
+                 [](const DeviceConfigs&) -> std::uint64_t { return nic::kNicBarBytes; },
+                 [](const std::string& node, const DeviceConfigs& d) -> std::unique_ptr<pcie::Device> {
+                   return std::make_unique<nic::PcieNic>(node + ".nic", d.nic);
+                 }});
     k.push_back({"rtl", "a design of your own (its sources, top module and interface), with device: rtl",
                  parse_rtl,
                  [](const DeviceConfigs&) -> std::uint64_t { return 0; },

@@ -28,6 +28,7 @@ struct DeviceConfigs {
   dma::CoyoteConfig coyote;
   ccix::RequestAgentConfig ccix_ra;
   rtl::RtlDeviceConfig rtl;
+  nic::PcieNicConfig nic;
   // Tags every wave file its RTL models would write (`card.vcd` ->
   // `card.<tag>.vcd`): each point of a sweep writes its own.
   void tag_waves(const std::string& tag);

@@ -56,8 +56,8 @@ Outcome run(const CoherentNicConfig& nc, const std::string& name = "sys") {
 CoherentNicConfig pingpong(bool inline_signal) {
   CoherentNicConfig c;
   c.inline_signal = inline_signal;
-  c.packets = 200;
-  c.warmup = 20;
+  c.traffic.packets = 200;
+  c.traffic.warmup = 20;
   return c;
 }
 
@@ -79,11 +79,11 @@ TEST(CoherentNic, InlineSignallingSavesTheTailTransfers) {
 // the writer waits for the reader's head every other packet; all arrive.
 TEST(CoherentNic, ATinyRingUnderFloodDeliversEveryPacketInOrder) {
   CoherentNicConfig c;
-  c.ring = 2;
-  c.flood = true;
-  c.packets = 500;
-  c.warmup = 0;
-  c.packet_B = 1500;  // 24 lines a packet, more than a core's MSHRs
+  c.traffic.ring = 2;
+  c.traffic.flood = true;
+  c.traffic.packets = 500;
+  c.traffic.warmup = 0;
+  c.traffic.packet_B = 1500;  // 24 lines a packet, more than a core's MSHRs
   const Outcome r = run(c);
   EXPECT_EQ(r.received, 500u);
   EXPECT_GT(r.mpps, 0.0);
@@ -93,12 +93,12 @@ TEST(CoherentNic, ATinyRingUnderFloodDeliversEveryPacketInOrder) {
 // ping-pong latency's order of magnitude, and the rate is the offered one.
 TEST(CoherentNic, ALightOpenLoadIsDeliveredAtItsRate) {
   CoherentNicConfig c;
-  c.queues = 2;
-  c.offered_Mpps = 0.2;  // 5 us apart
-  c.packets = 200;
-  c.warmup = 10;
+  c.traffic.queues = 2;
+  c.traffic.offered_Mpps = 0.2;  // 5 us apart
+  c.traffic.packets = 200;
+  c.traffic.warmup = 10;
   c.per_line = 4;
-  c.batch = 4;
+  c.traffic.batch = 4;
   const Outcome r = run(c);
   EXPECT_EQ(r.received, 400u);
   EXPECT_NEAR(r.mpps, 0.4, 0.01);

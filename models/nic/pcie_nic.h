@@ -1,0 +1,170 @@
+// A NIC on PCIe (S002's baselines: the ConnectX-6 and the E810 are two
+// parameter sets of this one model), and the driver that runs it on host
+// cores.
+//
+// Per queue, in host memory: a TX ring of descriptors with a packet buffer
+// per descriptor and a write-back line; an RX ring of descriptors with a
+// buffer per descriptor and a completion ring. Descriptors, completions and
+// doorbells are real bytes: the NIC learns a buffer's address only by
+// reading its descriptor, and the driver learns of a packet only from its
+// completion.
+//
+// The NIC (PcieNic, the device logic behind an endpoint):
+//  - doorbells: each queue's TX and RX tail registers, written by UC or WC
+//    stores; with push_desc, the TX descriptors themselves arrive by WC
+//    store into the queue's push window (ConnectX's BlueFlame) and are not
+//    fetched;
+//  - descriptors are fetched by DMA read, up to desc_fetch per read (never
+//    across the ring's end), then each packet's bytes (reads of at most
+//    MRRS, never across 4 KiB); at most max_reads reads are in flight, the
+//    descriptor reads first;
+//  - each packet leaves in ring order once its bytes are all in: the
+//    queue's TX engine (per_packet), the TX pipeline, the wire at line rate
+//    (preamble, FCS and gap included; one port for all queues), the
+//    loopback, the RX pipeline;
+//  - every tx_wb_every TX descriptors it writes the count done into the
+//    queue's write-back line (E810's head write-back, ConnectX's TX
+//    completion);
+//  - receiving: RX descriptors are fetched as the driver posts them, up to
+//    rx_cache ahead, a whole read (desc_fetch) at a time; a packet goes to the next one: the queue's RX engine
+//    (per_packet), its bytes by MPS-sized writes, then its completion
+//    (cqe_B bytes: its number, its length), then, for a driver that sleeps,
+//    an MSI, at most one per irq_interval per queue. A packet that finds no
+//    descriptor waits in the NIC (it is never dropped).
+//
+// The driver (PcieNicDriver), two host cores per queue:
+//  - TX core: per batch (traffic.h's pacing), the packets and their
+//    descriptors written into host memory (driver_per_packet and the CPU's
+//    copy_line per line each), then one doorbell; when the ring is full it
+//    polls the write-back line;
+//  - RX core: posts the whole ring at start; then polls the next
+//    completion (or sleeps until an interrupt), takes up to `batch`
+//    packets seen by then, checks each one's bytes in its buffer, and posts
+//    the buffers again, ringing the RX doorbell once a quarter ring (at
+//    most 32) is posted.
+// Packet k of queue q is bytes [k << 16, (k << 16) + size) of the pattern
+// stream kPacketStream + q: the NIC checks what it reads, the driver what
+// it receives.
+#pragma once
+#include <systemc>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/core/scheduler.h"
+#include "models/host/host_cpu.h"
+#include "models/nic/traffic.h"
+#include "models/pcie/endpoint.h"
+
+namespace hx::nic {
+
+struct PcieNicConfig {
+  std::uint32_t tx_desc_B = 16;  // TX descriptor (E810: 16 B; ConnectX: a 64 B work queue entry)
+  std::uint32_t rx_desc_B = 32;  // RX descriptor
+  std::uint32_t cqe_B = 32;      // RX completion (E810: the descriptor written back; ConnectX: a 64 B CQE)
+  bool doorbell_wc = false;      // doorbells by WC store and fence; false: UC store
+  bool push_desc = false;        // TX descriptors pushed by WC store with the doorbell: no descriptor fetch
+  int desc_fetch = 8;            // descriptors per descriptor read at most
+  int max_reads = 16;            // DMA reads in flight
+  int tx_wb_every = 32;          // TX descriptors per write-back
+  int rx_cache = 64;             // RX descriptors held fetched at most
+  Tick per_packet = 10 * kNs;    // a queue's TX or RX engine per packet
+  Tick tx_pipeline = 250 * kNs;  // a packet's last byte read to its first bit on the wire
+  Tick rx_pipeline = 250 * kNs;  // its last bit in to its first write
+  double line_Gbps = 100;
+  Tick loopback = 10 * kNs;      // wire or PHY loopback back to the NIC's receiver
+  Tick irq_interval = 0;         // interrupt moderation: MSIs of a queue at least this far apart
+  Tick driver_per_packet = 40 * kNs;  // the driver's work per packet, TX and RX each
+};
+
+// BAR0 of the NIC: per queue q a TX tail register at kTail + 0x100 q, an
+// RX tail register 8 B above it, and a 4 KiB push window at kPush + 0x1000 q.
+constexpr std::uint64_t kNicTail = 0x0;
+constexpr std::uint64_t kNicPush = 0x10000;
+constexpr int kNicMaxQueues = 32;
+constexpr std::uint64_t kNicBarBytes = kNicPush + 0x1000ull * kNicMaxQueues;
+constexpr std::uint64_t kPacketStream = 0x9acce7ull << 8;
+
+// Where the driver put a queue's rings (programmed at set-up, untimed).
+struct NicQueueSetup {
+  std::uint64_t tx_ring = 0, tx_wb = 0, rx_ring = 0, rx_cq = 0;
+  std::uint32_t ring = 0;  // descriptors per ring
+  bool irq = false;        // the driver sleeps until an MSI (vector: the queue's number)
+};
+
+class PcieNic final : public pcie::Device, public Actor {
+ public:
+  PcieNic(const std::string& name, const PcieNicConfig& cfg);
+  ~PcieNic() override;
+  void attach(pcie::Endpoint& ep) override;
+  void setup(int q, const NicQueueSetup& s);
+  const PcieNicConfig& config() const { return m_cfg; }
+
+  void on_write(const pcie::Tlp& t) override;
+  void on_completion(const pcie::Tlp& t) override;
+  void on_tx_space(int stream) override;
+  bool busy() const override;
+  std::string status() const override;
+  void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
+
+  Counter tlps_out, doorbells, msis, rx_waits;
+
+ private:
+  struct Queue;
+  struct Req;
+  void pump();
+  bool issue_read(Queue& q, int kind, std::uint64_t first, std::uint32_t n, std::uint64_t addr, std::uint32_t len);
+  void parsed_tx(Queue& q, std::uint64_t i, const std::uint8_t* d);
+  void parsed_rx(Queue& q, std::uint64_t i, const std::uint8_t* d);
+  void transmit(Queue& q);
+  void receive(Queue& q);
+  void emit(pcie::Tlp* t, Tick at);
+  pcie::Tlp* write_bytes(std::uint64_t addr, const std::uint8_t* b, std::uint32_t n);
+  std::string m_name;
+  PcieNicConfig m_cfg;
+  std::vector<std::unique_ptr<Queue>> m_q;
+  std::vector<Req> m_reqs;
+  int m_in_flight = 0;
+  int m_s_read = -1, m_s_write = -1;
+  std::deque<std::pair<pcie::Tlp*, Tick>> m_out;  // writes waiting for room in the stream
+  Tick m_wire_free = 0;
+  std::size_t m_rr = 0;  // the queue the next pump starts with
+};
+
+// The driver's part: its queues' rings in host memory, and its TX and RX
+// threads on host cores 2q and 2q + 1.
+class PcieNicDriver {
+ public:
+  // Host memory one queue takes (rings, buffers, write-back line).
+  static std::uint64_t queue_bytes(const PcieNicConfig& c, const Traffic& t);
+  // `base[q]`: queue q's memory (queue_bytes, 4 KiB aligned); `bar`: BAR0's address.
+  PcieNicDriver(const std::string& name, const PcieNicConfig& cfg, const Traffic& t, bool irq, PcieNic& nic,
+                host::HostCpu& cpu, std::uint64_t bar, const std::vector<std::uint64_t>& base);
+  ~PcieNicDriver();
+  void start();
+  bool done() const;
+  double progress() const;
+  const Histogram& latency() const { return m_timing.latency(); }
+  Tick span() const { return m_timing.span(); }
+  std::uint64_t received() const { return m_timing.count(); }
+  std::uint64_t doorbells() const { return m_doorbells; }
+
+ private:
+  struct Queue;
+  void tx(Queue& q, int core);
+  void rx(Queue& q, int core);
+  void doorbell(Queue& q, int core, std::uint64_t reg, std::uint32_t value);
+  std::string m_name;
+  PcieNicConfig m_cfg;
+  Traffic m_t;
+  bool m_irq;
+  host::HostCpu& m_cpu;
+  std::uint64_t m_bar;
+  std::vector<std::unique_ptr<Queue>> m_q;
+  LoopTiming m_timing;
+  std::uint64_t m_doorbells = 0;
+};
+
+}  // namespace hx::nic
