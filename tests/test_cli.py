@@ -166,6 +166,55 @@ class BadInput(unittest.TestCase):
         self.assertFalse(os.path.exists(out))
 
 
+class NicLoopInput(unittest.TestCase):
+    """The packet loop's keys on S002's Ice Lake host: each NIC kind's own
+    keys, its device, and the rings and cores it needs, refused at their
+    place before anything is written."""
+    TOPO = os.path.join(ROOT, 'topologies', 's002_icx.yaml')
+
+    def setUp(self):
+        self.d = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.d)
+
+    def expect_error(self, workload, needle, where=r'study\.yaml:3:\d+: workloads\.0', topo=None):
+        p = os.path.join(self.d, 'study.yaml')
+        t = self.TOPO
+        if topo is not None:
+            t = os.path.join(self.d, 's002_icx.yaml')
+            with open(t, 'w') as f:
+                f.write(topo)
+        with open(p, 'w') as f:
+            f.write('study: t\ntopology: %s\nworkloads: [{type: nic_loop, name: nic, %s}]\n' % (t, workload))
+        out = os.path.join(self.d, 'out')
+        rc, _, err = run('run', p, '-o', out, '-q')
+        self.assertEqual(rc, 2, err)
+        self.assertIn(needle, err)
+        self.assertRegex(err, where)
+        self.assertEqual(err.count('\n'), 1, 'one clear error line: ' + err)
+        self.assertFalse(os.path.exists(out), 'a bad input left output behind')
+
+    def test_each_nic_kind_refuses_the_others_keys(self):
+        self.expect_error('nic: pcie, per_line: 4', 'per_line applies to nic: ccnic and e810_upi')
+        self.expect_error('nic: ccnic, rx: irq', 'rx applies to nic: pcie')
+
+    def test_the_device_must_be_a_nic(self):
+        self.expect_error('nic: pcie, device: host', "'host' is not an endpoint with device: nic")
+        self.expect_error('nic: pcie', 'several NICs: say which with device:')
+
+    def test_rings_and_cores(self):
+        self.expect_error('nic: pcie, device: e810, ring: 32', "a ring of at least twice the NIC's tx_wb_every (32)")
+        self.expect_error('nic: pcie, device: cx6, queues: 3', 'each queue takes two host cores (cpu.cores is 4)')
+        self.expect_error('nic: pcie, device: cx6, ring: 64, batch: 33', 'a batch is at most half a ring (ring / 2 = 32)')
+
+    def test_a_bad_nic_parameter_is_located_in_its_topology(self):
+        topo = open(self.TOPO).read()
+        self.assertEqual(topo.count('completion: 64B'), 1)
+        self.expect_error('nic: pcie, device: cx6', '16B, 32B or 64B', r's002_icx\.yaml:\d+:\d+: nodes\.cx6\.nic\.completion',
+                          topo.replace('completion: 64B', 'completion: 24B'))
+
+
 class Runs(unittest.TestCase):
     def setUp(self):
         self.d = tempfile.mkdtemp()
