@@ -23,7 +23,7 @@ FIGURES = [
     ('s011_iommu', 's011_iommu.py', 'S011 bandwidth and latency vs window: IOMMU off, superpages, 4 KiB pages'),
     ('s011_hosts', 's011_hosts.py', 'S011 every pcie-bench host: latency and bandwidth vs transfer size'),
     ('s002_latency', 's002_latency.py', 'S002 64 B read latency by cache state and homing, Ice Lake and Sapphire Rapids'),
-    ('s002_nic', 's002_nic.py', 'S002 NICs on the socket interconnect: minimum latency, latency vs load, CC-NIC ablations (predictions)'),
+    ('s002_nic', 's002_nic.py', 'S002 NICs on the socket interconnect and on PCIe: minimum latency, latency vs load, peak rate, CC-NIC ablations (predictions)'),
 ]
 
 

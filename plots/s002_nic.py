@@ -1,18 +1,23 @@
 #!/usr/bin/python3
-"""S002 NICs on the socket interconnect: the minimum latency of a looped-back
-packet (CC-NIC and the E810's interface ported to coherent lines, Ice Lake
-and Sapphire Rapids), latency vs offered load (median and 99th percentile),
-and the peak packet rate of CC-NIC's designs (the ablations). All model
-predictions: S002 publishes none of these figures in the reference data."""
+"""S002 NICs: the minimum latency of a looped-back packet (CC-NIC and the
+E810's interface ported to coherent lines on Ice Lake and Sapphire Rapids,
+the PCIe E810 and ConnectX-6 on Ice Lake), latency vs offered load (median
+and 99th percentile), the peak packet rate of the four NICs, and the peak
+rate of CC-NIC's designs (the ablations). All model predictions: S002
+publishes none of these figures in the reference data."""
 from common import args, need, plt, points, save, size_of
 
 res, out = args()
 lat = points(res, 's002_nic_latency') or []
 load = points(res, 's002_nic_load') or []
 peak = need(points(res, 's002_nic_peak'), 's002_nic_peak')
+plat = points(res, 's002_pcie_latency') or []
+pload = points(res, 's002_pcie_load') or []
+ppeak = points(res, 's002_pcie_peak') or []
 
-NAMES = {'ccnic': 'CC-NIC', 'e810_upi': 'E810 on UPI'}
-fig, axes = plt.subplots(1, 3, figsize=(10.5, 3.0))
+NAMES = {'ccnic': 'CC-NIC', 'e810_upi': 'E810 on UPI', 'e810': 'E810 (PCIe)', 'cx6': 'CX6 (PCIe)'}
+COLORS = {'ccnic': 'C0', 'e810_upi': 'C1', 'e810': 'C2', 'cx6': 'C3'}
+fig, axes = plt.subplots(1, 4, figsize=(13.5, 3.0))
 
 ax = axes[0]
 bars = []
@@ -22,7 +27,13 @@ for plat, pname in (('icx', 'ICX'), ('spr', 'SPR')):
             q = p['point']
             if q.get('topology', '').endswith('s002_%s.yaml' % plat) and q.get('workloads.0.nic') == nic and \
                     size_of(q.get('workloads.0.size', '64B')) == 64:
-                bars.append(('%s\n%s' % (NAMES[nic], pname), p['metrics']['nic.median_ns'], 'C0' if nic == 'ccnic' else 'C1'))
+                bars.append(('%s\n%s' % (NAMES[nic], pname), p['metrics']['nic.median_ns'], COLORS[nic]))
+for dev in ('e810', 'cx6'):
+    for p in plat:
+        q = p['point']
+        if q.get('workloads.0.device') == dev and q.get('workloads.0.rx', 'poll') == 'poll' and \
+                size_of(q.get('workloads.0.size', '64B')) == 64:
+            bars.append(('%s\nICX' % NAMES[dev], p['metrics']['nic.median_ns'], COLORS[dev]))
 ax.bar(range(len(bars)), [b[1] for b in bars], color=[b[2] for b in bars])
 ax.set_xticks(range(len(bars)))
 ax.set_xticklabels([b[0] for b in bars], fontsize=6)
@@ -30,9 +41,11 @@ ax.set_ylabel('64 B loop-back latency (ns)')
 ax.set_title('minimum latency', fontsize=8)
 
 ax = axes[1]
-for nic, color in (('ccnic', 'C0'), ('e810_upi', 'C1')):
-    s = sorted((p['metrics']['nic.Mpps'], p['metrics']['nic.median_ns'], p['metrics']['nic.p99_ns'])
-               for p in load if p['point'].get('workloads.0.nic') == nic)
+curves = [(nic, [p for p in load if p['point'].get('workloads.0.nic') == nic]) for nic in ('ccnic', 'e810_upi')]
+curves += [(dev, [p for p in pload if p['point'].get('workloads.0.device') == dev]) for dev in ('e810', 'cx6')]
+for nic, pts in curves:
+    color = COLORS[nic]
+    s = sorted((p['metrics']['nic.Mpps'], p['metrics']['nic.median_ns'], p['metrics']['nic.p99_ns']) for p in pts)
     if s:
         ax.plot([x[0] for x in s], [x[1] for x in s], color + '-o', ms=3, label=NAMES[nic] + ' p50')
         ax.plot([x[0] for x in s], [x[2] for x in s], color + '--', label=NAMES[nic] + ' p99')
@@ -42,9 +55,6 @@ ax.set_ylabel('latency (ns)')
 ax.set_title('latency vs load, 64 B, batch 32', fontsize=8)
 ax.legend(fontsize=6)
 
-ax = axes[2]
-
-
 def same(a, b):
     try:
         return float(a) == float(b)
@@ -52,13 +62,26 @@ def same(a, b):
         return str(a) == str(b)
 
 
-def rate(**want):
-    for p in peak:
+def rate(pts=None, **want):
+    for p in peak if pts is None else pts:
         q = p['point']
         if all(same(q.get('workloads.0.' + k), v) for k, v in want.items()):
             return p['metrics']['nic.Mpps']
     return 0.0
 
+
+ax = axes[2]
+four = [('ccnic', rate(nic='ccnic', per_line=4, batch=32, size='64B', queues=1, homing='writer')),
+        ('e810_upi', rate(nic='e810_upi', per_line=4, batch=32, size='64B', queues=1, homing='writer')),
+        ('e810', rate(ppeak, device='e810', batch=32, size='64B', queues=1)),
+        ('cx6', rate(ppeak, device='cx6', batch=32, size='64B', queues=1))]
+ax.bar(range(len(four)), [f[1] for f in four], color=[COLORS[f[0]] for f in four])
+ax.set_xticks(range(len(four)))
+ax.set_xticklabels([NAMES[f[0]] for f in four], fontsize=6, rotation=20, ha='right')
+ax.set_ylabel('peak rate, 64 B (Mpps, one queue)')
+ax.set_title('peak packet rate, batch 32', fontsize=8)
+
+ax = axes[3]
 
 base = dict(size='64B', queues=1, homing='writer')
 ablation = [('CC-NIC: 4/line,\nbatch 32', rate(nic='ccnic', per_line=4, batch=32, **base)),
@@ -73,5 +96,5 @@ ax.set_xticklabels([a[0] for a in ablation], fontsize=5.5, rotation=35, ha='righ
 ax.set_ylabel('peak rate, 64 B (Mpps, one queue)')
 ax.set_title('CC-NIC ablations', fontsize=8)
 fig.subplots_adjust(wspace=0.38, bottom=0.25)
-fig.suptitle('S002: NICs on the socket interconnect (model predictions)', fontsize=9)
+fig.suptitle('S002: NICs on the socket interconnect and on PCIe (model predictions)', fontsize=9)
 save(fig, out, 's002_nic')
