@@ -11,7 +11,7 @@ res, out = args()
 lat = points(res, 's002_nic_latency') or []
 load = points(res, 's002_nic_load') or []
 peak = need(points(res, 's002_nic_peak'), 's002_nic_peak')
-plat = points(res, 's002_pcie_latency') or []
+pcie_lat = points(res, 's002_pcie_latency') or []
 pload = points(res, 's002_pcie_load') or []
 ppeak = points(res, 's002_pcie_peak') or []
 
@@ -29,14 +29,14 @@ for plat, pname in (('icx', 'ICX'), ('spr', 'SPR')):
                     size_of(q.get('workloads.0.size', '64B')) == 64:
                 bars.append(('%s\n%s' % (NAMES[nic], pname), p['metrics']['nic.median_ns'], COLORS[nic]))
 for dev in ('e810', 'cx6'):
-    for p in plat:
+    for p in pcie_lat:
         q = p['point']
         if q.get('workloads.0.device') == dev and q.get('workloads.0.rx', 'poll') == 'poll' and \
                 size_of(q.get('workloads.0.size', '64B')) == 64:
             bars.append(('%s\nICX' % NAMES[dev], p['metrics']['nic.median_ns'], COLORS[dev]))
 ax.bar(range(len(bars)), [b[1] for b in bars], color=[b[2] for b in bars])
 ax.set_xticks(range(len(bars)))
-ax.set_xticklabels([b[0] for b in bars], fontsize=6)
+ax.set_xticklabels([b[0] for b in bars], fontsize=5.5, rotation=35, ha='right')
 ax.set_ylabel('64 B loop-back latency (ns)')
 ax.set_title('minimum latency', fontsize=8)
 
