@@ -51,24 +51,35 @@ struct PcieNic::Req {
   std::vector<std::uint8_t> buf;  // a descriptor read's bytes
 };
 
+// A ring's descriptors as the NIC knows them: announced (tail), requested
+// (fetched), parsed in order (known); per slot whether it holds a parsed
+// descriptor, and its buffer.
+struct PcieNic::Ring {
+  std::uint64_t tail = 0, fetched = 0, known = 0;
+  std::vector<std::uint8_t> valid;
+  std::vector<std::uint64_t> addr;
+  std::vector<std::uint32_t> len;
+  void reset(std::uint32_t n) {
+    valid.assign(n, 0);
+    addr.assign(n, 0);
+    len.assign(n, 0);
+  }
+};
+
 struct PcieNic::Queue {
   int index = 0;
   NicQueueSetup s;
   bool ready = false;
-  // TX: descriptors announced (tail), requested, parsed in order (known);
-  // packets whose reads are issued (next, and bytes of it), done in order.
-  std::uint64_t tx_tail = 0, tx_fetched = 0, tx_known = 0, tx_issue = 0, tx_done = 0, tx_told = 0;
+  Ring tx, rx;
+  // TX: packets whose reads are issued (next, and bytes of it), their bytes
+  // in, done in order.
+  std::uint64_t tx_issue = 0, tx_done = 0, tx_told = 0;
   std::uint32_t tx_issue_off = 0;
-  std::vector<std::uint8_t> tx_valid;
-  std::vector<std::uint64_t> tx_addr;
-  std::vector<std::uint32_t> tx_len, tx_got;
+  std::vector<std::uint32_t> tx_got;
   Tick tx_engine = 0;
   std::deque<std::pair<std::uint64_t, std::uint32_t>> wire;  // packets on their way back: number, length
-  // RX: descriptors posted (tail), requested, parsed in order, used.
-  std::uint64_t rx_tail = 0, rx_fetched = 0, rx_known = 0, rx_used = 0;
-  std::vector<std::uint8_t> rx_valid;
-  std::vector<std::uint64_t> rx_addr;
-  std::vector<std::uint32_t> rx_len;
+  // RX: descriptors used.
+  std::uint64_t rx_used = 0;
   std::deque<std::pair<std::uint64_t, std::uint32_t>> rx_wait;  // received, waiting for a descriptor
   Tick rx_engine = 0;
   bool msi_pending = false;
@@ -112,27 +123,23 @@ void PcieNic::setup(int q, const NicQueueSetup& s) {
   Queue& x = *m_q[static_cast<std::size_t>(q)];
   x.s = s;
   x.ready = true;
-  x.tx_valid.assign(s.ring, 0);
-  x.tx_addr.assign(s.ring, 0);
-  x.tx_len.assign(s.ring, 0);
+  x.tx.reset(s.ring);
+  x.rx.reset(s.ring);
   x.tx_got.assign(s.ring, 0);
-  x.rx_valid.assign(s.ring, 0);
-  x.rx_addr.assign(s.ring, 0);
-  x.rx_len.assign(s.ring, 0);
 }
 
 bool PcieNic::busy() const {
   if (m_in_flight || !m_out.empty()) return true;
   for (const auto& q : m_q)
-    if (q->tx_done < q->tx_tail || !q->wire.empty() || !q->rx_wait.empty()) return true;
+    if (q->tx_done < q->tx.tail || !q->wire.empty() || !q->rx_wait.empty()) return true;
   return false;
 }
 
 std::string PcieNic::status() const {
   std::string s = std::to_string(m_in_flight) + " reads in flight";
   for (const auto& q : m_q)
-    s += "; queue " + std::to_string(q->index) + ": TX tail " + std::to_string(q->tx_tail) + ", done " + std::to_string(q->tx_done) +
-         ", RX posted " + std::to_string(q->rx_tail) + ", used " + std::to_string(q->rx_used) + ", " +
+    s += "; queue " + std::to_string(q->index) + ": TX tail " + std::to_string(q->tx.tail) + ", done " + std::to_string(q->tx_done) +
+         ", RX posted " + std::to_string(q->rx.tail) + ", used " + std::to_string(q->rx_used) + ", " +
          std::to_string(q->rx_wait.size()) + " packets waiting for a descriptor";
   return s;
 }
@@ -149,10 +156,10 @@ void PcieNic::on_write(const Tlp& t) {
     Queue& q = *m_q[qi];
     if (t.len % m_cfg.tx_desc_B) sim_fail(m_name, "a push of " + std::to_string(t.len) + " B: not whole descriptors");
     for (std::uint32_t o = 0; o < t.len; o += m_cfg.tx_desc_B) {
-      const std::uint64_t i = q.tx_tail;
+      const std::uint64_t i = q.tx.tail;
       if (i - q.tx_done >= q.s.ring) sim_fail(m_name, "a descriptor pushed into a full ring");
-      q.tx_tail = q.tx_fetched = i + 1;
-      parsed_tx(q, i, b + o);
+      q.tx.tail = q.tx.fetched = i + 1;
+      parsed(q, q.tx, "TX", i, b + o);
     }
   } else {
     const std::uint64_t qi = off >> 8, reg = off & 0xff;
@@ -161,7 +168,7 @@ void PcieNic::on_write(const Tlp& t) {
     Queue& q = *m_q[qi];
     const std::uint64_t v = get_le(b, 4);
     // A tail register holds the ring position (modulo 2^32): the count since the start.
-    std::uint64_t& tail = reg == 0 ? q.tx_tail : q.rx_tail;
+    std::uint64_t& tail = reg == 0 ? q.tx.tail : q.rx.tail;
     const std::uint64_t next = (tail & ~0xffffffffull) | v;
     const std::uint64_t now_tail = next < tail ? next + (1ull << 32) : next;
     const std::uint64_t floor = reg == 0 ? q.tx_done : q.rx_used;
@@ -171,28 +178,18 @@ void PcieNic::on_write(const Tlp& t) {
   pump();
 }
 
-void PcieNic::parsed_tx(Queue& q, std::uint64_t i, const std::uint8_t* d) {
+void PcieNic::parsed(Queue& q, Ring& r, const char* what, std::uint64_t i, const std::uint8_t* d) {
   const std::size_t s = i % q.s.ring;
   if (get_le(d + 12, 4) != (i & 0xffffffffu))
-    sim_fail(m_name, "TX descriptor " + std::to_string(i) + " of queue " + std::to_string(q.index) + " holds number " +
-                         std::to_string(get_le(d + 12, 4)) + ": the ring is out of step");
-  q.tx_addr[s] = get_le(d, 8);
-  q.tx_len[s] = static_cast<std::uint32_t>(get_le(d + 8, 4));
-  q.tx_got[s] = 0;
-  if (q.tx_len[s] == 0 || q.tx_len[s] > 9216) sim_fail(m_name, "a TX descriptor of " + std::to_string(q.tx_len[s]) + " B");
-  q.tx_valid[s] = 1;
-  while (q.tx_known < q.tx_fetched && q.tx_valid[q.tx_known % q.s.ring]) ++q.tx_known;
-}
-
-void PcieNic::parsed_rx(Queue& q, std::uint64_t i, const std::uint8_t* d) {
-  const std::size_t s = i % q.s.ring;
-  if (get_le(d + 12, 4) != (i & 0xffffffffu))
-    sim_fail(m_name, "RX descriptor " + std::to_string(i) + " of queue " + std::to_string(q.index) + " holds number " +
-                         std::to_string(get_le(d + 12, 4)) + ": the ring is out of step");
-  q.rx_addr[s] = get_le(d, 8);
-  q.rx_len[s] = static_cast<std::uint32_t>(get_le(d + 8, 4));
-  q.rx_valid[s] = 1;
-  while (q.rx_known < q.rx_fetched && q.rx_valid[q.rx_known % q.s.ring]) ++q.rx_known;
+    sim_fail(m_name, std::string(what) + " descriptor " + std::to_string(i) + " of queue " + std::to_string(q.index) +
+                         " holds number " + std::to_string(get_le(d + 12, 4)) + ": the ring is out of step");
+  r.addr[s] = get_le(d, 8);
+  r.len[s] = static_cast<std::uint32_t>(get_le(d + 8, 4));
+  if (r.len[s] == 0 || (&r == &q.tx && r.len[s] > 9216))
+    sim_fail(m_name, std::string("a ") + what + " descriptor of " + std::to_string(r.len[s]) + " B");
+  if (&r == &q.tx) q.tx_got[s] = 0;
+  r.valid[s] = 1;
+  while (r.known < r.fetched && r.valid[r.known % q.s.ring]) ++r.known;
 }
 
 bool PcieNic::issue_read(Queue& q, int kind, std::uint64_t first, std::uint32_t n, std::uint64_t addr, std::uint32_t len) {
@@ -230,41 +227,41 @@ void PcieNic::pump() {
     Queue& q = *m_q[(m_rr + k) % nq];
     if (!q.ready) continue;
     const std::uint64_t ring = q.s.ring;
-    while (!m_cfg.push_desc && q.tx_fetched < q.tx_tail) {
-      const std::uint64_t n = std::min<std::uint64_t>({static_cast<std::uint64_t>(m_cfg.desc_fetch), q.tx_tail - q.tx_fetched,
-                                                       ring - q.tx_fetched % ring});
-      const std::uint64_t at = q.s.tx_ring + (q.tx_fetched % ring) * m_cfg.tx_desc_B;
-      if (!issue_read(q, kTxDesc, q.tx_fetched, static_cast<std::uint32_t>(n), at, static_cast<std::uint32_t>(n * m_cfg.tx_desc_B)))
+    while (!m_cfg.push_desc && q.tx.fetched < q.tx.tail) {
+      const std::uint64_t n = std::min<std::uint64_t>({static_cast<std::uint64_t>(m_cfg.desc_fetch), q.tx.tail - q.tx.fetched,
+                                                       ring - q.tx.fetched % ring});
+      const std::uint64_t at = q.s.tx_ring + (q.tx.fetched % ring) * m_cfg.tx_desc_B;
+      if (!issue_read(q, kTxDesc, q.tx.fetched, static_cast<std::uint32_t>(n), at, static_cast<std::uint32_t>(n * m_cfg.tx_desc_B)))
         return;
-      for (std::uint64_t i = q.tx_fetched; i < q.tx_fetched + n; ++i) q.tx_valid[i % ring] = 0;
-      q.tx_fetched += n;
+      for (std::uint64_t i = q.tx.fetched; i < q.tx.fetched + n; ++i) q.tx.valid[i % ring] = 0;
+      q.tx.fetched += n;
     }
     // RX descriptors are fetched a whole read at a time: once the cache has
     // room for desc_fetch of them (or for all the driver has posted).
     const auto cache = static_cast<std::uint64_t>(m_cfg.rx_cache), batch = static_cast<std::uint64_t>(m_cfg.desc_fetch);
-    while (q.rx_fetched < q.rx_tail && cache - (q.rx_fetched - q.rx_used) >= std::min(batch, q.rx_tail - q.rx_fetched)) {
-      const std::uint64_t n = std::min<std::uint64_t>({batch, q.rx_tail - q.rx_fetched, ring - q.rx_fetched % ring,
-                                                       cache - (q.rx_fetched - q.rx_used)});
-      const std::uint64_t at = q.s.rx_ring + (q.rx_fetched % ring) * m_cfg.rx_desc_B;
-      if (!issue_read(q, kRxDesc, q.rx_fetched, static_cast<std::uint32_t>(n), at, static_cast<std::uint32_t>(n * m_cfg.rx_desc_B)))
+    while (q.rx.fetched < q.rx.tail && cache - (q.rx.fetched - q.rx_used) >= std::min(batch, q.rx.tail - q.rx.fetched)) {
+      const std::uint64_t n = std::min<std::uint64_t>({batch, q.rx.tail - q.rx.fetched, ring - q.rx.fetched % ring,
+                                                       cache - (q.rx.fetched - q.rx_used)});
+      const std::uint64_t at = q.s.rx_ring + (q.rx.fetched % ring) * m_cfg.rx_desc_B;
+      if (!issue_read(q, kRxDesc, q.rx.fetched, static_cast<std::uint32_t>(n), at, static_cast<std::uint32_t>(n * m_cfg.rx_desc_B)))
         return;
-      for (std::uint64_t i = q.rx_fetched; i < q.rx_fetched + n; ++i) q.rx_valid[i % ring] = 0;
-      q.rx_fetched += n;
+      for (std::uint64_t i = q.rx.fetched; i < q.rx.fetched + n; ++i) q.rx.valid[i % ring] = 0;
+      q.rx.fetched += n;
     }
   }
   const auto mrrs = static_cast<std::uint32_t>(m_ep->config().mrrs);
   for (std::size_t k = 0; k < nq; ++k) {
     Queue& q = *m_q[(m_rr + k) % nq];
-    while (q.ready && q.tx_issue < q.tx_known) {
+    while (q.ready && q.tx_issue < q.tx.known) {
       const std::size_t s = q.tx_issue % q.s.ring;
-      const std::uint64_t addr = q.tx_addr[s] + q.tx_issue_off;
-      const std::uint32_t len = dma::next_chunk(addr, q.tx_len[s] - q.tx_issue_off, mrrs);
+      const std::uint64_t addr = q.tx.addr[s] + q.tx_issue_off;
+      const std::uint32_t len = dma::next_chunk(addr, q.tx.len[s] - q.tx_issue_off, mrrs);
       if (!issue_read(q, kData, q.tx_issue, 0, addr, len)) {
         m_rr = (m_rr + k) % nq;  // this queue goes first when reads free up
         return;
       }
       q.tx_issue_off += len;
-      if (q.tx_issue_off == q.tx_len[s]) {
+      if (q.tx_issue_off == q.tx.len[s]) {
         q.tx_issue_off = 0;
         ++q.tx_issue;
       }
@@ -291,9 +288,9 @@ void PcieNic::on_completion(const Tlp& t) {
   r.used = false;
   --m_in_flight;
   if (r.kind == kTxDesc) {
-    for (std::uint32_t i = 0; i < r.n; ++i) parsed_tx(q, r.first + i, r.buf.data() + i * m_cfg.tx_desc_B);
+    for (std::uint32_t i = 0; i < r.n; ++i) parsed(q, q.tx, "TX", r.first + i, r.buf.data() + i * m_cfg.tx_desc_B);
   } else if (r.kind == kRxDesc) {
-    for (std::uint32_t i = 0; i < r.n; ++i) parsed_rx(q, r.first + i, r.buf.data() + i * m_cfg.rx_desc_B);
+    for (std::uint32_t i = 0; i < r.n; ++i) parsed(q, q.rx, "RX", r.first + i, r.buf.data() + i * m_cfg.rx_desc_B);
     receive(q);
   } else {
     q.tx_got[r.first % q.s.ring] += r.len;
@@ -306,8 +303,8 @@ void PcieNic::on_completion(const Tlp& t) {
 void PcieNic::transmit(Queue& q) {
   while (q.tx_done < q.tx_issue) {
     const std::size_t s = q.tx_done % q.s.ring;
-    if (!q.tx_valid[s] || q.tx_got[s] < q.tx_len[s]) return;
-    const std::uint32_t len = q.tx_len[s];
+    if (!q.tx.valid[s] || q.tx_got[s] < q.tx.len[s]) return;
+    const std::uint32_t len = q.tx.len[s];
     const Tick now = now_tick();
     const Tick start = std::max(now, q.tx_engine);
     q.tx_engine = start + m_cfg.per_packet;
@@ -318,7 +315,7 @@ void PcieNic::transmit(Queue& q) {
     m_wire_free = on_wire + frame;
     q.wire.emplace_back(q.tx_done, len);
     m_ep->scheduler().at(m_wire_free + m_cfg.loopback + m_cfg.rx_pipeline, this, kRxArrive, static_cast<std::uint64_t>(q.index));
-    q.tx_valid[s] = 0;
+    q.tx.valid[s] = 0;
     ++q.tx_done;
     if (q.tx_done - q.tx_told >= static_cast<std::uint64_t>(m_cfg.tx_wb_every)) {
       q.tx_told = q.tx_done;
@@ -332,18 +329,18 @@ void PcieNic::transmit(Queue& q) {
 // Received packets take the next RX descriptors, in order.
 void PcieNic::receive(Queue& q) {
   const auto mps = static_cast<std::uint32_t>(m_ep->mps());
-  while (!q.rx_wait.empty() && q.rx_used < q.rx_known) {
+  while (!q.rx_wait.empty() && q.rx_used < q.rx.known) {
     const auto [k, len] = q.rx_wait.front();
     q.rx_wait.pop_front();
     const std::uint64_t i = q.rx_used++;
     const std::size_t s = i % q.s.ring;
-    if (len > q.rx_len[s]) sim_fail(m_name, "a packet of " + std::to_string(len) + " B for an RX buffer of " + std::to_string(q.rx_len[s]) + " B");
+    if (len > q.rx.len[s]) sim_fail(m_name, "a packet of " + std::to_string(len) + " B for an RX buffer of " + std::to_string(q.rx.len[s]) + " B");
     const Tick start = std::max(now_tick(), q.rx_engine);
     q.rx_engine = start + m_cfg.per_packet;
     const Tick at = q.rx_engine;
     const std::uint64_t stream = kPacketStream + static_cast<std::uint64_t>(q.index);
     for (std::uint32_t o = 0; o < len;) {
-      const std::uint64_t a = q.rx_addr[s] + o;
+      const std::uint64_t a = q.rx.addr[s] + o;
       const std::uint32_t n = dma::next_chunk(a, len - o, mps);
       Tlp* t = m_ep->make(TlpKind::MemWr);
       t->addr = a;
@@ -373,7 +370,7 @@ void PcieNic::on_action(std::uint32_t kind, std::uint64_t arg, void*) {
     if (q.wire.empty()) sim_fail(m_name, "a packet arrived that was never sent");
     q.rx_wait.push_back(q.wire.front());
     q.wire.pop_front();
-    if (q.rx_used >= q.rx_known) ++rx_waits;
+    if (q.rx_used >= q.rx.known) ++rx_waits;
     receive(q);
     pump();
   } else if (kind == kMsi) {

@@ -112,12 +112,13 @@ class PcieNic final : public pcie::Device, public Actor {
   Counter tlps_out, doorbells, msis, rx_waits;
 
  private:
+  struct Ring;
   struct Queue;
   struct Req;
   void pump();
   bool issue_read(Queue& q, int kind, std::uint64_t first, std::uint32_t n, std::uint64_t addr, std::uint32_t len);
-  void parsed_tx(Queue& q, std::uint64_t i, const std::uint8_t* d);
-  void parsed_rx(Queue& q, std::uint64_t i, const std::uint8_t* d);
+  // Descriptor i of ring r (q.tx or q.rx) has arrived: check its number, keep it.
+  void parsed(Queue& q, Ring& r, const char* what, std::uint64_t i, const std::uint8_t* d);
   void transmit(Queue& q);
   void receive(Queue& q);
   void emit(pcie::Tlp* t, Tick at);
