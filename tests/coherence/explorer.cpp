@@ -22,17 +22,18 @@ struct World {
 
 bool holds_data(RnState s) { return rn_readable(s) || s == RnState::WB_P; }
 
-// Lines are numbered 0..L-1; the home is agent `agents`.
+// Lines are numbered 0..L-1; agents 0..A-1 are caching agents, A..A+H-1
+// the homes, line l's home A + l % H.
 struct Explorer : Sink {
   ExploreConfig cfg;
-  AgentId home_id;
   World* w = nullptr;
   ExploreResult res;
   const RnRow* rn_base;
   const HomeRow* home_base;
   std::vector<Msg> sent;
 
-  explicit Explorer(const ExploreConfig& c) : cfg(c), home_id(static_cast<AgentId>(c.agents)) {
+  explicit Explorer(const ExploreConfig& c) : cfg(c) {
+    if (c.homes < 1 || c.agents + c.homes > 64) throw SimError("one to 64 agents and homes in all");
     int n = 0;
     rn_base = rn_rows(&n);
     res.rn_rows_used.assign(static_cast<std::size_t>(n), 0);
@@ -46,6 +47,7 @@ struct Explorer : Sink {
   void home_row_taken(const HomeRow& r) override { ++res.home_rows_used[static_cast<std::size_t>(&r - home_base)]; }
 
   CacheLine& line(World& x, int a, int l) { return x.cl[static_cast<std::size_t>(a * cfg.lines + l)]; }
+  AgentId home_of(int l) const { return static_cast<AgentId>(cfg.agents + l % cfg.homes); }
 
 
   // Data of line l as 1 (the last store's value) or 0 (any other).
@@ -234,7 +236,7 @@ struct Explorer : Sink {
 
   void core_op(World& x, int a, int l, RnEvent e) {
     const std::uint64_t value = 2;  // distinct from every canonical value (0 and 1)
-    const RnStep r = rn_step(line(x, a, l), e, nullptr, static_cast<AgentId>(a), home_id, static_cast<std::uint64_t>(l), value, *this);
+    const RnStep r = rn_step(line(x, a, l), e, nullptr, static_cast<AgentId>(a), home_of(l), static_cast<std::uint64_t>(l), value, *this);
     account(x, r, l);
   }
 
@@ -242,8 +244,9 @@ struct Explorer : Sink {
     const Msg m = x.net[i];
     x.net.erase(x.net.begin() + static_cast<std::ptrdiff_t>(i));
     const int l = static_cast<int>(m.line);
-    if (m.dst == home_id) {
-      home_receive(x.home[static_cast<std::size_t>(l)], m, home_id, *this);
+    if (m.dst >= cfg.agents) {
+      if (m.dst != home_of(l)) throw SimError(describe(m) + " reached a home that is not its line's");
+      home_receive(x.home[static_cast<std::size_t>(l)], m, home_of(l), *this);
       return;
     }
     const RnEvent e = rn_event_of(m.type);
@@ -252,7 +255,7 @@ struct Explorer : Sink {
     const RnState before = c.state;
     // A store completing on this message writes a value no copy holds (2,
     // as at issue): a reused value would pass a stale copy for a fresh one.
-    const RnStep r = rn_step(c, e, &m, m.dst, home_id, m.line, 2, *this);
+    const RnStep r = rn_step(c, e, &m, m.dst, home_of(l), m.line, 2, *this);
     if (cfg.mutation == Mutation::IgnoreInvalidation && before == RnState::SC && e == RnEvent::SnpToI) c.state = RnState::SC;
     account(x, r, l);
   }

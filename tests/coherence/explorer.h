@@ -1,6 +1,8 @@
 // Exhaustive search of the coherence protocol: every interleaving of every
 // core operation and every message delivery, for a few caching agents and
-// lines and one home, over the tables and engine the simulator runs
+// lines and one or more homes (lines interleaved over them, as a socket
+// system's HomeMap spreads them over sockets and slices), over the tables
+// and engine the simulator runs
 // (models/coherence). The network delivers in any order (no channel is
 // assumed FIFO). Data values are kept exact but canonical: per line, the
 // value of the last store is 1, and every other value 0, so the state space
@@ -38,6 +40,7 @@ enum class Mutation {
 struct ExploreConfig {
   int agents = 2;
   int lines = 1;
+  int homes = 1;          // line l's home is home l % homes
   int mshrs = 1;          // requests outstanding per agent at once
   std::size_t max_states = 20'000'000;
   Mutation mutation = Mutation::None;

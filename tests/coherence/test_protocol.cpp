@@ -15,16 +15,17 @@
 namespace hx::coherence::test {
 namespace {
 
-ExploreResult run(int agents, int lines, int mshrs) {
+ExploreResult run(int agents, int lines, int mshrs, int homes = 1) {
   ExploreConfig c;
   c.agents = agents;
   c.lines = lines;
   c.mshrs = mshrs;
+  c.homes = homes;
   const ExploreResult r = explore(c);
   EXPECT_EQ(r.error, "") << agents << " agents, " << lines << " lines";
   EXPECT_TRUE(r.complete) << r.states << " states";
-  std::printf("%d agents, %d lines, %d MSHRs: %zu states, %zu transitions, at most %d messages in flight\n", agents, lines,
-              mshrs, r.states, r.transitions, r.max_in_flight);
+  std::printf("%d agents, %d lines, %d homes, %d MSHRs: %zu states, %zu transitions, at most %d messages in flight\n", agents,
+              lines, homes, mshrs, r.states, r.transitions, r.max_in_flight);
   return r;
 }
 
@@ -45,6 +46,24 @@ TEST(CoherenceExhaustive, TwoAgentsOneLine) { run(2, 1, 1); }
 TEST(CoherenceExhaustive, ThreeAgentsOneLineTakeEveryRow) { expect_every_row_taken(run(3, 1, 1)); }
 
 TEST(CoherenceExhaustive, TwoAgentsTwoLinesTwoMshrs) { run(2, 2, 2); }
+
+// The socket system's flows: each line has the home of its socket (line l
+// at home l % 2), and a core has requests at both homes at once. The
+// search delivers in any order, so it covers whatever order the socket
+// links and meshes keep; what it adds to the one-home searches is that
+// no row assumes one home for all of an agent's lines.
+TEST(CoherenceExhaustive, TwoSocketsTwoCoresALineHomedOnEachSocket) { run(2, 2, 2, 2); }
+
+// With two homes the search still sees a broken protocol: a sharer that
+// keeps its copy of the line homed on the other socket.
+TEST(CoherenceExhaustive, TwoHomesFindASharerThatIgnoresAnInvalidation) {
+  ExploreConfig c;
+  c.lines = 2;
+  c.homes = 2;
+  c.mutation = Mutation::IgnoreInvalidation;
+  const ExploreResult r = explore(c);
+  EXPECT_NE(r.error.find("the directory does not list agent 1, which holds the line"), std::string::npos) << r.error;
+}
 
 // The search catches a broken protocol: a sharer that keeps its copy after
 // an invalidation is found holding a line the directory no longer lists
