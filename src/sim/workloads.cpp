@@ -1151,7 +1151,7 @@ const std::vector<MetricDoc>& metric_docs() {
       {"nic_loop", "mean_ns", "ns", "mean latency"},
       {"nic_loop", "Mpps", "Mpps", "packets received per second, all queues (first timed packet due to last received)"},
       {"nic_loop", "Gbps", "Gb/s", "the packets' bytes per second"},
-      {"nic_loop", "messages_per_packet", "1", "coherence messages per packet (warm-up included)"},
+      {"nic_loop", "messages_per_packet", "1", "nic: ccnic and e810_upi: coherence messages per packet (warm-up included)"},
       {"nic_loop", "link_messages_per_packet", "1", "of them on the socket links"},
       {"nic_loop", "tlps_per_packet", "1", "nic: pcie: TLPs the NIC sent per packet (reads, writes, MSIs; warm-up included)"},
       {"nic_loop", "doorbells_per_packet", "1", "nic: pcie: doorbell and descriptor-push stores per packet (warm-up included)"},
