@@ -20,6 +20,7 @@
 //    S004's distributions).
 #pragma once
 #include <systemc>
+#include <deque>
 #include <functional>
 #include <map>
 #include <unordered_map>
@@ -133,7 +134,7 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
     std::int64_t waiting = -1;  // the slot a thread waits for on `ev`
     std::unique_ptr<sc_core::sc_event> ev;
   };
-  std::vector<Ring> m_rings;
+  std::deque<Ring> m_rings;  // a deque: a thread waiting on one keeps its reference when another is armed
   // When a poll by `core` sees a write to `addr` committed then.
   Tick poll_sees(int core, std::uint64_t addr, Tick commit);
   struct MsiWait {

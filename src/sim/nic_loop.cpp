@@ -1,8 +1,8 @@
 #include "src/sim/nic_loop.h"
 
-#include "models/core/error.h"
 #include <algorithm>
 
+#include "models/core/error.h"
 #include "models/nic/coherent_nic.h"
 #include "models/nic/pcie_nic.h"
 #include "src/config/units.h"
