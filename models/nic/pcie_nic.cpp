@@ -424,13 +424,33 @@ constexpr std::uint64_t kLine = 64;
 std::uint64_t round_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
 // A buffer per descriptor: at least 2 KiB (a driver's usual buffer), whole lines.
 std::uint64_t stride(const Traffic& t) { return std::max<std::uint64_t>(2048, round_up(t.packet_B, kLine)); }
+
+// Where a queue's pieces lie, as offsets from its memory's start, and the bytes it takes.
+struct QueueLayout {
+  std::uint64_t tx_ring, tx_buf, tx_wb, db, rx_ring, rx_buf, rx_cq, bytes;
+};
+QueueLayout layout(const PcieNicConfig& c, const Traffic& t) {
+  const auto ring = static_cast<std::uint64_t>(t.ring);
+  std::uint64_t a = 0;
+  auto take = [&](std::uint64_t bytes) {
+    const std::uint64_t at = a;
+    a += bytes;
+    return at;
+  };
+  QueueLayout l{};
+  l.tx_ring = take(round_up(ring * c.tx_desc_B, 4096));
+  l.tx_buf = take(ring * stride(t));
+  l.tx_wb = take(kLine);
+  l.db = take(4096 - kLine);  // the doorbell's value, for a WC store of it
+  l.rx_ring = take(round_up(ring * c.rx_desc_B, 4096));
+  l.rx_buf = take(ring * stride(t));
+  l.rx_cq = take(round_up(ring * c.cqe_B, 4096));
+  l.bytes = a;
+  return l;
+}
 }  // namespace
 
-std::uint64_t PcieNicDriver::queue_bytes(const PcieNicConfig& c, const Traffic& t) {
-  const auto ring = static_cast<std::uint64_t>(t.ring);
-  return round_up(ring * c.tx_desc_B, 4096) + ring * stride(t) + 4096 + round_up(ring * c.rx_desc_B, 4096) +
-         ring * stride(t) + round_up(ring * c.cqe_B, 4096);
-}
+std::uint64_t PcieNicDriver::queue_bytes(const PcieNicConfig& c, const Traffic& t) { return layout(c, t).bytes; }
 
 PcieNicDriver::PcieNicDriver(const std::string& name, const PcieNicConfig& cfg, const Traffic& t, bool irq, PcieNic& nic,
                              host::HostCpu& cpu, std::uint64_t bar, const std::vector<std::uint64_t>& base)
@@ -442,22 +462,18 @@ PcieNicDriver::PcieNicDriver(const std::string& name, const PcieNicConfig& cfg, 
   if (t.ring < 2 * cfg.tx_wb_every) sim_fail(name, "a ring of at least twice tx_wb_every descriptors (the driver waits for write-backs)");
   if (t.packet_B < 1 || t.packet_B > 9216) sim_fail(name, "packets of 1 B to 9216 B");
   const auto ring = static_cast<std::uint64_t>(t.ring);
+  const QueueLayout l = layout(cfg, t);
   for (int i = 0; i < t.queues; ++i) {
     auto q = std::make_unique<Queue>();
     q->index = i;
-    std::uint64_t a = base[static_cast<std::size_t>(i)];
-    auto take = [&](std::uint64_t bytes) {
-      const std::uint64_t at = a;
-      a += bytes;
-      return at;
-    };
-    q->tx_ring = take(round_up(ring * cfg.tx_desc_B, 4096));
-    q->tx_buf = take(ring * stride(t));
-    q->tx_wb = take(kLine);
-    q->db = take(4096 - kLine);  // the doorbell's value, for a WC store of it
-    q->rx_ring = take(round_up(ring * cfg.rx_desc_B, 4096));
-    q->rx_buf = take(ring * stride(t));
-    q->rx_cq = take(round_up(ring * cfg.cqe_B, 4096));
+    const std::uint64_t a = base[static_cast<std::size_t>(i)];
+    q->tx_ring = a + l.tx_ring;
+    q->tx_buf = a + l.tx_buf;
+    q->tx_wb = a + l.tx_wb;
+    q->db = a + l.db;
+    q->rx_ring = a + l.rx_ring;
+    q->rx_buf = a + l.rx_buf;
+    q->rx_cq = a + l.rx_cq;
     q->wb_ring = cpu.arm_ring(q->tx_wb, 8, 1, 2 * i);
     q->cq_ring = cpu.arm_ring(q->rx_cq, cfg.cqe_B, static_cast<std::uint32_t>(ring), 2 * i + 1);
     q->due.assign(t.warmup + t.packets, 0);
