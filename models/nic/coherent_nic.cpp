@@ -19,14 +19,10 @@ struct CoherentNic::Ring {
   std::uint64_t head_told = 0;          // the reader's last report in it
 };
 
-struct CoherentNic::Queue {
+struct CoherentNic::Queue : LoopQueue {
   int index = 0;
   Ring tx, rx;
   std::unique_ptr<coherence::CoreThread> host_tx, host_rx, nic;
-  std::vector<Tick> due;
-  std::uint64_t received = 0;
-  sc_core::sc_event rx_ev;
-  bool finished = false;
 };
 
 CoherentNic::CoherentNic(const std::string& name, const CoherentNicConfig& cfg, coherence::SocketSystem& sys)
@@ -84,17 +80,9 @@ void CoherentNic::start() {
   }
 }
 
-bool CoherentNic::done() const {
-  for (const auto& q : m_queues)
-    if (!q->finished) return false;
-  return true;
-}
+bool CoherentNic::done() const { return all_finished(m_queues); }
 
-double CoherentNic::progress() const {
-  double sum = 0;
-  for (const auto& q : m_queues) sum += static_cast<double>(q->received) / static_cast<double>(q->due.size());
-  return sum / static_cast<double>(m_queues.size());
-}
+double CoherentNic::progress() const { return mean_progress(m_queues); }
 
 namespace {
 

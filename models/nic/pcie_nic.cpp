@@ -409,14 +409,10 @@ void PcieNic::on_tx_space(int stream) {
 // ---------------------------------------------------------------------------
 // The driver.
 
-struct PcieNicDriver::Queue {
+struct PcieNicDriver::Queue : LoopQueue {
   int index = 0;
   std::uint64_t tx_ring = 0, tx_buf = 0, tx_wb = 0, rx_ring = 0, rx_buf = 0, rx_cq = 0, db = 0;
   int wb_ring = -1, cq_ring = -1;
-  std::vector<Tick> due;
-  std::uint64_t received = 0;
-  sc_core::sc_event rx_ev;
-  bool finished = false;
 };
 
 namespace {
@@ -494,17 +490,9 @@ void PcieNicDriver::start() {
   }
 }
 
-bool PcieNicDriver::done() const {
-  for (const auto& q : m_q)
-    if (!q->finished) return false;
-  return true;
-}
+bool PcieNicDriver::done() const { return all_finished(m_q); }
 
-double PcieNicDriver::progress() const {
-  double sum = 0;
-  for (const auto& q : m_q) sum += static_cast<double>(q->received) / static_cast<double>(q->due.size());
-  return sum / static_cast<double>(m_q.size());
-}
+double PcieNicDriver::progress() const { return mean_progress(m_q); }
 
 // A tail register's new value (modulo 2^32), by UC store or by WC store and fence.
 void PcieNicDriver::doorbell(Queue& q, int core, std::uint64_t reg, std::uint32_t value) {

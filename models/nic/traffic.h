@@ -8,6 +8,7 @@
 #include <systemc>
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "models/core/stats.h"
@@ -28,6 +29,30 @@ struct Traffic {
 
 inline void wait_for(Tick d) {
   if (d) sc_core::wait(sc_core::sc_time::from_value(d));
+}
+
+// A queue's loop as its sender and receiver share it: when each packet was
+// due, how many have been received (the receiver notifies rx_ev), and
+// whether the receiver is done. Each NIC model's queue extends it.
+struct LoopQueue {
+  std::vector<Tick> due;
+  std::uint64_t received = 0;
+  sc_core::sc_event rx_ev;
+  bool finished = false;
+};
+
+// Whether every queue's receiver is done, and the share of all packets received.
+template <class Q>
+bool all_finished(const std::vector<std::unique_ptr<Q>>& qs) {
+  for (const auto& q : qs)
+    if (!q->finished) return false;
+  return true;
+}
+template <class Q>
+double mean_progress(const std::vector<std::unique_ptr<Q>>& qs) {
+  double sum = 0;
+  for (const auto& q : qs) sum += static_cast<double>(q->received) / static_cast<double>(q->due.size());
+  return sum / static_cast<double>(qs.size());
 }
 
 // A queue's sender: when each batch may go and how many packets it holds.
