@@ -14,8 +14,10 @@
 #include <vector>
 
 #include "models/core/action_queue.h"
+#include "models/core/divisor.h"
 #include "models/core/error.h"
 #include "models/core/fifo.h"
+#include "models/core/line_map.h"
 #include "models/core/slot_calendar.h"
 #include "models/core/stable_hash.h"
 #include "models/core/stats.h"
@@ -136,28 +138,95 @@ TEST(SlotCalendar, KeepsGapsForLaterRequests) {
 }
 
 // The dispatcher's queue pops in (time, posting order), whatever the mix of
-// pushes and pops, with payload slots reused.
+// pushes and pops, with payload slots reused: times close together (many
+// equal, one bucket of its wheel), spread over several windows of the
+// wheel (wrapping it, and into its heap), and now and then before the last
+// action popped (as the SystemC side may post).
 TEST(ActionQueue, PopsInTimeThenPostingOrder) {
-  ActionQueue<int> q;
-  std::set<std::tuple<Tick, int>> ref;  // (time, posting number)
-  std::mt19937_64 rng(11);
-  int posted = 0;
-  Tick now = 0;
-  for (int r = 0; r < 100000; ++r) {
-    if (q.empty() || rng() % 3 != 0) {
-      const Tick t = now + rng() % 50;  // many equal times
-      q.push(t, posted);
-      ref.insert({t, posted});
-      ++posted;
-    } else {
-      Tick t = 0;
-      const int p = q.pop(t);
-      ASSERT_EQ(std::make_tuple(t, p), *ref.begin()) << "pop " << r;
-      ref.erase(ref.begin());
-      now = t;
+  for (const Tick spread : {Tick{50}, Tick{3'000'000}, Tick{100'000'000}}) {
+    ActionQueue<int> q;
+    std::set<std::tuple<Tick, int>> ref;  // (time, posting number)
+    std::mt19937_64 rng(11);
+    int posted = 0;
+    Tick now = 5'000'000;
+    for (int r = 0; r < 100000; ++r) {
+      if (q.empty() || rng() % 3 != 0) {
+        Tick t = now + rng() % spread;
+        if (rng() % 50 == 0) t = now - rng() % 4000;  // in the past
+        q.push(t) = posted;
+        ref.insert({t, posted});
+        ++posted;
+      } else {
+        ASSERT_EQ(q.top_time(), std::get<0>(*ref.begin())) << "spread " << spread << " step " << r;
+        Tick t = 0;
+        const int p = q.pop(t);
+        ASSERT_EQ(std::make_tuple(t, p), *ref.begin()) << "spread " << spread << " pop " << r;
+        ref.erase(ref.begin());
+        now = t;
+      }
+      ASSERT_EQ(q.size(), ref.size());
     }
-    ASSERT_EQ(q.size(), ref.size());
   }
+}
+
+// Per-line records against std::map: the same record for every key through
+// many table growths, a reference taken early still the record after them,
+// find() of an absent key null, records visited in first-seen order.
+TEST(LineMap, AgreesWithAMapAndKeepsReferences) {
+  LineMap<std::uint64_t> m;
+  std::map<std::uint64_t, std::uint64_t> ref;
+  std::vector<std::uint64_t> order;
+  std::mt19937_64 rng(5);
+  m[7] = 70;
+  std::uint64_t& early = m[7];
+  ref[7] = 70;
+  order.push_back(7);
+  for (int r = 0; r < 200000; ++r) {
+    // Lines of a few regions far apart, as agents see them, and some colliding strides.
+    const std::uint64_t key = (rng() % 4) * (std::uint64_t{1} << 40) + (rng() % 3000) * (r % 2 ? 1 : 4096);
+    if (rng() % 4 == 0) {
+      const std::uint64_t* f = m.find(key);
+      const auto it = ref.find(key);
+      ASSERT_EQ(f == nullptr, it == ref.end()) << key;
+      if (f) {
+        ASSERT_EQ(*f, it->second);
+      }
+      continue;
+    }
+    if (!ref.count(key)) order.push_back(key);
+    m[key] += key + 1;
+    ref[key] += key + 1;
+  }
+  EXPECT_EQ(&early, &m[7]);
+  EXPECT_EQ(early, ref[7]);
+  ASSERT_EQ(m.size(), ref.size());
+  std::size_t i = 0;
+  m.for_each([&](std::uint64_t k, const std::uint64_t& v) {
+    ASSERT_LT(i, order.size());
+    EXPECT_EQ(k, order[i++]);
+    EXPECT_EQ(v, ref[k]);
+  });
+  EXPECT_EQ(i, order.size());
+  m.clear();
+  EXPECT_EQ(m.find(7), nullptr);
+  EXPECT_EQ(m[7], 0u);
+}
+
+// Quotient and remainder as the plain operators give them, for powers of
+// two, three and other divisors, over small, large and boundary values.
+TEST(Divisor, AgreesWithTheOperators) {
+  std::mt19937_64 rng(3);
+  for (const std::uint64_t d : {1ull, 2ull, 3ull, 4ull, 5ull, 6ull, 7ull, 64ull, 1000ull, 1ull << 30, (1ull << 30) + 1,
+                                ~0ull}) {
+    const Divisor v(d);
+    EXPECT_EQ(v.value(), d);
+    for (int r = 0; r < 20000; ++r) {
+      const std::uint64_t x = r < 100 ? static_cast<std::uint64_t>(r) : r < 200 ? ~0ull - static_cast<std::uint64_t>(r) : rng() >> (rng() % 64);
+      ASSERT_EQ(v.div(x), x / d) << x << " / " << d;
+      ASSERT_EQ(v.mod(x), x % d) << x << " % " << d;
+    }
+  }
+  EXPECT_THROW(Divisor(0), SimError);
 }
 
 // Against a plain set of busy slots, over enough random requests to wrap and

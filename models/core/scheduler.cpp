@@ -184,7 +184,11 @@ void Scheduler::at(Tick t, Actor* target, std::uint32_t kind, std::uint64_t arg,
   Dispatcher& d = *g_disp;
   const Tick now = now_tick();
   if (t < now) t = now;
-  d.heap.push(t, Action{target, kind, arg, ptr});
+  Action& a = d.heap.push(t);
+  a.target = target;
+  a.kind = kind;
+  a.arg = arg;
+  a.ptr = ptr;
   if (!d.running) d.arm(t);  // while running, the loop picks it up
 }
 
