@@ -68,9 +68,12 @@ class Pool {
   static auto fresh(U* u, int) -> decltype(u->fresh(), void()) {
     u->fresh();
   }
+  // (Copied from a blank kept for the purpose: building U{} on the stack
+  // and copying it stalled on store forwarding, per object taken.)
   template <class U>
   static void fresh(U* u, long) {
-    *u = U{};
+    static const U blank{};
+    *u = blank;
   }
   std::vector<T*> m_free;
   std::vector<std::vector<T>> m_blocks;
