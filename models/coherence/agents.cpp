@@ -55,13 +55,13 @@ void CachingAgent::watch(std::uint64_t line, LineWatcher& w) {
 }
 
 RnState CachingAgent::state(std::uint64_t line) const {
-  const auto it = m_lines.find(line);
-  return it == m_lines.end() ? RnState::I : it->second.state;
+  const CacheLine* l = m_lines.find(line);
+  return l ? l->state : RnState::I;
 }
 
 std::uint64_t CachingAgent::data(std::uint64_t line) const {
-  const auto it = m_lines.find(line);
-  return it == m_lines.end() ? 0 : it->second.data;
+  const CacheLine* l = m_lines.find(line);
+  return l ? l->data : 0;
 }
 
 void CachingAgent::access(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core) {
@@ -128,10 +128,7 @@ void CachingAgent::run(const Access& a) {
 
 // Every step goes past the checker (checker.h): single writer, last value.
 void CachingAgent::check(std::uint64_t line, RnState before, RnState after, const RnStep& r) {
-  auto& c = CoherenceChecker::instance();
-  c.step(m_cfg.id, line, before, after);
-  if (r.loaded) c.load(m_cfg.id, line, r.value);
-  if (r.stored) c.store(line, r.value);
+  CoherenceChecker::instance().observe(m_cfg.id, line, before, after, r.loaded, r.stored, r.value);
 }
 
 void CachingAgent::send(const Msg& m) {
@@ -217,8 +214,9 @@ Channel& HomeAgent::channel(AgentId agent) {
 }
 
 bool HomeAgent::idle() const {
-  for (const auto& [l, h] : m_lines)
-    if (h.busy || !h.waiting.empty()) return false;
+  bool busy = false;
+  m_lines.for_each([&](std::uint64_t, const Line& l) { busy = busy || l.dir.busy || !l.dir.waiting.empty(); });
+  if (busy) return false;
   for (const Channel* c : m_channels)
     if (c && c->pending()) return false;
   return true;
@@ -232,19 +230,22 @@ void HomeAgent::on_action(std::uint32_t, std::uint64_t, void* ptr) {
   const Msg m = p->msg;
   PacketPool::instance().put(p);
   m_cur_line = m.line;
+  Line& l = m_lines[m.line];
+  m_cur = &l;
   if (msg_has_data(m.type)) {
     // Dirty data comes home: memory is written (its channel is occupied),
     // and a grant of this transaction need not wait for memory.
     ++memory_writes;
     m_mem.write(m.line * kLineB, kLineB, now_tick());
-    if (m.type != MsgType::WriteBack) m_wait[m.line].dirty_in = true;
+    if (m.type != MsgType::WriteBack) l.wait.dirty_in = true;
   }
-  home_receive(m_lines[m.line], m, m_cfg.id, *this);
+  home_receive(l.dir, m, m_cfg.id, *this);
+  m_cur = nullptr;
 }
 
 void HomeAgent::home_row_taken(const HomeRow& row) {
   ++requests;
-  Wait& w = m_wait[m_cur_line];
+  Wait& w = m_cur->wait;
   w = Wait{};
   w.seq = ++m_seq;
   if (!msg_has_data(row.grant)) return;
@@ -262,7 +263,7 @@ void HomeAgent::home_row_taken(const HomeRow& row) {
 void HomeAgent::send(const Msg& m) {
   if (msg_class(m.type) == MsgClass::Snp) ++snoops;
   if (m.type == MsgType::CompDataSC || m.type == MsgType::CompDataUC) {
-    Wait& w = m_wait[m.line];
+    Wait& w = m_cur && m.line == m_cur_line ? m_cur->wait : m_lines[m.line].wait;
     if (w.reading && !w.dirty_in) {  // the data comes from memory: wait for it
       w.parked = true;
       w.grant = m;
@@ -273,7 +274,7 @@ void HomeAgent::send(const Msg& m) {
 }
 
 void HomeAgent::memory_done(const mem::MemRequest& r, Tick) {
-  Wait& w = m_wait[r.addr / kLineB];
+  Wait& w = m_lines[r.addr / kLineB].wait;
   if (!w.reading || w.seq != r.tag) return;  // its transaction ended on dirty data meanwhile
   w.reading = false;
   if (w.parked) {

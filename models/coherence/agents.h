@@ -33,6 +33,7 @@
 
 #include "models/cache/mshr.h"
 #include "models/coherence/transport.h"
+#include "models/core/line_map.h"
 #include "models/core/scheduler.h"
 #include "models/memory/memory.h"
 
@@ -121,7 +122,7 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   std::unique_ptr<DirectLink> m_direct;  // when the agent has its own link
   Channel* m_channel;
   std::string m_name;
-  std::unordered_map<std::uint64_t, CacheLine> m_lines;
+  LineMap<CacheLine> m_lines;
   cache::MshrTable<Access> m_mshr;
   std::deque<Access> m_blocked;   // accesses that found every MSHR busy, oldest first
   std::vector<Access> m_again, m_retry;  // scratch: accesses to run again after a request retires
@@ -142,7 +143,7 @@ class HomeAgent final : public Receiver, public Actor, public Sink, public mem::
   CohPort& port(AgentId agent);  // the direct link to `agent`
   // Messages to and from `agent` travel on `channel` (CCIX: models/ccix).
   void attach(AgentId agent, Channel& channel);
-  const HomeLine& line(std::uint64_t l) { return m_lines[l]; }
+  const HomeLine& line(std::uint64_t l) { return m_lines[l].dir; }
   bool idle() const;
 
   void arrive(Channel& from, Packet* p, Tick tail) override;
@@ -171,9 +172,13 @@ class HomeAgent final : public Receiver, public Actor, public Sink, public mem::
   mem::MemoryController& m_mem;
   std::vector<std::unique_ptr<DirectLink>> m_direct;
   std::vector<Channel*> m_channels;  // by agent id
-  std::unordered_map<std::uint64_t, HomeLine> m_lines;
-  std::unordered_map<std::uint64_t, Wait> m_wait;
+  struct Line {
+    HomeLine dir;  // the engine's state of the line
+    Wait wait;
+  };
+  LineMap<Line> m_lines;
   std::uint64_t m_cur_line = 0;  // the line whose message the engine is handling
+  Line* m_cur = nullptr;         // its record, while the engine handles it
   std::uint64_t m_seq = 0;
 };
 

@@ -12,8 +12,25 @@ CoherenceChecker& CoherenceChecker::instance() {
 }
 
 void CoherenceChecker::step(std::uint16_t agent, std::uint64_t line, RnState before, RnState after) {
-  if (before == after) return;
+  if (before != after) changed(agent, line, m_lines[line], before, after);
+}
+
+void CoherenceChecker::load(std::uint16_t agent, std::uint64_t line, std::uint64_t value) {
+  loaded(agent, line, m_lines[line], value);
+}
+
+void CoherenceChecker::store(std::uint64_t line, std::uint64_t value) { m_lines[line].golden = value; }
+
+void CoherenceChecker::observe(std::uint16_t agent, std::uint64_t line, RnState before, RnState after, bool load,
+                               bool store, std::uint64_t value) {
+  if (before == after && !load && !store) return;
   Line& l = m_lines[line];
+  if (before != after) changed(agent, line, l, before, after);
+  if (load) loaded(agent, line, l, value);
+  if (store) l.golden = value;
+}
+
+void CoherenceChecker::changed(std::uint16_t agent, std::uint64_t line, Line& l, RnState before, RnState after) {
   l.readers += static_cast<int>(rn_readable(after)) - static_cast<int>(rn_readable(before));
   l.writers += static_cast<int>(rn_writable(after)) - static_cast<int>(rn_writable(before));
   ++m_checks;
@@ -23,14 +40,11 @@ void CoherenceChecker::step(std::uint16_t agent, std::uint64_t line, RnState bef
                                       std::to_string(l.writers) + " writable): single writer broken");
 }
 
-void CoherenceChecker::load(std::uint16_t agent, std::uint64_t line, std::uint64_t value) {
+void CoherenceChecker::loaded(std::uint16_t agent, std::uint64_t line, const Line& l, std::uint64_t value) {
   ++m_checks;
-  const std::uint64_t g = m_lines[line].golden;
-  if (value != g)
+  if (value != l.golden)
     sim_fail("coherence checker", "line " + std::to_string(line) + ": agent " + std::to_string(agent) + " loaded " +
-                                      std::to_string(value) + ", the last store wrote " + std::to_string(g));
+                                      std::to_string(value) + ", the last store wrote " + std::to_string(l.golden));
 }
-
-void CoherenceChecker::store(std::uint64_t line, std::uint64_t value) { m_lines[line].golden = value; }
 
 }  // namespace hx::coherence

@@ -7,9 +7,9 @@
 // the last store's value. Lines start at 0, as the home's memory does.
 #pragma once
 #include <cstdint>
-#include <unordered_map>
 
 #include "models/coherence/protocol.h"
+#include "models/core/line_map.h"
 
 namespace hx::coherence {
 
@@ -21,6 +21,9 @@ class CoherenceChecker {
   void step(std::uint16_t agent, std::uint64_t line, RnState before, RnState after);
   void load(std::uint16_t agent, std::uint64_t line, std::uint64_t value);
   void store(std::uint64_t line, std::uint64_t value);
+  // All three for one step of one agent, with one look-up of the line.
+  void observe(std::uint16_t agent, std::uint64_t line, RnState before, RnState after, bool load, bool store,
+               std::uint64_t value);
   std::uint64_t checks() const { return m_checks; }
   void clear() { m_lines.clear(); m_checks = 0; }
 
@@ -29,7 +32,9 @@ class CoherenceChecker {
     int readers = 0, writers = 0;
     std::uint64_t golden = 0;
   };
-  std::unordered_map<std::uint64_t, Line> m_lines;
+  void changed(std::uint16_t agent, std::uint64_t line, Line& l, RnState before, RnState after);
+  void loaded(std::uint16_t agent, std::uint64_t line, const Line& l, std::uint64_t value);
+  LineMap<Line> m_lines;
   std::uint64_t m_checks = 0;
 };
 
