@@ -32,7 +32,7 @@ class MshrTable {
 
   // `name` for statistics and errors; entries >= 1, targets >= 1.
   MshrTable(const std::string& name, unsigned entries, unsigned targets)
-      : m_name(name), m_targets_per(targets), m_key(entries), m_used(entries, kFree), m_count(entries, 0),
+      : m_name(name), m_targets_per(targets), m_key(entries, kNoKey), m_used(entries, kFree), m_count(entries, 0),
         m_targets(static_cast<std::size_t>(entries) * targets) {
     if (entries == 0 || targets == 0) throw InputError(name + ": an MSHR table needs at least one entry and one target");
     auto& reg = StatsRegistry::instance();
@@ -48,6 +48,7 @@ class MshrTable {
 
   // Allocates an entry for `key` or merges `t` into the one outstanding.
   Outcome request(std::uint64_t key, const Target& t) {
+    if (key == kNoKey) sim_fail(m_name, "a request for the key that marks a free entry");
     int s = slot_of(key);
     if (s >= 0) {
       const auto i = static_cast<std::size_t>(s);
@@ -97,6 +98,7 @@ class MshrTable {
     // write behind a read), which takes another entry, never this one
     // while its targets are being read.
     m_used[i] = kDraining;
+    m_key[i] = kNoKey;
     --m_in_use;
     for (unsigned k = 0; k < m_count[i]; ++k) f(m_targets[i * m_targets_per + k]);
     m_count[i] = 0;
@@ -107,9 +109,11 @@ class MshrTable {
 
  private:
   enum : std::uint8_t { kFree, kBusy, kDraining };
+  // An entry not busy holds kNoKey, so a look-up compares keys only.
+  static constexpr std::uint64_t kNoKey = ~std::uint64_t{0};
   int slot_of(std::uint64_t key) const {
-    for (std::size_t i = 0; i < m_used.size(); ++i)
-      if (m_used[i] == kBusy && m_key[i] == key) return static_cast<int>(i);
+    for (std::size_t i = 0; i < m_key.size(); ++i)
+      if (m_key[i] == key) return static_cast<int>(i);
     return -1;
   }
   std::string m_name;
