@@ -42,6 +42,9 @@ SocketSystem::SocketSystem(const std::string& name, const SocketSystemConfig& cf
   if (cfg.sockets == 2 && (cfg.links < 1 || cfg.links > 4)) sim_fail(name, "two sockets need one to four socket links");
   if (cfg.socket_bytes < kLineB || cfg.socket_bytes % kLineB)
     sim_fail(name, "socket_bytes must be a positive multiple of a line");
+  m_socket_lines = Divisor(cfg.socket_bytes / kLineB);
+  m_slices = Divisor(static_cast<std::uint64_t>(cfg.slices));
+  m_links_per_socket = Divisor(static_cast<std::uint64_t>(std::max(cfg.links, 1)));
   // Agent ids: every core (socket-major), then every slice's home.
   const int ncores = cfg.sockets * cfg.cores;
   m_agents.resize(static_cast<std::size_t>(ncores + cfg.sockets * cfg.slices));
@@ -113,7 +116,7 @@ mem::MemoryController& SocketSystem::memory(int socket) {
 }
 
 int SocketSystem::socket_of(std::uint64_t line) const {
-  const std::uint64_t s = line / (m_cfg.socket_bytes / kLineB);
+  const std::uint64_t s = m_socket_lines.div(line);
   if (s >= static_cast<std::uint64_t>(m_cfg.sockets))
     sim_fail(m_name, "line " + std::to_string(line) + " is beyond the sockets' DRAM");
   return static_cast<int>(s);
@@ -127,7 +130,7 @@ std::uint64_t SocketSystem::line_at(int socket, std::uint64_t offset) const {
 AgentId SocketSystem::home_of(std::uint64_t line) const {
   const int s = socket_of(line);
   const int ncores = m_cfg.sockets * m_cfg.cores;
-  return static_cast<AgentId>(ncores + s * m_cfg.slices + static_cast<int>(line % static_cast<std::uint64_t>(m_cfg.slices)));
+  return static_cast<AgentId>(ncores + s * m_cfg.slices + static_cast<int>(m_slices.mod(line)));
 }
 
 // A message leaves an agent (or a socket link's port) on `socket` at `t`
@@ -144,7 +147,7 @@ void SocketSystem::route(Packet* p, int socket, Tick t) {
   }
   ++link_messages;
   p->ready = t + m_cfg.mesh_hop;
-  const auto l = static_cast<std::size_t>(socket * m_cfg.links) + static_cast<std::size_t>(p->msg.line % static_cast<std::uint64_t>(m_cfg.links));
+  const auto l = static_cast<std::size_t>(socket * m_cfg.links) + static_cast<std::size_t>(m_links_per_socket.mod(p->msg.line));
   m_links[l]->send(p);
 }
 

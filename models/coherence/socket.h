@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "models/coherence/agents.h"
+#include "models/core/divisor.h"
 
 namespace hx::coherence {
 
@@ -81,6 +82,7 @@ class SocketSystem final : public Receiver, public HomeMap {
   };
   void route(Packet* p, int socket, Tick t);
   SocketSystemConfig m_cfg;
+  Divisor m_socket_lines, m_slices, m_links_per_socket;  // a socket's lines; slices and links per socket
   std::string m_name;
   Scheduler m_sched;
   std::vector<Agent> m_agents;  // by agent id
