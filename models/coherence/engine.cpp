@@ -150,7 +150,7 @@ void finish(HomeLine& h, AgentId self, Sink& out) {
 }  // namespace
 
 void home_receive(HomeLine& h, const Msg& m, AgentId self, Sink& out) {
-  const std::string who = "home " + std::to_string(self);
+  const auto who = [self] { return "home " + std::to_string(self); };  // named only on failure
   switch (m.type) {
     case MsgType::ReadShared:
     case MsgType::ReadUnique:
@@ -164,8 +164,8 @@ void home_receive(HomeLine& h, const Msg& m, AgentId self, Sink& out) {
     case MsgType::SnpResp_SC:
     case MsgType::SnpRespData_I:
     case MsgType::SnpRespData_SC: {
-      if (!h.busy || h.snoops_left <= 0) fail(who, m.line, "a snoop response nobody waits for: " + describe(m));
-      if (!(h.sharers >> m.src & 1)) fail(who, m.line, "a snoop response from an agent the directory does not list: " + describe(m));
+      if (!h.busy || h.snoops_left <= 0) fail(who(), m.line, "a snoop response nobody waits for: " + describe(m));
+      if (!(h.sharers >> m.src & 1)) fail(who(), m.line, "a snoop response from an agent the directory does not list: " + describe(m));
       if (msg_has_data(m.type)) h.mem = m.data;  // dirty data comes home
       if (h.owner == m.src) h.owner = -1;
       if (m.type == MsgType::SnpResp_I || m.type == MsgType::SnpRespData_I) h.sharers &= ~(1ull << m.src);
@@ -176,11 +176,11 @@ void home_receive(HomeLine& h, const Msg& m, AgentId self, Sink& out) {
       return;
     }
     case MsgType::CompAck:
-      if (!h.busy || !h.await_ack || m.src != h.cur.src) fail(who, m.line, "a CompAck nobody waits for: " + describe(m));
+      if (!h.busy || !h.await_ack || m.src != h.cur.src) fail(who(), m.line, "a CompAck nobody waits for: " + describe(m));
       finish(h, self, out);
       return;
     default:
-      fail(who, m.line, "received " + describe(m) + ", which only caching agents receive");
+      fail(who(), m.line, "received " + describe(m) + ", which only caching agents receive");
   }
 }
 
