@@ -7,8 +7,8 @@
 // cache lines holding seven keys in order), any other, or one that finds
 // its bucket full, into the heap. The earliest action is the first key of
 // the first non-empty bucket (found through a bitmap) or the heap's top,
-// whichever is less. A push and a pop cost a few comparisons within one cache line
-// instead of sifting through a heap of every pending action.
+// whichever is less. A push and a pop cost a few comparisons within a
+// bucket instead of sifting through a heap of every pending action.
 // Keys are 16 bytes (time; posting number above the payload's slot), and
 // payloads stay put in a slab, so the order is exactly (time, posting
 // order) wherever an action is kept.
