@@ -11,16 +11,6 @@ CoherenceChecker& CoherenceChecker::instance() {
   return c;
 }
 
-void CoherenceChecker::step(std::uint16_t agent, std::uint64_t line, RnState before, RnState after) {
-  if (before != after) changed(agent, line, m_lines[line], before, after);
-}
-
-void CoherenceChecker::load(std::uint16_t agent, std::uint64_t line, std::uint64_t value) {
-  loaded(agent, line, m_lines[line], value);
-}
-
-void CoherenceChecker::store(std::uint64_t line, std::uint64_t value) { m_lines[line].golden = value; }
-
 void CoherenceChecker::observe(std::uint16_t agent, std::uint64_t line, RnState before, RnState after, bool load,
                                bool store, std::uint64_t value) {
   if (before == after && !load && !store) return;

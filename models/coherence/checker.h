@@ -18,10 +18,8 @@ class CoherenceChecker {
   // The process's checker (one system of agents per process, as one
   // SystemC elaboration per process).
   static CoherenceChecker& instance();
-  void step(std::uint16_t agent, std::uint64_t line, RnState before, RnState after);
-  void load(std::uint16_t agent, std::uint64_t line, std::uint64_t value);
-  void store(std::uint64_t line, std::uint64_t value);
-  // All three for one step of one agent, with one look-up of the line.
+  // One step of one agent on one line (its state before and after, and the
+  // value it loaded or stored, if it did), with one look-up of the line.
   void observe(std::uint16_t agent, std::uint64_t line, RnState before, RnState after, bool load, bool store,
                std::uint64_t value);
   std::uint64_t checks() const { return m_checks; }

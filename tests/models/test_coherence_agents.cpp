@@ -172,12 +172,12 @@ TEST(CoherenceAgents, RequestCreditsBoundTheRequestRate) {
 TEST(CoherenceChecker, CatchesASecondWriterAndAStaleLoad) {
   auto& c = CoherenceChecker::instance();
   c.clear();
-  c.step(0, 9, RnState::I, RnState::UC);
-  EXPECT_THROW(c.step(1, 9, RnState::I, RnState::SC), SimError);
+  c.observe(0, 9, RnState::I, RnState::UC, false, false, 0);
+  EXPECT_THROW(c.observe(1, 9, RnState::I, RnState::SC, false, false, 0), SimError);
   c.clear();
-  c.store(4, 7);
-  c.load(0, 4, 7);
-  EXPECT_THROW(c.load(1, 4, 6), SimError);
+  c.observe(0, 4, RnState::UD, RnState::UD, false, true, 7);  // a store
+  c.observe(0, 4, RnState::UD, RnState::UD, true, false, 7);  // a load of it
+  EXPECT_THROW(c.observe(1, 4, RnState::SC, RnState::SC, true, false, 6), SimError);
 }
 
 // The agents' runs above pass it at every step.
