@@ -64,18 +64,23 @@ std::uint64_t CachingAgent::data(std::uint64_t line) const {
   return l ? l->data : 0;
 }
 
-void CachingAgent::access(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core) {
-  issue(store ? RnEvent::Store : RnEvent::Load, line, value, tag, core);
+void CachingAgent::access(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core,
+                          std::uint64_t mask) {
+  issue(store ? RnEvent::Store : RnEvent::Load, line, value, mask, tag, core);
 }
 
-void CachingAgent::evict(std::uint64_t line, std::uint64_t tag, CoreSide& core) { issue(RnEvent::Replace, line, 0, tag, core); }
+void CachingAgent::evict(std::uint64_t line, std::uint64_t tag, CoreSide& core) {
+  issue(RnEvent::Replace, line, 0, ~0ull, tag, core);
+}
 
-void CachingAgent::issue(RnEvent op, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core) {
+void CachingAgent::issue(RnEvent op, std::uint64_t line, std::uint64_t value, std::uint64_t mask, std::uint64_t tag,
+                         CoreSide& core) {
   // Between issue and look-up the access waits in the process's pool.
   Access* a = Pool<Access>::instance().get();
   a->op = op;
   a->line = line;
   a->value = value;
+  a->mask = mask;
   a->tag = tag;
   a->core = &core;
   m_sched.at(now_tick() + m_cfg.lookup, this, kAccess, 0, a);
@@ -115,7 +120,7 @@ void CachingAgent::run(const Access& a) {
     return;
   }
   const RnState before = l.state;
-  const RnStep r = rn_step(l, e, nullptr, m_cfg.id, home_of(a.line), a.line, a.value, *this);
+  const RnStep r = rn_step(l, e, nullptr, m_cfg.id, home_of(a.line), a.line, a.value, *this, a.mask);
   check(a.line, before, l.state, r);
   if (r.loaded || r.stored) {
     ++hits;
@@ -145,13 +150,14 @@ void CachingAgent::receive(Packet* p) {
   PacketPool::instance().put(p);
   const RnEvent e = rn_event_of(m.type);
   if (e == RnEvent::Count) sim_fail(m_name, "received " + describe(m));
-  // A store completing on this message writes the value of the access that
-  // sent the request (the first of its MSHR entry).
+  // A store completing on this message writes the value (the bits of its
+  // mask) of the access that sent the request (the first of its MSHR entry).
   const Access* first = m_mshr.first(m.line);
   const std::uint64_t value = first ? first->value : 0;
+  const std::uint64_t mask = first ? first->mask : ~0ull;
   CacheLine& l = m_lines[m.line];
   const RnState before = l.state;
-  const RnStep r = rn_step(l, e, &m, m_cfg.id, home_of(m.line), m.line, value, *this);
+  const RnStep r = rn_step(l, e, &m, m_cfg.id, home_of(m.line), m.line, value, *this, mask);
   check(m.line, before, l.state, r);
   if (!m_watch.empty() && rn_readable(before) && !rn_readable(l.state)) {
     const auto it = m_watch.find(m.line);

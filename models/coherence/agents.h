@@ -83,8 +83,10 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   CachingAgent(const std::string& name, const CachingAgentConfig& cfg, Channel& channel);
   CohPort& port();
   const CachingAgentConfig& config() const { return m_cfg; }
-  // A core access to `line`, issued now; `core` hears when it is done.
-  void access(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core);
+  // A core access to `line`, issued now; `core` hears when it is done. A
+  // store writes the bits of `mask` of the line (all of it by default).
+  void access(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core,
+              std::uint64_t mask = ~0ull);
   // Give `line` up (an eviction, or a cache-maintenance flush): a clean
   // line is evicted, a dirty one written back; done at once if not held.
   void evict(std::uint64_t line, std::uint64_t tag, CoreSide& core);
@@ -108,11 +110,11 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
     static constexpr const char* kPoolName = "a core access";
     std::uint64_t id = 0;
     RnEvent op = RnEvent::Load;  // Load, Store or Replace
-    std::uint64_t line = 0, value = 0, tag = 0;
+    std::uint64_t line = 0, value = 0, mask = ~0ull, tag = 0;
     CoreSide* core = nullptr;
   };
   CachingAgent(const std::string& name, const CachingAgentConfig& cfg, Channel* channel);
-  void issue(RnEvent op, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core);
+  void issue(RnEvent op, std::uint64_t line, std::uint64_t value, std::uint64_t mask, std::uint64_t tag, CoreSide& core);
   void run(const Access& a);
   void receive(Packet* p);
   void check(std::uint64_t line, RnState before, RnState after, const RnStep& r);

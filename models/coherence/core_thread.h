@@ -35,6 +35,12 @@ class CoreThread final : public CoreSide, public LineWatcher {
     return m_values;
   }
   void store_all(const std::vector<std::uint64_t>& lines, const std::vector<std::uint64_t>& values) { run(lines, &values); }
+  // Stores of some bits of each line (`masks[i]` of lines[i]), keeping the
+  // others: fields of descriptors that share a line.
+  void store_all(const std::vector<std::uint64_t>& lines, const std::vector<std::uint64_t>& values,
+                 const std::vector<std::uint64_t>& masks) {
+    run(lines, &values, &masks);
+  }
   // Reads `line` until `ready(value)`; returns that value.
   template <class F>
   std::uint64_t poll(std::uint64_t line, Tick loop, F&& ready) {
@@ -61,22 +67,26 @@ class CoreThread final : public CoreSide, public LineWatcher {
   }
 
  private:
-  void run(const std::vector<std::uint64_t>& lines, const std::vector<std::uint64_t>* values) {
+  void run(const std::vector<std::uint64_t>& lines, const std::vector<std::uint64_t>* values,
+           const std::vector<std::uint64_t>* masks = nullptr) {
     m_values.assign(lines.size(), 0);
     m_lines = &lines;
     m_store_values = values;
+    m_masks = masks;
     m_pending = lines.size();
     m_next = std::min<std::size_t>(lines.size(), static_cast<std::size_t>(m_a.config().mshrs));
     for (std::size_t i = 0; i < m_next; ++i) issue(i);
     if (m_pending) sc_core::wait(m_ev);
   }
   void issue(std::size_t i) {
-    m_a.access(m_store_values != nullptr, (*m_lines)[i], m_store_values ? (*m_store_values)[i] : 0, i, *this);
+    m_a.access(m_store_values != nullptr, (*m_lines)[i], m_store_values ? (*m_store_values)[i] : 0, i, *this,
+               m_masks ? (*m_masks)[i] : ~0ull);
   }
   CachingAgent& m_a;
   std::vector<std::uint64_t> m_one = {0}, m_one_value = {0}, m_values;
   const std::vector<std::uint64_t>* m_lines = nullptr;
   const std::vector<std::uint64_t>* m_store_values = nullptr;
+  const std::vector<std::uint64_t>* m_masks = nullptr;
   std::size_t m_pending = 0, m_next = 0;
   Tick m_done_at = 0;
   sc_core::sc_event m_ev, m_lost_ev;

@@ -21,7 +21,7 @@ std::string describe(const Msg& m) {
 }
 
 RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId home, std::uint64_t line,
-               std::uint64_t store_value, Sink& out) {
+               std::uint64_t store_value, Sink& out, std::uint64_t store_mask) {
   RnStep r;
   r.row = rn_row(l.state, e);
   if (!r.row) {
@@ -38,9 +38,9 @@ RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId hom
     r.value = l.data;
   }
   if (ops & kOpStore) {
-    l.data = store_value;
+    l.data = (l.data & ~store_mask) | (store_value & store_mask);
     r.stored = true;
-    r.value = store_value;
+    r.value = l.data;
   }
   if (r.row->send != MsgType::None) {
     Msg m;

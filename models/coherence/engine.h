@@ -42,17 +42,19 @@ struct CacheLine {
 struct RnStep {
   const RnRow* row = nullptr;  // nullptr: a core operation that must wait (no row in this state)
   bool loaded = false;         // a load completed, reading `value`
-  bool stored = false;         // a store completed, writing the value given
+  bool stored = false;         // a store completed; `value` is the line's value after it
   std::uint64_t value = 0;
 };
 
 // Applies the caching agent's table to `l` for event `e` (a core operation,
 // or the received message `in`). `store_value` is what a store writes: the
 // caller's pending store's value, also when the store completes on a
-// received message (a CompData or CompUC for an outstanding write).
+// received message (a CompData or CompUC for an outstanding write). A
+// store writes the bits of `store_mask` only and keeps the line's others
+// (a store of some bytes of a line: a field of a descriptor).
 // A message the table has no row for throws SimError.
 RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId home, std::uint64_t line,
-               std::uint64_t store_value, Sink& out);
+               std::uint64_t store_value, Sink& out, std::uint64_t store_mask = ~0ull);
 
 // One line at its home: the directory, memory's value, the transaction in
 // progress and the requests waiting behind it (the hazard queue).

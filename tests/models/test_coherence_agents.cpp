@@ -167,6 +167,28 @@ TEST(CoherenceAgents, RequestCreditsBoundTheRequestRate) {
   EXPECT_EQ(r.a0.port().tx_units.value, 6u);    // three requests, three CompAcks
 }
 
+// Stores of some bits of a line keep the others, whichever cache the line
+// is in: two agents write their own fields of one line at once (one of them
+// twice, the second store merged behind the first's request), each a miss
+// that takes the line from the other; then both read it. Every value passes
+// the checker, and the line ends with every field's last store.
+TEST(CoherenceAgents, AStoreOfSomeBitsKeepsTheOthers) {
+  CoherenceChecker::instance().clear();
+  Rig r;
+  r.a0.access(true, 11, 0x00AA, 1, r.c0, 0x00FF);
+  r.a1.access(true, 11, 0xBB00, 2, r.c1, 0xFF00);
+  r.a0.access(true, 11, 0xCC0000, 3, r.c0, 0xFF0000);
+  sc_core::sc_start();
+  r.a0.access(false, 11, 0, 4, r.c0);
+  r.a1.access(false, 11, 0, 5, r.c1);
+  sc_core::sc_start();
+  ASSERT_EQ(r.c0.done.size(), 3u);
+  ASSERT_EQ(r.c1.done.size(), 2u);
+  EXPECT_EQ(std::get<1>(r.c0.done[2]), 0xCCBBAAu);
+  EXPECT_EQ(std::get<1>(r.c1.done[1]), 0xCCBBAAu);
+  EXPECT_GE(r.home.snoops.value, 1u);  // the line moved between the caches
+}
+
 // The checker every agent reports to catches what a broken protocol would
 // do: a second writable copy, and a load of anything but the last store.
 TEST(CoherenceChecker, CatchesASecondWriterAndAStaleLoad) {
