@@ -41,14 +41,18 @@ ax.set_ylabel('64 B loop-back latency (ns)')
 ax.set_title('minimum latency', fontsize=8)
 
 ax = axes[1]
-curves = [(nic, [p for p in load if p['point'].get('workloads.0.nic') == nic]) for nic in ('ccnic', 'e810_upi')]
-curves += [(dev, [p for p in pload if p['point'].get('workloads.0.device') == dev]) for dev in ('e810', 'cx6')]
-for nic, pts in curves:
-    color = COLORS[nic]
+def on_upi(nic, layout):
+    return [p for p in load if p['point'].get('workloads.0.nic') == nic and
+            p['point'].get('workloads.0.layout', 'grouped' if nic == 'ccnic' else 'packed') == layout]
+curves = [('ccnic', NAMES['ccnic'], 'C0', on_upi('ccnic', 'grouped')),
+          ('ccnic', 'CC-NIC packed', 'C4', on_upi('ccnic', 'packed')),
+          ('e810_upi', NAMES['e810_upi'], 'C1', on_upi('e810_upi', 'packed'))]
+curves += [(dev, NAMES[dev], COLORS[dev], [p for p in pload if p['point'].get('workloads.0.device') == dev]) for dev in ('e810', 'cx6')]
+for nic, name, color, pts in curves:
     s = sorted((p['metrics']['nic.Mpps'], p['metrics']['nic.median_ns'], p['metrics']['nic.p99_ns']) for p in pts)
     if s:
-        ax.plot([x[0] for x in s], [x[1] for x in s], color + '-o', ms=3, label=NAMES[nic] + ' p50')
-        ax.plot([x[0] for x in s], [x[2] for x in s], color + '--', label=NAMES[nic] + ' p99')
+        ax.plot([x[0] for x in s], [x[1] for x in s], color + '-o', ms=3, label=name + ' p50')
+        ax.plot([x[0] for x in s], [x[2] for x in s], color + '--', label=name + ' p99')
 ax.set_yscale('log')
 ax.set_xlabel('delivered load (Mpps, one queue)')
 ax.set_ylabel('latency (ns)')
@@ -71,7 +75,7 @@ def rate(pts=None, **want):
 
 
 ax = axes[2]
-four = [('ccnic', rate(nic='ccnic', per_line=4, batch=32, size='64B', queues=1, homing='writer')),
+four = [('ccnic', rate(nic='ccnic', per_line=4, layout='grouped', batch=32, size='64B', queues=1, homing='writer')),
         ('e810_upi', rate(nic='e810_upi', per_line=4, batch=32, size='64B', queues=1, homing='writer')),
         ('e810', rate(ppeak, device='e810', batch=32, size='64B', queues=1)),
         ('cx6', rate(ppeak, device='cx6', batch=32, size='64B', queues=1))]
@@ -84,12 +88,14 @@ ax.set_title('peak packet rate, batch 32', fontsize=8)
 ax = axes[3]
 
 base = dict(size='64B', queues=1, homing='writer')
-ablation = [('CC-NIC: 4/line,\nbatch 32', rate(nic='ccnic', per_line=4, batch=32, **base)),
+cc = dict(nic='ccnic', per_line=4, layout='grouped')
+ablation = [('CC-NIC: 4/line,\nbatch 32', rate(batch=32, **cc, **base)),
             ('tail registers\n(E810 on UPI)', rate(nic='e810_upi', per_line=4, batch=32, **base)),
             ('one desc.\nper line', rate(nic='ccnic', per_line=1, batch=32, **base)),
-            ('batch 4', rate(nic='ccnic', per_line=4, batch=4, **base)),
-            ('no batching', rate(nic='ccnic', per_line=4, batch=1, **base)),
-            ('reader-\nhomed', rate(nic='ccnic', per_line=4, batch=32, size='64B', queues=1, homing='reader'))]
+            ('4 packed,\na flag each', rate(nic='ccnic', per_line=4, layout='packed', batch=32, **base)),
+            ('batch 4', rate(batch=4, **cc, **base)),
+            ('no batching', rate(batch=1, **cc, **base)),
+            ('reader-\nhomed', rate(batch=32, **cc, size='64B', queues=1, homing='reader'))]
 ax.bar(range(len(ablation)), [a[1] for a in ablation], color=['C0'] + ['C7'] * (len(ablation) - 1))
 ax.set_xticks(range(len(ablation)))
 ax.set_xticklabels([a[0] for a in ablation], fontsize=5.5, rotation=35, ha='right')

@@ -198,6 +198,11 @@ class NicLoopInput(unittest.TestCase):
     def test_each_nic_kind_refuses_the_others_keys(self):
         self.expect_error('nic: pcie, per_line: 4', 'per_line applies to nic: ccnic and e810_upi')
         self.expect_error('nic: ccnic, rx: irq', 'rx applies to nic: pcie')
+        self.expect_error('nic: pcie, layout: packed', 'layout applies to nic: ccnic and e810_upi')
+
+    def test_tail_registers_take_descriptors_back_to_back(self):
+        self.expect_error('nic: e810_upi, layout: grouped', 'layout: grouped needs inline signalling (nic: ccnic)',
+                          r'study\.yaml:3:\d+: workloads\.0\.layout')
 
     def test_the_device_must_be_a_nic(self):
         self.expect_error('nic: pcie, device: host', "'host' is not an endpoint with device: nic")

@@ -42,7 +42,7 @@ SMALL = {
     's002_latency': ['workloads.0.reps=10'],
     's002_nic_latency': ['workloads.0.packets=50', 'workloads.0.warmup=5'],
     's002_nic_load': ['workloads.0.packets=300', 'workloads.0.warmup=20', 'sweep.1.values=[1, 8]'],
-    's002_nic_peak': ['workloads.0.packets=300', 'workloads.0.warmup=20', 'sweep.3.values=[64B]', 'sweep.5.values=[1]'],
+    's002_nic_peak': ['workloads.0.packets=300', 'workloads.0.warmup=20', 'sweep.2.values=[64B]', 'sweep.4.values=[1]'],
     's002_pcie_latency': ['workloads.0.packets=50', 'workloads.0.warmup=5', 'sweep.1.values=[64B]', 'sweep.2.values=[poll]'],
     's002_pcie_load': ['workloads.0.packets=300', 'workloads.0.warmup=20', 'sweep.1.values=[1, 8]'],
     's002_pcie_peak': ['workloads.0.packets=300', 'workloads.0.warmup=20', 'sweep.1.values=[64B]', 'sweep.2.values=[1]',

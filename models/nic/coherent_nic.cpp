@@ -15,7 +15,8 @@ using coherence::kLineB;
 struct CoherentNic::Ring {
   std::uint64_t desc = 0, buf = 0, tail = 0, head = 0;  // first line of each
   std::uint64_t written = 0, read = 0;  // descriptors
-  std::uint64_t head_seen = 0;          // the writer's last look at the head line
+  std::uint64_t w_slot = 0, r_slot = 0;  // slots (per_line to a descriptor line) past the writer's and the reader's
+  std::uint64_t head_seen = 0;          // the writer's last look at the head line (a slot)
   std::uint64_t head_told = 0;          // the reader's last report in it
 };
 
@@ -32,6 +33,8 @@ CoherentNic::CoherentNic(const std::string& name, const CoherentNicConfig& cfg, 
   if (cfg.traffic.queues < 1 || 2 * cfg.traffic.queues > s.cores || cfg.traffic.queues > s.cores)
     sim_fail(name, "each queue takes two host cores on socket 0 and one NIC core on socket 1");
   if (cfg.per_line < 1 || cfg.per_line > 4) sim_fail(name, "one to four descriptors per line");
+  if (!cfg.inline_signal && cfg.layout != Layout::Packed)
+    sim_fail(name, "with tail registers descriptors lie back to back (layout: packed)");
   if (cfg.traffic.ring < 2 || cfg.traffic.batch < 1 || cfg.traffic.batch > cfg.traffic.ring * cfg.per_line / 2)
     sim_fail(name, "a batch is at most half a ring");
   if (cfg.traffic.packet_B < 1 || cfg.traffic.packet_B > 9216) sim_fail(name, "packets of 1 B to 9216 B");
@@ -86,110 +89,212 @@ double CoherentNic::progress() const { return mean_progress(m_queues); }
 
 namespace {
 
+// A ring's geometry as both its sides see it.
+class Geometry {
+ public:
+  explicit Geometry(const CoherentNicConfig& c)
+      : m_c(c),
+        m_lines((c.traffic.packet_B + kLineB - 1) / kLineB),
+        m_per(static_cast<std::uint64_t>(c.per_line)),
+        m_ring(static_cast<std::uint64_t>(c.traffic.ring)),
+        m_cap(m_per * m_ring) {}
+
+ protected:
+  bool grouped() const { return m_c.layout == Layout::Grouped; }
+  bool flags() const { return m_c.inline_signal && m_c.layout == Layout::Packed; }  // a ready flag per descriptor
+  template <class RingT>
+  std::uint64_t line_of(const RingT& r, std::uint64_t slot) const { return r.desc + (slot / m_per) % m_ring; }
+  template <class RingT>
+  std::uint64_t buffer(const RingT& r, std::uint64_t slot, std::uint64_t i) const { return r.buf + (slot % m_cap) * m_lines + i; }
+  // A packed slot's 16 bits of its line, and its ready flag.
+  std::uint64_t field(std::uint64_t slot) const { return 0xFFFFull << (16 * (slot % m_per)); }
+  std::uint64_t flag(std::uint64_t slot) const { return 1ull << (16 * (slot % m_per)); }
+  // A grouped line's signal: the number of descriptors written up to its
+  // last, and how many it holds.
+  static std::uint64_t signal(std::uint64_t upto, std::uint64_t count) { return upto << 3 | count; }
+  static std::uint64_t upto(std::uint64_t signal) { return signal >> 3; }
+  static std::uint64_t count(std::uint64_t signal) { return signal & 7; }
+
+  const CoherentNicConfig& m_c;
+  const std::uint64_t m_lines, m_per, m_ring, m_cap;  // lines per packet; slots per line; lines per ring; slots per ring
+  std::vector<std::uint64_t> m_l, m_v, m_m;  // scratch: lines, values, masks
+};
+
 // The writer's side of a ring: descriptors [r.written, r.written + n) for
 // packets of the same numbers.
-class Writer {
+class Writer : Geometry {
  public:
-  Writer(const CoherentNicConfig& c) : m_c(c), m_lines((c.traffic.packet_B + kLineB - 1) / kLineB) {}
+  explicit Writer(const CoherentNicConfig& c) : Geometry(c) {}
   template <class RingT>
   void produce(coherence::CoreThread& core, RingT& r, std::uint64_t n) {
-    const std::uint64_t cap = static_cast<std::uint64_t>(m_c.traffic.ring) * static_cast<std::uint64_t>(m_c.per_line);
-    if (r.written + n - r.head_seen > cap)
-      r.head_seen = core.poll(r.head, m_c.poll_loop, [&](std::uint64_t v) { return r.written + n - v <= cap; });
+    const std::uint64_t end = grouped() ? (r.w_slot + n + m_per - 1) / m_per * m_per : r.w_slot + n;
+    if (end - r.head_seen > m_cap)
+      r.head_seen = core.poll(r.head, m_c.poll_loop, [&](std::uint64_t v) { return end - v <= m_cap; });
     // The packets' lines, then (once every one is written) their descriptor lines.
     m_l.clear();
     m_v.clear();
-    for (std::uint64_t d = r.written; d < r.written + n; ++d)
+    for (std::uint64_t k = 0; k < n; ++k)
       for (std::uint64_t i = 0; i < m_lines; ++i) {
-        m_l.push_back(r.buf + (d % cap) * m_lines + i);
-        m_v.push_back(d + 1);
+        m_l.push_back(buffer(r, r.w_slot + k, i));
+        m_v.push_back(r.written + k + 1);
       }
     core.store_all(m_l, m_v);
     m_l.clear();
     m_v.clear();
-    const auto per = static_cast<std::uint64_t>(m_c.per_line);
-    for (std::uint64_t d = r.written; d < r.written + n; ++d) {
-      const std::uint64_t line = r.desc + (d / per) % static_cast<std::uint64_t>(m_c.traffic.ring);
-      if (!m_l.empty() && m_l.back() == line) m_v.back() = d + 1;  // the line's signal: its last descriptor's number
-      else {
-        m_l.push_back(line);
-        m_v.push_back(d + 1);
+    m_m.clear();
+    for (std::uint64_t k = 0; k < n; ++k) {
+      const std::uint64_t slot = r.w_slot + k, d = r.written + k;
+      const bool same = !m_l.empty() && m_l.back() == line_of(r, slot);
+      if (!same) {
+        m_l.push_back(line_of(r, slot));
+        m_v.push_back(0);
+        m_m.push_back(flags() ? 0 : ~0ull);
+      }
+      if (flags()) {
+        m_v.back() |= flag(slot);
+        m_m.back() |= field(slot);
+      } else if (grouped()) {
+        m_v.back() = signal(d + 1, same ? count(m_v.back()) + 1 : 1);
+      } else {
+        m_v.back() = d + 1;  // (tail registers) the number of its last descriptor
       }
     }
-    core.store_all(m_l, m_v);
+    core.store_all(m_l, m_v, m_m);
     r.written += n;
+    r.w_slot = end;
     if (!m_c.inline_signal) core.store(r.tail, r.written);
   }
-
- private:
-  const CoherentNicConfig& m_c;
-  std::uint64_t m_lines;
-  std::vector<std::uint64_t> m_l, m_v;
 };
 
 // The reader's side: waits for at least one descriptor, takes up to
-// `batch`, reads their packets (checking each line holds its packet) and
-// reports its progress in the head line every quarter ring. Returns the
-// first descriptor taken; r.read is past the last.
-class Reader {
+// `batch`, reads their packets (checking each line holds its packet), and
+// reports the slot it has read up to in the head line every quarter ring.
+// Returns the first descriptor taken; r.read is past the last. With a flag
+// per descriptor, release() clears the flags once the packets are dealt
+// with, and reports then.
+class Reader : Geometry {
  public:
-  Reader(const CoherentNicConfig& c, const std::string& who)
-      : m_c(c), m_who(who), m_lines((c.traffic.packet_B + kLineB - 1) / kLineB) {}
+  Reader(const CoherentNicConfig& c, const std::string& who) : Geometry(c), m_who(who) {}
   template <class RingT>
   std::uint64_t consume(coherence::CoreThread& core, RingT& r) {
     const std::uint64_t first = r.read;
-    const auto per = static_cast<std::uint64_t>(m_c.per_line), ring = static_cast<std::uint64_t>(m_c.traffic.ring);
     const auto batch = static_cast<std::uint64_t>(m_c.traffic.batch);
-    auto line_of = [&](std::uint64_t d) { return r.desc + (d / per) % ring; };
-    std::uint64_t avail = 0;
-    if (m_c.inline_signal) {
-      // The next descriptor's line says how many are ready; when the batch
-      // has room for more, the lines after it are read all at once and
-      // taken up to the first that is not ready.
-      const std::uint64_t v = core.poll(line_of(first), m_c.poll_loop, [&](std::uint64_t x) { return x > first && x <= first + per * ring; });
-      avail = std::min(v - first, batch);
-      if (avail < batch && (first + avail) % per == 0) {
-        m_l.clear();
-        for (std::uint64_t d = first + avail; d < first + batch; d += per) m_l.push_back(line_of(d));
-        const auto& next = core.load_all(m_l);
-        for (std::size_t i = 0; i < next.size(); ++i) {
-          const std::uint64_t at = first + avail;
-          if (next[i] <= at || next[i] > at + per * ring) break;
-          avail = std::min(next[i] - first, batch);
-          if (avail % per) break;  // a line not full yet: the next one cannot hold anything newer
-        }
-      }
-    } else {
-      const std::uint64_t tail = core.poll(r.tail, m_c.poll_loop, [&](std::uint64_t x) { return x > first; });
-      avail = std::min(tail - first, batch);
-      m_l.clear();
-      for (std::uint64_t d = first; d < first + avail; ++d)
-        if (m_l.empty() || m_l.back() != line_of(d)) m_l.push_back(line_of(d));
-      const auto& v = core.load_all(m_l);
-      for (std::size_t i = 0; i < m_l.size(); ++i)
-        if (v[i] <= first) sim_fail(m_who, "a descriptor line behind the tail that announced it");
-    }
+    m_slots.clear();
+    if (!m_c.inline_signal) take_announced(core, r, batch);
+    else if (flags()) take_flagged(core, r, batch);
+    else take_grouped(core, r, batch);
+    const std::uint64_t avail = m_slots.size();
     m_l.clear();
-    for (std::uint64_t d = first; d < first + avail; ++d)
-      for (std::uint64_t i = 0; i < m_lines; ++i) m_l.push_back(r.buf + (d % (per * ring)) * m_lines + i);
+    for (std::uint64_t slot : m_slots)
+      for (std::uint64_t i = 0; i < m_lines; ++i) m_l.push_back(buffer(r, slot, i));
     const auto& v = core.load_all(m_l);
     for (std::size_t i = 0; i < v.size(); ++i)
       if (v[i] != first + i / m_lines + 1)
         sim_fail(m_who, "packet " + std::to_string(first + i / m_lines) + " read as " + std::to_string(v[i]) +
                             " after its descriptor: the packet's stores were not visible before the descriptor's");
     r.read = first + avail;
-    if (r.read - r.head_told >= per * ring / 4) {
-      r.head_told = r.read;
-      core.store(r.head, r.read);
-    }
+    if (!flags()) report(core, r);
     return first;
+  }
+  // Once the packets taken are dealt with (packed, inline): hands their
+  // descriptors back by clearing their flags, line by line, then reports.
+  template <class RingT>
+  void release(coherence::CoreThread& core, RingT& r) {
+    if (!flags()) return;
+    m_l.clear();
+    m_v.clear();
+    m_m.clear();
+    for (std::uint64_t slot : m_slots) {
+      if (m_l.empty() || m_l.back() != line_of(r, slot)) {
+        m_l.push_back(line_of(r, slot));
+        m_v.push_back(0);
+        m_m.push_back(0);
+      }
+      m_m.back() |= field(slot);
+    }
+    core.store_all(m_l, m_v, m_m);
+    report(core, r);
   }
 
  private:
-  const CoherentNicConfig& m_c;
+  template <class RingT>
+  void report(coherence::CoreThread& core, RingT& r) {
+    if (r.r_slot - r.head_told >= m_cap / 4) {
+      r.head_told = r.r_slot;
+      core.store(r.head, r.r_slot);
+    }
+  }
+  // Tail registers: the tail says how many are written; their lines are
+  // then read.
+  template <class RingT>
+  void take_announced(coherence::CoreThread& core, RingT& r, std::uint64_t batch) {
+    const std::uint64_t first = r.read;
+    const std::uint64_t tail = core.poll(r.tail, m_c.poll_loop, [&](std::uint64_t x) { return x > first; });
+    const std::uint64_t avail = std::min(tail - first, batch);
+    m_l.clear();
+    for (std::uint64_t k = 0; k < avail; ++k) {
+      m_slots.push_back(r.r_slot + k);
+      if (m_l.empty() || m_l.back() != line_of(r, r.r_slot + k)) m_l.push_back(line_of(r, r.r_slot + k));
+    }
+    const auto& v = core.load_all(m_l);
+    for (std::size_t i = 0; i < m_l.size(); ++i)
+      if (v[i] <= first) sim_fail(m_who, "a descriptor line behind the tail that announced it");
+    r.r_slot += avail;
+  }
+  // Grouped: the next line's signal says how many it holds; when the batch
+  // has room for more, the lines after it are read all at once and taken
+  // up to the first that is not ready or would overfill the batch.
+  template <class RingT>
+  void take_grouped(coherence::CoreThread& core, RingT& r, std::uint64_t batch) {
+    const std::uint64_t first = r.read;
+    const std::uint64_t v = core.poll(line_of(r, r.r_slot), m_c.poll_loop,
+                                      [&](std::uint64_t x) { return upto(x) > first && upto(x) <= first + m_cap; });
+    take_line(r, v);
+    const std::uint64_t have = m_slots.size();
+    if (have >= batch) return;
+    m_l.clear();
+    for (std::uint64_t k = 0; k < (batch - have + m_per - 1) / m_per; ++k) m_l.push_back(line_of(r, r.r_slot + k * m_per));
+    const auto& next = core.load_all(m_l);
+    for (std::uint64_t x : next) {
+      const std::uint64_t at = first + m_slots.size();
+      if (upto(x) <= at || upto(x) > at + m_cap || m_slots.size() + count(x) > batch) break;
+      take_line(r, x);
+    }
+  }
+  template <class RingT>
+  void take_line(RingT& r, std::uint64_t x) {
+    const std::uint64_t n = count(x);
+    if (n < 1 || n > m_per || upto(x) != r.read + m_slots.size() + n)
+      sim_fail(m_who, "a descriptor line whose signal (" + std::to_string(upto(x)) + " written, " + std::to_string(n) +
+                          " in the line) does not follow the descriptors read before it");
+    for (std::uint64_t k = 0; k < n; ++k) m_slots.push_back(r.r_slot + k);
+    r.r_slot += m_per;
+  }
+  // Packed with a flag per descriptor: the next slot's flag, then those
+  // after it in its line; when the batch has room and the line is used
+  // up, the lines after it are read all at once and their slots taken up
+  // to the first not flagged.
+  template <class RingT>
+  void take_flagged(coherence::CoreThread& core, RingT& r, std::uint64_t batch) {
+    const std::uint64_t s0 = r.r_slot;
+    const std::uint64_t v = core.poll(line_of(r, s0), m_c.poll_loop, [&](std::uint64_t x) { return (x & flag(s0)) != 0; });
+    std::uint64_t s = s0;
+    while (s - s0 < batch && (s == s0 || s % m_per) && (v & flag(s))) m_slots.push_back(s++);
+    if (s - s0 < batch && s % m_per == 0) {
+      m_l.clear();
+      for (std::uint64_t t = s; t < s0 + batch; t += m_per) m_l.push_back(line_of(r, t));
+      const auto& next = core.load_all(m_l);
+      for (std::size_t i = 0; i < next.size() && s - s0 < batch; ++i) {
+        const std::uint64_t line_end = s + m_per;
+        while (s < line_end && s - s0 < batch && (next[i] & flag(s))) m_slots.push_back(s++);
+        if (s < line_end) break;
+      }
+    }
+    r.r_slot = s;
+  }
+
   std::string m_who;
-  std::uint64_t m_lines;
-  std::vector<std::uint64_t> m_l;
+  std::vector<std::uint64_t> m_slots;  // the slots of the descriptors taken, in order
 };
 
 }  // namespace
@@ -214,6 +319,7 @@ void CoherentNic::nic_loop(Queue& q) {
     const std::uint64_t n = q.tx.read - first;
     wait_for(m_cfg.nic_per_packet * n);
     w.produce(*q.nic, q.rx, n);
+    rd.release(*q.nic, q.tx);
   }
 }
 
@@ -226,6 +332,7 @@ void CoherentNic::host_rx(Queue& q) {
     for (std::uint64_t k = first; k < q.rx.read; ++k) m_timing.received(k, q.due[k], m_cfg.traffic.warmup);
     q.received = q.rx.read;
     q.rx_ev.notify(sc_core::SC_ZERO_TIME);
+    rd.release(*q.host_rx, q.rx);
   }
   q.finished = true;
 }

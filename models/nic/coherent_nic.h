@@ -16,21 +16,31 @@
 //  - registers (E810 ported to UPI): the descriptors, then a tail line
 //    holding the number written; the reader polls the tail, then reads the
 //    descriptors it announces;
-//  - inline (CC-NIC): each descriptor line carries the sequence number of
-//    its last descriptor, written with it; the reader polls the next
-//    descriptor line itself (one line transfer fewer per batch).
+//  - inline (CC-NIC): the descriptor lines carry the signal themselves and
+//    the reader polls the next descriptor line (one line transfer fewer per
+//    batch).
+// Where descriptors lie in their lines (`per_line` of them to a line):
+//  - grouped (CC-NIC's layout): each write of descriptors starts a line of
+//    its own, and the rest of its last line stays empty; one signal per
+//    line (its last descriptor's number and how many it holds). A line is
+//    written once per lap of the ring;
+//  - packed: back to back, so that a line is written again by the next
+//    batch while its reader may hold it. With inline signalling each
+//    descriptor has a ready flag of its own, which its reader clears once
+//    it has taken the packet (a store of those bits of the line: the
+//    reader writes into the writer's lines, and under low load a line goes
+//    back and forth for every descriptor). With tail registers the layout
+//    is always packed.
 // A writer stores a packet's buffer lines, all at once, then (once they are
 // done) its descriptor line: so a reader that sees a descriptor sees its
 // packet (the order x86-TSO gives the same two stores). A reader loads a
 // packet's lines all at once. Each core's accesses and polls are a
 // coherence::CoreThread's.
 //
-// Simplifications in this version: buffers are fixed per descriptor (no
-// shared pools), one descriptor layout (several descriptors per line
-// always share one signal; the packed layout whose reader writes back
-// into the writer's lines is not modelled), stores drain one batch at a
-// time (no prefetch of ownership for later stores), host and NIC
-// processing are fixed times per packet.
+// Simplifications in this version: buffers are fixed per descriptor slot
+// (no shared pools), stores drain one batch at a time (no prefetch of
+// ownership for later stores), host and NIC processing are fixed times
+// per packet.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -43,10 +53,13 @@
 
 namespace hx::nic {
 
+enum class Layout { Grouped, Packed };  // where descriptors lie in their lines (above)
+
 struct CoherentNicConfig {
   Traffic traffic;             // its ring: descriptor lines per ring
   bool inline_signal = true;   // CC-NIC; false: tail registers (E810 on UPI)
   int per_line = 1;            // descriptors per descriptor line (1-4)
+  Layout layout = Layout::Grouped;  // Packed only, with tail registers
   bool writer_homed = true;    // each ring, its buffers and tail homed at its writer; false: at its reader
   Tick poll_loop = 10 * kNs;   // a polling loop's iteration
   Tick host_per_packet = 20 * kNs;  // driver work per packet, TX and RX each

@@ -16,13 +16,14 @@ namespace {
 class NicLoop final : public Workload {
  public:
   NicLoop(const Cursor& c, const topo::Topology& t) : Workload("nic_loop") {
-    c.keys({"type", "name", "nic", "device", "rx", "per_line", "ring", "batch", "queues", "size", "homing", "mode", "load",
+    c.keys({"type", "name", "nic", "device", "rx", "per_line", "layout", "ring", "batch", "queues", "size", "homing", "mode",
+            "load",
             "packets", "warmup"});
     if (c.has("name")) m_name = c.child("name").str();
     const auto& root = t.nodes[static_cast<std::size_t>(t.root)];
     const std::string kind = c.child("nic").choice({"ccnic", "e810_upi", "pcie"});
     m_pcie = kind == "pcie";
-    for (const char* k : m_pcie ? std::vector<const char*>{"per_line", "homing"} : std::vector<const char*>{"device", "rx"})
+    for (const char* k : m_pcie ? std::vector<const char*>{"per_line", "layout", "homing"} : std::vector<const char*>{"device", "rx"})
       if (c.has(k)) c.child(k).fail(std::string(k) + " applies to " + (m_pcie ? "nic: ccnic and e810_upi" : "nic: pcie"));
     Traffic& tr = m_cfg.traffic;
     if (m_pcie) {
@@ -33,6 +34,14 @@ class NicLoop final : public Workload {
       m_cfg = root.coherent_nic;  // the platform's costs; the traffic is read below
       m_cfg.inline_signal = kind == "ccnic";
       if (c.has("per_line")) m_cfg.per_line = static_cast<int>(c.child("per_line").integer(1, 4));
+      // CC-NIC's own layout by default; the E810's descriptors lie back to back.
+      m_cfg.layout = m_cfg.inline_signal ? nic::Layout::Grouped : nic::Layout::Packed;
+      if (c.has("layout")) {
+        const Cursor l = c.child("layout");
+        m_cfg.layout = l.choice({"grouped", "packed"}) == "grouped" ? nic::Layout::Grouped : nic::Layout::Packed;
+        if (!m_cfg.inline_signal && m_cfg.layout == nic::Layout::Grouped)
+          l.fail("layout: grouped needs inline signalling (nic: ccnic); with tail registers descriptors lie back to back");
+      }
       m_cfg.writer_homed = !c.has("homing") || c.child("homing").choice({"writer", "reader"}) == "writer";
     }
     if (c.has("ring")) tr.ring = static_cast<int>(c.child("ring").integer(2, 4096));
@@ -165,7 +174,9 @@ std::unique_ptr<Workload> make_nic_loop(const Cursor& c, const topo::Topology& t
 std::string nic_loop_reference() {
   return "| `nic_loop` | `nic` (ccnic: CC-NIC, a ready signal inside each descriptor line; e810_upi: the E810's head/tail "
          "registers as coherent lines; pcie: a NIC on PCIe, an endpoint with device: nic), `device` (pcie: which NIC endpoint, "
-         "when there are several), `rx` (pcie: poll, or irq: the RX core sleeps until an interrupt), `per_line` (descriptors per descriptor line, 1-4, one signal per line), `ring` "
+         "when there are several), `rx` (pcie: poll, or irq: the RX core sleeps until an interrupt), `per_line` (descriptors per descriptor line, 1-4), `layout` (grouped: each "
+         "batch starts a line of its own, one signal per line, CC-NIC's and ccnic's default; packed: back to back, with "
+         "ccnic a ready flag per descriptor that its reader clears; e810_upi is always packed), `ring` "
          "(descriptor lines per ring; pcie: descriptors), `batch` (packets taken at once), `queues` (each: a TX and an RX core on "
          "socket 0, and a NIC core on socket 1 for the coherent NICs), `size` (packet bytes), `homing` (writer: each ring homed at its writer; reader), `mode` (pingpong: "
          "one packet in flight, the minimum latency; open: `load` packets per second per queue; peak: as fast as the rings "
