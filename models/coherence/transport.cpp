@@ -43,6 +43,7 @@ DirectLink::DirectLink(Receiver& owner, const std::string& name, const CohEndCon
     : m_owner(owner), m_port(*this, name, cfg) {}
 
 void DirectLink::send(Packet* p) {
+  if (m_tx.empty() && m_port.send_if_idle(*p)) return;  // nothing to choose between: no wake needed
   m_tx.push(p);
   m_port.wake_for(*p);
 }

@@ -124,6 +124,12 @@ class LinkEnd final : public Actor {
   // The owner queued u (ready at u.ready): retry when it could go, or, when
   // it could not have credits then, when credits come back (design note 17).
   void wake_for(const Unit& u);
+  // For an owner with nothing else queued on this end: transmits u at once,
+  // from when it is ready, if the wire is free by then and its credits are
+  // there (what a wake at that time would do, without the wake); false:
+  // queue it and wake_for() it as usual. What this end sends before u is
+  // ready (credit returns) then goes behind u.
+  bool send_if_idle(Unit& u);
   bool can_send(const Unit& u);
   // Whether u would have credits at `at`, counting those in flight by then.
   bool credits_at(const Unit& u, Tick at) const;

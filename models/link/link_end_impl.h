@@ -144,6 +144,20 @@ void LinkEnd<T>::wake_for(const Unit& u) {
 }
 
 template <class T>
+bool LinkEnd<T>::send_if_idle(Unit& u) {
+  if (!m_peer || m_selecting) return false;
+  const Tick at = std::max(u.ready, now_tick());
+  place_due_acks(at);
+  if (m_wire_free > at) return false;
+  check_vc(u);
+  refresh_credits(at);
+  const Credits& c = m_tx_credits[u.vc][T::cls(u)];
+  if (!((c.inf_hdr || c.hdr >= 1) && (c.inf_data || c.data >= T::data_credits(u)))) return false;
+  transmit(&u, at);
+  return true;
+}
+
+template <class T>
 void LinkEnd<T>::wake_at(Tick t) {
   if (m_selecting) {  // asked from inside tx_select: decided after the transmission
     m_deferred_wake = std::min(m_deferred_wake, t);
