@@ -83,16 +83,29 @@ void CachingAgent::issue(RnEvent op, std::uint64_t line, std::uint64_t value, st
   a->mask = mask;
   a->tag = tag;
   a->core = &core;
-  m_sched.at(now_tick() + m_cfg.lookup, this, kAccess, 0, a);
+  a->next = nullptr;
+  const Tick at = now_tick() + m_cfg.lookup;
+  if (m_batch_tail && m_batch_at == at && Scheduler::posted() == m_batch_posted) {
+    m_batch_tail->next = a;
+    m_batch_tail = a;
+    return;
+  }
+  m_sched.at(at, this, kAccess, 0, a);
+  m_batch_tail = a;
+  m_batch_at = at;
+  m_batch_posted = Scheduler::posted();
 }
 
 void CachingAgent::on_action(std::uint32_t kind, std::uint64_t, void* ptr) {
   if (kind == kAccess) {
-    Access* p = static_cast<Access*>(ptr);
-    const Access a = *p;
-    Pool<Access>::instance().put(p);
-    ++accesses;
-    run(a);
+    m_batch_tail = nullptr;  // no access joins a batch once one has started
+    for (Access* p = static_cast<Access*>(ptr); p;) {
+      const Access a = *p;
+      Pool<Access>::instance().put(p);
+      p = a.next;
+      ++accesses;
+      run(a);
+    }
   } else {
     receive(static_cast<Packet*>(ptr));
   }

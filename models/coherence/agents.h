@@ -112,6 +112,7 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
     RnEvent op = RnEvent::Load;  // Load, Store or Replace
     std::uint64_t line = 0, value = 0, mask = ~0ull, tag = 0;
     CoreSide* core = nullptr;
+    Access* next = nullptr;  // the next access of its batch (below)
   };
   CachingAgent(const std::string& name, const CachingAgentConfig& cfg, Channel* channel);
   void issue(RnEvent op, std::uint64_t line, std::uint64_t value, std::uint64_t mask, std::uint64_t tag, CoreSide& core);
@@ -129,6 +130,12 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   std::deque<Access> m_blocked;   // accesses that found every MSHR busy, oldest first
   std::vector<Access> m_again, m_retry;  // scratch: accesses to run again after a request retires
   std::unordered_map<std::uint64_t, LineWatcher*> m_watch;
+  // Accesses a core issues one after another for the same time, with
+  // nothing else posted between them, run in one action, in order: what
+  // their actions would have done, one action instead of several.
+  Access* m_batch_tail = nullptr;
+  Tick m_batch_at = 0;
+  std::uint64_t m_batch_posted = 0;
 };
 
 struct HomeAgentConfig {

@@ -27,6 +27,7 @@ class ActionQueue {
  public:
   bool empty() const { return m_size == 0; }
   std::size_t size() const { return m_size; }
+  std::uint64_t posted() const { return m_seq; }  // actions pushed so far
   Tick top_time() const {
     locate();
     return static_cast<Tick>(m_min >> 64);

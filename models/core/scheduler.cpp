@@ -176,6 +176,8 @@ Scheduler::Scheduler(const std::string&) { g_disp = &dispatcher(); }
 
 std::uint64_t Scheduler::actions_dispatched() { return g_disp ? g_disp->dispatched : 0; }
 
+std::uint64_t Scheduler::posted() { return g_disp ? g_disp->heap.posted() : 0; }
+
 void Scheduler::set_horizon(Tick t) { dispatcher().horizon = t; }
 
 void Scheduler::set_heartbeat(std::function<void()> beat) { dispatcher().heartbeat = std::move(beat); }

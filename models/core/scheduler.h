@@ -42,6 +42,9 @@ class Scheduler {
   // clocked model's cycles, one after another).
   static bool advance_to(Tick t, Actor* target, std::uint32_t kind);
   static std::uint64_t actions_dispatched();
+  // Actions posted so far: unchanged between two posts means nothing was
+  // posted between them (so actions at one time may be merged, in order).
+  static std::uint64_t posted();
   // No action later than t runs in this sc_start (its end time, inclusive).
   static void set_horizon(Tick t);
   // Called every kHeartbeat actions while the dispatcher runs (nullptr: no

@@ -98,6 +98,25 @@ TEST(CoherenceAgents, AMissServedByMemoryIsTheSumOfItsStages) {
   EXPECT_TRUE(r.home.idle());
 }
 
+// A message alone on an idle link goes out from the send itself, at the
+// time a wake would have sent it (the test above): the only actions are
+// the access's look-up, one receive per message and the memory's reply.
+// A core's accesses issued together run in one action.
+TEST(CoherenceAgents, IdleLinksAndIssuedTogetherAccessesCostNoExtraActions) {
+  Rig r;
+  const std::uint64_t a0 = Scheduler::actions_dispatched();
+  r.a0.access(false, 5, 0, 1, r.c0);
+  sc_core::sc_start();
+  const std::uint64_t messages = r.a0.port().tx_units.value + r.home.port(0).tx_units.value;
+  EXPECT_EQ(messages, 3u);  // ReadShared, CompData, CompAck
+  EXPECT_EQ(Scheduler::actions_dispatched() - a0, 1 + messages + 1);
+  const std::uint64_t a1 = Scheduler::actions_dispatched();
+  for (std::uint64_t l = 0; l < 3; ++l) r.a0.access(false, 5, 0, 2 + l, r.c0);  // three hits
+  sc_core::sc_start();
+  EXPECT_EQ(Scheduler::actions_dispatched() - a1, 1u);
+  EXPECT_EQ(r.c0.done.size(), 4u);
+}
+
 // A load of a line dirty in the other cache: request, snoop, dirty data
 // home, data out; the speculative memory read is overtaken. The owner keeps
 // a shared copy; both read the value it wrote.
