@@ -9,8 +9,9 @@ HXSIM = os.path.abspath(sys.argv.pop(1)) if len(sys.argv) > 1 else 'hxsim'
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def run(*args, cwd=None):
-    p = subprocess.run([HXSIM, *args], cwd=cwd, capture_output=True, text=True, timeout=600)
+def run(*args, cwd=None, env=None):
+    p = subprocess.run([HXSIM, *args], cwd=cwd, capture_output=True, text=True, timeout=600,
+                       env=None if env is None else {**os.environ, **env})
     return p.returncode, p.stdout, p.stderr
 
 
@@ -226,6 +227,22 @@ class Runs(unittest.TestCase):
 
     def tearDown(self):
         shutil.rmtree(self.d)
+
+    def test_a_log_hears_from_a_long_point(self):
+        # stderr is a pipe here, as a CI log is: no progress bar, but a line
+        # every HXSIM_PROGRESS_EVERY seconds (30 by default) naming the point
+        # still running, how far it is and its ETA. One CC-NIC point of
+        # several seconds, with a line asked for every second.
+        study = os.path.join(ROOT, 'configs', 'bench', 'ccnic_peak.yaml')
+        out = os.path.join(self.d, 'long')
+        rc, _, err = run('run', study, '-o', out, '--set', 'workloads.0.packets=800000', env={'HXSIM_PROGRESS_EVERY': '1'})
+        self.assertEqual(rc, 0, err)
+        self.assertRegex(err, r'point 0: \d+% of its work at [\d.]+ (us|ms|s) simulated, ETA \d+s \(\d+s elapsed\)\n')
+        self.assertNotIn('\r', err)
+        rc, _, err = run('run', study, '-o', os.path.join(self.d, 'bad'), env={'HXSIM_PROGRESS_EVERY': 'soon'})
+        self.assertEqual(rc, 2, err)
+        self.assertIn("HXSIM_PROGRESS_EVERY is 'soon', not a number of seconds above 0", err)
+        self.assertFalse(os.path.exists(os.path.join(self.d, 'bad')))
 
     def test_deterministic_and_resumable(self):
         study = os.path.join(ROOT, 'configs', 's004_fhf.yaml')

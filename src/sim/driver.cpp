@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -56,8 +57,16 @@ std::string csv_value(const nlohmann::json& v) {
 }
 
 // Seconds between the progress lines a log (not a terminal) gets while a
-// long point runs.
-constexpr double kToldEvery = 30;
+// long point runs: $HXSIM_PROGRESS_EVERY, else 30.
+double told_every_s() {
+  const char* e = std::getenv("HXSIM_PROGRESS_EVERY");
+  if (!e || !*e) return 30;
+  char* end = nullptr;
+  const double v = std::strtod(e, &end);
+  if (*end || !(v > 0) || !std::isfinite(v))
+    throw InputError(std::string("HXSIM_PROGRESS_EVERY is '") + e + "', not a number of seconds above 0");
+  return v;
+}
 
 // "point K: 41% of its work at 3.21 ms simulated, ETA 25s" for the running
 // point expected to end last (one whose workloads cannot tell their share
@@ -386,6 +395,7 @@ class RowSpool {
 int run_study(const RunArgs& a, const std::string& self) {
   // 1. Everything is checked before anything is written.
   if (a.trace) trace_window(a);
+  const double told_every = told_every_s();
   StudyFiles f = prepared(a);
   const Sweep points(f);
   const int jobs = a.jobs > 0 ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
@@ -528,7 +538,7 @@ int run_study(const RunArgs& a, const std::string& self) {
       line.resize(std::max(width, shown_width), ' ');  // over what the last line left
       shown_width = width;
       std::fprintf(stderr, "\r%s", line.c_str());
-    } else if (!inside.empty() && el - told_at >= kToldEvery) {
+    } else if (!inside.empty() && el - told_at >= told_every) {
       // A log gets a line now and then while a long point runs.
       told_at = el;
       std::fprintf(stderr, "%s (%.0fs elapsed)\n", inside.c_str(), el);
