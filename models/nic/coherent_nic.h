@@ -6,7 +6,7 @@
 //
 // Per queue: a TX ring the host writes and the NIC reads, an RX ring the
 // NIC writes and the host reads; each ring is `ring` descriptor lines of
-// `per_line` descriptors, one packet buffer per descriptor (its lines), and
+// `per_line` descriptor slots, one packet buffer per slot (its lines), and
 // a head line in which the ring's reader reports how far it has read (the
 // writer looks at it only when the ring seems full). Each packet goes out
 // on a host core (the TX core), is looped back by a NIC core, and comes in
