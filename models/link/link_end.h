@@ -159,6 +159,7 @@ class LinkEnd final : public Actor {
   struct Credits {
     int hdr = 0, data = 0;
     bool inf_hdr = false, inf_data = false;
+    bool cover(const Unit& u) const { return (inf_hdr || hdr >= 1) && (inf_data || data >= T::data_credits(u)); }
   };
   struct InFlight {
     Tick t;

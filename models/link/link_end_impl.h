@@ -67,7 +67,7 @@ template <class T>
 bool LinkEnd<T>::can_send(const Unit& u) {
   refresh_credits(now_tick());
   const Credits& c = m_tx_credits[u.vc][T::cls(u)];
-  const bool ok = (c.inf_hdr || c.hdr >= 1) && (c.inf_data || c.data >= T::data_credits(u));
+  const bool ok = c.cover(u);
   if (!ok) {
     check_vc(u);
     ++credit_stalls;
@@ -97,7 +97,7 @@ bool LinkEnd<T>::credits_at(const Unit& u, Tick at) const {
       c.data += f.data;
     }
   }
-  return (c.inf_hdr || c.hdr >= 1) && (c.inf_data || c.data >= T::data_credits(u));
+  return c.cover(u);
 }
 
 // When to try for u: when it is ready and the wire is free; or, if its
@@ -151,8 +151,7 @@ bool LinkEnd<T>::send_if_idle(Unit& u) {
   if (m_wire_free > at) return false;
   check_vc(u);
   refresh_credits(at);
-  const Credits& c = m_tx_credits[u.vc][T::cls(u)];
-  if (!((c.inf_hdr || c.hdr >= 1) && (c.inf_data || c.data >= T::data_credits(u)))) return false;
+  if (!m_tx_credits[u.vc][T::cls(u)].cover(u)) return false;
   transmit(&u, at);
   return true;
 }

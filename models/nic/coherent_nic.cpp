@@ -114,6 +114,16 @@ class Geometry {
   static std::uint64_t signal(std::uint64_t upto, std::uint64_t count) { return upto << 3 | count; }
   static std::uint64_t upto(std::uint64_t signal) { return signal >> 3; }
   static std::uint64_t count(std::uint64_t signal) { return signal & 7; }
+  // Lists slot's line in m_l (with value 0 and mask `mask` in m_v and m_m)
+  // unless it is the last listed; true if it was listed now.
+  template <class RingT>
+  bool list_line(const RingT& r, std::uint64_t slot, std::uint64_t mask) {
+    if (!m_l.empty() && m_l.back() == line_of(r, slot)) return false;
+    m_l.push_back(line_of(r, slot));
+    m_v.push_back(0);
+    m_m.push_back(mask);
+    return true;
+  }
 
   const CoherentNicConfig& m_c;
   const std::uint64_t m_lines, m_per, m_ring, m_cap;  // lines per packet; slots per line; lines per ring; slots per ring
@@ -144,12 +154,7 @@ class Writer : Geometry {
     m_m.clear();
     for (std::uint64_t k = 0; k < n; ++k) {
       const std::uint64_t slot = r.w_slot + k, d = r.written + k;
-      const bool same = !m_l.empty() && m_l.back() == line_of(r, slot);
-      if (!same) {
-        m_l.push_back(line_of(r, slot));
-        m_v.push_back(0);
-        m_m.push_back(flags() ? 0 : ~0ull);
-      }
+      const bool same = !list_line(r, slot, flags() ? 0 : ~0ull);
       if (flags()) {
         m_v.back() |= flag(slot);
         m_m.back() |= field(slot);
@@ -205,11 +210,7 @@ class Reader : Geometry {
     m_v.clear();
     m_m.clear();
     for (std::uint64_t slot : m_slots) {
-      if (m_l.empty() || m_l.back() != line_of(r, slot)) {
-        m_l.push_back(line_of(r, slot));
-        m_v.push_back(0);
-        m_m.push_back(0);
-      }
+      list_line(r, slot, 0);
       m_m.back() |= field(slot);
     }
     core.store_all(m_l, m_v, m_m);
@@ -232,9 +233,11 @@ class Reader : Geometry {
     const std::uint64_t tail = core.poll(r.tail, m_c.poll_loop, [&](std::uint64_t x) { return x > first; });
     const std::uint64_t avail = std::min(tail - first, batch);
     m_l.clear();
+    m_v.clear();
+    m_m.clear();
     for (std::uint64_t k = 0; k < avail; ++k) {
       m_slots.push_back(r.r_slot + k);
-      if (m_l.empty() || m_l.back() != line_of(r, r.r_slot + k)) m_l.push_back(line_of(r, r.r_slot + k));
+      list_line(r, r.r_slot + k, 0);
     }
     const auto& v = core.load_all(m_l);
     for (std::size_t i = 0; i < m_l.size(); ++i)
