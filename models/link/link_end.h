@@ -8,7 +8,9 @@
 //  - wake/select: the owner keeps its queues; the end asks it for the next
 //    unit (Owner::tx_select) when the wire is free and something could go,
 //    and the owner asks for a wake when new work becomes ready. One event
-//    at most per transmission;
+//    at most per transmission. An owner may instead hand a unit straight
+//    to the end when nothing else is queued (send_if_idle): it waits in a
+//    one-unit transmit buffer behind the unit on the wire, with no event;
 //  - flow control per VC and credit class (header and data credits): the
 //    transmitter only sends what the receiver advertised; the receiver frees
 //    credits when its owner drains the unit and returns them in control
@@ -124,11 +126,14 @@ class LinkEnd final : public Actor {
   // The owner queued u (ready at u.ready): retry when it could go, or, when
   // it could not have credits then, when credits come back (design note 17).
   void wake_for(const Unit& u);
-  // For an owner with nothing else queued on this end: transmits u at once,
-  // from when it is ready, if the wire is free by then and its credits are
-  // there (what a wake at that time would do, without the wake); false:
-  // queue it and wake_for() it as usual. What this end sends before u is
-  // ready (credit returns) then goes behind u.
+  // For an owner with nothing else queued on this end: u takes the end's
+  // one-unit transmit buffer, if the buffer is free (the unit on the wire
+  // at u's ready time, if any, has started by then) and u's credits are
+  // there by the time the wire frees; it is then transmitted at once, to
+  // start when it is ready and the wire is free, with no wake; false:
+  // queue it and wake_for() it as usual. Whatever is queued after u (of
+  // any class) and the control packets this end sends before u starts
+  // (credit returns) go behind it on the wire.
   bool send_if_idle(Unit& u);
   bool can_send(const Unit& u);
   // Whether u would have credits at `at`, counting those in flight by then.
@@ -191,6 +196,7 @@ class LinkEnd final : public Actor {
   // transmitter
   int m_trace_tx = -1, m_trace_rx = -1;  // trace tracks, made on first use
   Tick m_wire_free = 0;
+  Tick m_last_start = 0;            // when the last unit went (or goes) on the wire
   Tick m_next_wake = kNever;        // the earliest wake pending
   bool m_selecting = false;         // inside the owner's tx_select
   Tick m_deferred_wake = kNever;    // wakes asked for meanwhile

@@ -147,12 +147,18 @@ template <class T>
 bool LinkEnd<T>::send_if_idle(Unit& u) {
   if (!m_peer || m_selecting) return false;
   const Tick at = std::max(u.ready, now_tick());
-  place_due_acks(at);
-  if (m_wire_free > at) return false;
+  // The unit on the wire at `at` must have started by then: one unit waits
+  // behind it at most (the transmit buffer), never a train of them. Its
+  // credits must be there when it is ready (a wake then would find them).
+  if (m_last_start > at) return false;
   check_vc(u);
-  refresh_credits(at);
-  if (!m_tx_credits[u.vc][T::cls(u)].cover(u)) return false;
-  transmit(&u, at);
+  if (!credits_at(u, at)) return false;
+  // It goes when the wire frees, after the ACKs due by then; nothing else
+  // is transmitted before it, so the credits in flight until then are in.
+  Tick go = at;
+  for (place_due_acks(go); m_wire_free > go; place_due_acks(go)) go = m_wire_free;
+  refresh_credits(go);
+  transmit(&u, go);
   return true;
 }
 
@@ -224,6 +230,7 @@ void LinkEnd<T>::transmit(Unit* u, Tick now) {
   const Tick start = now;
   const Tick end = start + dur;
   m_wire_free = end;
+  m_last_start = start;
   tx_units += 1;
   tx_bytes += bytes;
   tx_payload += u->len;

@@ -8,7 +8,9 @@
 #include <systemc>
 
 #include <cstdint>
+#include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "models/coherence/agents.h"
@@ -206,6 +208,50 @@ TEST(CoherenceAgents, AStoreOfSomeBitsKeepsTheOthers) {
   EXPECT_EQ(std::get<1>(r.c0.done[2]), 0xCCBBAAu);
   EXPECT_EQ(std::get<1>(r.c1.done[1]), 0xCCBBAAu);
   EXPECT_GE(r.home.snoops.value, 1u);  // the line moved between the caches
+}
+
+// Two ends of a coherence link alone: what arrives, and when.
+struct Inbox : Receiver {
+  explicit Inbox(const std::string& name) : sched(name) {}
+  std::vector<std::pair<MsgType, Tick>> got;  // type, tail
+  void arrive(Channel& from, Packet* p, Tick tail) override {
+    got.emplace_back(p->msg.type, tail);
+    from.release(*p);
+  }
+  Scheduler& scheduler() override { return sched; }
+  Scheduler sched;
+};
+
+// A message sent while the wire carries one that has started, with nothing
+// queued, takes the one-message transmit buffer: it goes next, with no
+// wake, even before a data message sent after it. What finds the buffer
+// taken queues, and the queue goes out by class (data first) when the
+// wire frees.
+TEST(CoherenceLink, TheTransmitBufferHoldsOneMessageAheadOfTheQueue) {
+  Inbox a("a"), b("b");
+  DirectLink ta(a, "a.port", infinite()), tb(b, "b.port", infinite());
+  CohPort::connect(ta.port(), tb.port(), link());
+  std::vector<Packet> p(4);
+  const MsgType types[] = {MsgType::ReadShared, MsgType::ReadShared, MsgType::ReadShared, MsgType::CompDataUC};
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    p[i].msg.type = types[i];
+    p[i].msg.line = i;
+    p[i].len = msg_has_data(types[i]) ? kLineB : 0;
+  }
+  const std::uint64_t a0 = Scheduler::actions_dispatched();
+  for (Packet& x : p) ta.send(&x);  // at 0: on the wire, in the buffer, queued, queued
+  EXPECT_TRUE(ta.pending());
+  sc_core::sc_start();
+  ASSERT_EQ(b.got.size(), 4u);
+  // The first at once, the second behind it, then the data (queued last,
+  // sent first), then the third request.
+  const std::vector<std::pair<MsgType, Tick>> want = {{MsgType::ReadShared, kHdr + kLat},
+                                                      {MsgType::ReadShared, 2 * kHdr + kLat},
+                                                      {MsgType::CompDataUC, 2 * kHdr + kData + kLat},
+                                                      {MsgType::ReadShared, 3 * kHdr + kData + kLat}};
+  EXPECT_EQ(b.got, want);
+  EXPECT_EQ(Scheduler::actions_dispatched() - a0, 2u);  // a wake for each queued message
+  EXPECT_FALSE(ta.pending());
 }
 
 // The checker every agent reports to catches what a broken protocol would
