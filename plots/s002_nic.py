@@ -75,7 +75,7 @@ def rate(pts=None, **want):
 
 
 ax = axes[2]
-four = [('ccnic', rate(nic='ccnic', per_line=4, layout='grouped', batch=32, size='64B', queues=1, homing='writer')),
+four = [('ccnic', rate(nic='ccnic', per_line=4, layout='grouped', buffers='slots', batch=32, size='64B', queues=1, homing='writer')),
         ('e810_upi', rate(nic='e810_upi', per_line=4, batch=32, size='64B', queues=1, homing='writer')),
         ('e810', rate(ppeak, device='e810', batch=32, size='64B', queues=1)),
         ('cx6', rate(ppeak, device='cx6', batch=32, size='64B', queues=1))]
@@ -88,11 +88,12 @@ ax.set_title('peak packet rate, batch 32', fontsize=8)
 ax = axes[3]
 
 base = dict(size='64B', queues=1, homing='writer')
-cc = dict(nic='ccnic', per_line=4, layout='grouped')
+cc = dict(nic='ccnic', per_line=4, layout='grouped', buffers='slots')
 ablation = [('CC-NIC: 4/line,\nbatch 32', rate(batch=32, **cc, **base)),
             ('tail registers\n(E810 on UPI)', rate(nic='e810_upi', per_line=4, batch=32, **base)),
             ('one desc.\nper line', rate(nic='ccnic', per_line=1, batch=32, **base)),
             ('4 packed,\na flag each', rate(nic='ccnic', per_line=4, layout='packed', batch=32, **base)),
+            ('shared\nbuffer pools', rate(nic='ccnic', per_line=4, layout='grouped', buffers='pools', batch=32, **base)),
             ('batch 4', rate(batch=4, **cc, **base)),
             ('no batching', rate(batch=1, **cc, **base)),
             ('reader-\nhomed', rate(batch=32, **cc, size='64B', queues=1, homing='reader'))]

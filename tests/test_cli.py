@@ -200,6 +200,11 @@ class NicLoopInput(unittest.TestCase):
         self.expect_error('nic: pcie, per_line: 4', 'per_line applies to nic: ccnic and e810_upi')
         self.expect_error('nic: ccnic, rx: irq', 'rx applies to nic: pcie')
         self.expect_error('nic: pcie, layout: packed', 'layout applies to nic: ccnic and e810_upi')
+        self.expect_error('nic: pcie, buffers: pools', 'buffers applies to nic: ccnic and e810_upi')
+        self.expect_error('nic: ccnic, buffers: pool', 'buffers', r'study\.yaml:3:\d+: workloads\.0\.buffers')
+        # Pools hold four rings' worth of buffers: this fits as slots, not as pools.
+        self.expect_error('nic: ccnic, ring: 1024, per_line: 4, size: 9216B, buffers: pools',
+                          "a queue's buffer pools exceed 64 MiB", r'study\.yaml:3:\d+: workloads\.0\.ring')
 
     def test_tail_registers_take_descriptors_back_to_back(self):
         self.expect_error('nic: e810_upi, layout: grouped', 'layout: grouped needs inline signalling (nic: ccnic)',

@@ -18,11 +18,14 @@ struct CoherentNic::Ring {
   std::uint64_t w_slot = 0, r_slot = 0;  // slots (per_line to a descriptor line) past the writer's and the reader's
   std::uint64_t head_seen = 0;          // the writer's last look at the head line (a slot)
   std::uint64_t head_told = 0;          // the reader's last report in it
+  std::vector<std::uint64_t> ids;       // per slot, the buffer its descriptor names (buffer k: lines buf + k x packet lines)
 };
 
 struct CoherentNic::Queue : LoopQueue {
   int index = 0;
   Ring tx, rx;
+  std::vector<std::uint64_t> host_pool, nic_pool;  // free buffers (with pools), the next at the back
+  sc_core::sc_event freed;                          // the host's RX core put buffers into its pool
   std::unique_ptr<coherence::CoreThread> host_tx, host_rx, nic;
 };
 
@@ -38,7 +41,7 @@ CoherentNic::CoherentNic(const std::string& name, const CoherentNicConfig& cfg, 
   if (cfg.traffic.ring < 2 || cfg.traffic.batch < 1 || cfg.traffic.batch > cfg.traffic.ring * cfg.per_line / 2)
     sim_fail(name, "a batch is at most half a ring");
   if (cfg.traffic.packet_B < 1 || cfg.traffic.packet_B > 9216) sim_fail(name, "packets of 1 B to 9216 B");
-  if (buffer_bytes(cfg) > kRegionB) sim_fail(name, "a ring's buffers exceed 64 MiB");
+  if (buffer_bytes(cfg) > kRegionB) sim_fail(name, cfg.pools ? "a queue's buffer pools exceed 64 MiB" : "a ring's buffers exceed 64 MiB");
   if (static_cast<std::uint64_t>(cfg.traffic.queues) * kRegionsPerQueue * kRegionB > s.socket_bytes)
     sim_fail(name, "the queues' rings exceed a socket's DRAM");
   for (int q = 0; q < cfg.traffic.queues; ++q) {
@@ -56,6 +59,18 @@ CoherentNic::CoherentNic(const std::string& name, const CoherentNicConfig& cfg, 
     };
     place(x->tx, 0, 0);
     place(x->rx, 1, 4);
+    const std::uint64_t slots = static_cast<std::uint64_t>(cfg.traffic.ring) * static_cast<std::uint64_t>(cfg.per_line);
+    for (Ring* r : {&x->tx, &x->rx}) {
+      r->ids.resize(slots);
+      for (std::uint64_t k = 0; k < slots; ++k) r->ids[k] = k;  // a slot's own buffer
+    }
+    if (cfg.pools) {
+      x->rx.buf = x->tx.buf;  // both pools' buffers in one region
+      for (std::uint64_t k = 0; k < 2 * slots; ++k) {
+        x->host_pool.push_back(k);
+        x->nic_pool.push_back(2 * slots + k);
+      }
+    }
     x->host_tx = std::make_unique<coherence::CoreThread>(sys.core(0, 2 * q));
     x->host_rx = std::make_unique<coherence::CoreThread>(sys.core(0, 2 * q + 1));
     x->nic = std::make_unique<coherence::CoreThread>(sys.core(1, q));
@@ -68,7 +83,8 @@ CoherentNic::~CoherentNic() = default;
 
 std::uint64_t CoherentNic::buffer_bytes(const CoherentNicConfig& c) {
   const std::uint64_t lines = (c.traffic.packet_B + kLineB - 1) / kLineB;
-  return static_cast<std::uint64_t>(c.traffic.ring) * static_cast<std::uint64_t>(c.per_line) * lines * kLineB;
+  const std::uint64_t buffers = static_cast<std::uint64_t>(c.traffic.ring) * static_cast<std::uint64_t>(c.per_line) * (c.pools ? 4 : 1);
+  return buffers * lines * kLineB;
 }
 
 void CoherentNic::start() {
@@ -105,7 +121,7 @@ class Geometry {
   template <class RingT>
   std::uint64_t line_of(const RingT& r, std::uint64_t slot) const { return r.desc + (slot / m_per) % m_ring; }
   template <class RingT>
-  std::uint64_t buffer(const RingT& r, std::uint64_t slot, std::uint64_t i) const { return r.buf + (slot % m_cap) * m_lines + i; }
+  std::uint64_t buffer(const RingT& r, std::uint64_t slot, std::uint64_t i) const { return r.buf + r.ids[slot % m_cap] * m_lines + i; }
   // A packed slot's 16 bits of its line, and its ready flag.
   std::uint64_t field(std::uint64_t slot) const { return 0xFFFFull << (16 * (slot % m_per)); }
   std::uint64_t flag(std::uint64_t slot) const { return 1ull << (16 * (slot % m_per)); }
@@ -134,12 +150,21 @@ class Geometry {
 // packets of the same numbers.
 class Writer : Geometry {
  public:
-  explicit Writer(const CoherentNicConfig& c) : Geometry(c) {}
+  Writer(const CoherentNicConfig& c, const std::string& who) : Geometry(c), m_who(who) {}
+  // With pools, `pool` holds at least n free buffers: each packet takes
+  // the one freed last.
   template <class RingT>
-  void produce(coherence::CoreThread& core, RingT& r, std::uint64_t n) {
+  void produce(coherence::CoreThread& core, RingT& r, std::uint64_t n, std::vector<std::uint64_t>* pool = nullptr) {
     const std::uint64_t end = grouped() ? (r.w_slot + n + m_per - 1) / m_per * m_per : r.w_slot + n;
     if (end - r.head_seen > m_cap)
       r.head_seen = core.poll(r.head, m_c.poll_loop, [&](std::uint64_t v) { return end - v <= m_cap; });
+    if (pool) {
+      if (pool->size() < n) sim_fail(m_who, "a buffer pool ran short");
+      for (std::uint64_t k = 0; k < n; ++k) {
+        r.ids[(r.w_slot + k) % m_cap] = pool->back();
+        pool->pop_back();
+      }
+    }
     // The packets' lines, then (once every one is written) their descriptor lines.
     m_l.clear();
     m_v.clear();
@@ -169,6 +194,9 @@ class Writer : Geometry {
     r.w_slot = end;
     if (!m_c.inline_signal) core.store(r.tail, r.written);
   }
+
+ private:
+  std::string m_who;
 };
 
 // The reader's side: waits for at least one descriptor, takes up to
@@ -190,8 +218,11 @@ class Reader : Geometry {
     else take_grouped(core, r, batch);
     const std::uint64_t avail = m_slots.size();
     m_l.clear();
-    for (std::uint64_t slot : m_slots)
+    m_ids.clear();
+    for (std::uint64_t slot : m_slots) {
+      m_ids.push_back(r.ids[slot % m_cap]);
       for (std::uint64_t i = 0; i < m_lines; ++i) m_l.push_back(buffer(r, slot, i));
+    }
     const auto& v = core.load_all(m_l);
     for (std::size_t i = 0; i < v.size(); ++i)
       if (v[i] != first + i / m_lines + 1)
@@ -201,6 +232,8 @@ class Reader : Geometry {
     if (!flags()) report(core, r);
     return first;
   }
+  // With pools: puts the buffers of the packets taken last into `pool`.
+  void free_to(std::vector<std::uint64_t>& pool) const { pool.insert(pool.end(), m_ids.begin(), m_ids.end()); }
   // Once the packets taken are dealt with (packed, inline): hands their
   // descriptors back by clearing their flags, line by line, then reports.
   template <class RingT>
@@ -298,30 +331,34 @@ class Reader : Geometry {
 
   std::string m_who;
   std::vector<std::uint64_t> m_slots;  // the slots of the descriptors taken, in order
+  std::vector<std::uint64_t> m_ids;    // their buffers (the writer may name others in those slots once they are reported read)
 };
 
 }  // namespace
 
 void CoherentNic::host_tx(Queue& q) {
-  Writer w(m_cfg);
+  Writer w(m_cfg, m_name + ".q" + std::to_string(q.index) + ".host_tx");
   Pacer pace(m_cfg.traffic, q.due, q.received, q.rx_ev);
   for (std::uint64_t k = 0; k < q.due.size();) {
     const std::uint64_t n = pace.next(k);
     wait_for(m_cfg.host_per_packet * n);
-    w.produce(*q.host_tx, q.tx, n);
+    while (m_cfg.pools && q.host_pool.size() < n) sc_core::wait(q.freed);
+    w.produce(*q.host_tx, q.tx, n, m_cfg.pools ? &q.host_pool : nullptr);
     k += n;
   }
 }
 
 void CoherentNic::nic_loop(Queue& q) {
   Reader rd(m_cfg, m_name + ".q" + std::to_string(q.index) + ".nic");
-  Writer w(m_cfg);
+  Writer w(m_cfg, m_name + ".q" + std::to_string(q.index) + ".nic");
   const std::uint64_t total = q.due.size();
   while (q.tx.read < total) {
     const std::uint64_t first = rd.consume(*q.nic, q.tx);
     const std::uint64_t n = q.tx.read - first;
     wait_for(m_cfg.nic_per_packet * n);
-    w.produce(*q.nic, q.rx, n);
+    // The packets are sent: their buffers take the ones received.
+    if (m_cfg.pools) rd.free_to(q.nic_pool);
+    w.produce(*q.nic, q.rx, n, m_cfg.pools ? &q.nic_pool : nullptr);
     rd.release(*q.nic, q.tx);
   }
 }
@@ -335,6 +372,10 @@ void CoherentNic::host_rx(Queue& q) {
     for (std::uint64_t k = first; k < q.rx.read; ++k) m_timing.received(k, q.due[k], m_cfg.traffic.warmup);
     q.received = q.rx.read;
     q.rx_ev.notify(sc_core::SC_ZERO_TIME);
+    if (m_cfg.pools) {
+      rd.free_to(q.host_pool);
+      q.freed.notify(sc_core::SC_ZERO_TIME);
+    }
     rd.release(*q.host_rx, q.rx);
   }
   q.finished = true;

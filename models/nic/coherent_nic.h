@@ -37,10 +37,24 @@
 // packet's lines all at once. Each core's accesses and polls are a
 // coherence::CoreThread's.
 //
-// Simplifications in this version: buffers are fixed per descriptor slot
-// (no shared pools), stores drain one batch at a time (no prefetch of
-// ownership for later stores), host and NIC processing are fixed times
-// per packet.
+// Packet buffers:
+//  - one per descriptor slot (the default): a packet goes into its slot's
+//    buffer, whose lines its ring's reader read a lap before;
+//  - shared pools (CC-NIC): each side keeps a pool of free buffers, and a
+//    descriptor names the buffer its packet is in. A reader puts each
+//    buffer it has dealt with into its own side's pool, and a writer takes
+//    the one it freed last: the NIC writes a received packet into a
+//    buffer it has just read a packet from, and the host's TX core into
+//    one its RX core has just read (on its own socket), instead of into
+//    lines the other socket holds. Each pool starts with twice a ring's
+//    slots; both pools lie where the TX ring's buffers would. A host TX
+//    core that finds its pool short waits until its RX core frees some.
+//    The pools are each side's private lists: what managing them costs
+//    (a host's two cores share theirs) is not modelled.
+// Simplifications in this version: stores drain one batch at a time (no
+// prefetch of ownership for later stores), host and NIC processing are
+// fixed times per packet; a descriptor's buffer is carried beside its
+// line's value (the engine keeps one word a line).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -61,6 +75,7 @@ struct CoherentNicConfig {
   int per_line = 1;            // descriptors per descriptor line (1-4)
   Layout layout = Layout::Grouped;  // Packed only, with tail registers
   bool writer_homed = true;    // each ring, its buffers and tail homed at its writer; false: at its reader
+  bool pools = false;          // buffers from shared pools (above); false: one per descriptor slot
   Tick poll_loop = 10 * kNs;   // a polling loop's iteration
   Tick host_per_packet = 20 * kNs;  // driver work per packet, TX and RX each
   Tick nic_per_packet = 20 * kNs;   // NIC engine work per packet
@@ -77,6 +92,7 @@ class CoherentNic {
   // buffers must fit in one, and a socket must hold every queue's.
   static constexpr std::uint64_t kRegionB = 64ull << 20;
   static constexpr std::uint64_t kRegionsPerQueue = 8;
+  // The bytes of a ring's buffers (with pools: of a queue's two pools).
   static std::uint64_t buffer_bytes(const CoherentNicConfig& c);
   void start();  // spawns the cores' loops (from a SystemC process or before sc_start)
   bool done() const;

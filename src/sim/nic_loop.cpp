@@ -16,14 +16,15 @@ namespace {
 class NicLoop final : public Workload {
  public:
   NicLoop(const Cursor& c, const topo::Topology& t) : Workload("nic_loop") {
-    c.keys({"type", "name", "nic", "device", "rx", "per_line", "layout", "ring", "batch", "queues", "size", "homing", "mode",
+    c.keys({"type", "name", "nic", "device", "rx", "per_line", "layout", "buffers", "ring", "batch", "queues", "size", "homing",
+            "mode",
             "load",
             "packets", "warmup"});
     if (c.has("name")) m_name = c.child("name").str();
     const auto& root = t.nodes[static_cast<std::size_t>(t.root)];
     const std::string kind = c.child("nic").choice({"ccnic", "e810_upi", "pcie"});
     m_pcie = kind == "pcie";
-    for (const char* k : m_pcie ? std::vector<const char*>{"per_line", "layout", "homing"} : std::vector<const char*>{"device", "rx"})
+    for (const char* k : m_pcie ? std::vector<const char*>{"per_line", "layout", "buffers", "homing"} : std::vector<const char*>{"device", "rx"})
       if (c.has(k)) c.child(k).fail(std::string(k) + " applies to " + (m_pcie ? "nic: ccnic and e810_upi" : "nic: pcie"));
     Traffic& tr = m_cfg.traffic;
     if (m_pcie) {
@@ -43,6 +44,7 @@ class NicLoop final : public Workload {
           l.fail("layout: grouped needs inline signalling (nic: ccnic); with tail registers descriptors lie back to back");
       }
       m_cfg.writer_homed = !c.has("homing") || c.child("homing").choice({"writer", "reader"}) == "writer";
+      m_cfg.pools = c.has("buffers") && c.child("buffers").choice({"slots", "pools"}) == "pools";
     }
     if (c.has("ring")) tr.ring = static_cast<int>(c.child("ring").integer(2, 4096));
     if (c.has("batch")) tr.batch = static_cast<int>(c.child("batch").integer(1, 4096));
@@ -76,7 +78,8 @@ class NicLoop final : public Workload {
       return;
     }
     using Nic = nic::CoherentNic;
-    if (Nic::buffer_bytes(m_cfg) > Nic::kRegionB) (c.has("ring") ? c.child("ring") : c).fail("a ring's buffers exceed 64 MiB");
+    if (Nic::buffer_bytes(m_cfg) > Nic::kRegionB)
+      (c.has("ring") ? c.child("ring") : c).fail(m_cfg.pools ? "a queue's buffer pools exceed 64 MiB" : "a ring's buffers exceed 64 MiB");
     if (static_cast<std::uint64_t>(tr.queues) * Nic::kRegionsPerQueue * Nic::kRegionB > root.sockets.socket_bytes)
       c.fail("the queues' rings exceed a socket's DRAM (sockets.socket_bytes)");
   }
@@ -176,7 +179,8 @@ std::string nic_loop_reference() {
          "registers as coherent lines; pcie: a NIC on PCIe, an endpoint with device: nic), `device` (pcie: which NIC endpoint, "
          "when there are several), `rx` (pcie: poll, or irq: the RX core sleeps until an interrupt), `per_line` (descriptors per descriptor line, 1-4), `layout` (grouped: each "
          "batch starts a line of its own, one signal per line, CC-NIC's and ccnic's default; packed: back to back, with "
-         "ccnic a ready flag per descriptor that its reader clears; e810_upi is always packed), `ring` "
+         "ccnic a ready flag per descriptor that its reader clears; e810_upi is always packed), `buffers` (slots: a buffer per descriptor slot, the default; pools: "
+         "shared buffer pools, each side reusing the buffers it has just read), `ring` "
          "(descriptor lines per ring; pcie: descriptors), `batch` (packets taken at once), `queues` (each: a TX and an RX core on "
          "socket 0, and a NIC core on socket 1 for the coherent NICs), `size` (packet bytes), `homing` (writer: each ring homed at its writer; reader), `mode` (pingpong: "
          "one packet in flight, the minimum latency; open: `load` packets per second per queue; peak: as fast as the rings "
