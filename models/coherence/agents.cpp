@@ -39,6 +39,7 @@ CachingAgent::CachingAgent(const std::string& name, const CachingAgentConfig& cf
   reg.add_counter(name + ".hits", &hits, "1", "accesses done without a request");
   reg.add_counter(name + ".misses", &misses, "1", "accesses that sent a request");
   reg.add_counter(name + ".merged", &merged, "1", "accesses merged into a request outstanding for their line");
+  reg.add_counter(name + ".prefetches", &prefetches, "line", "lines read by the next-line prefetcher");
 }
 
 CohPort& CachingAgent::port() {
@@ -142,6 +143,27 @@ void CachingAgent::run(const Access& a) {
   }
   ++misses;
   m_mshr.request(a.line, a);
+  if (m_cfg.prefetch > 0 && a.core) prefetch_after(a.line);
+}
+
+// The prefetcher's reads: shared copies of the lines after `line`, as
+// loads with no core to tell (an access merged behind one runs again when
+// it is done, as behind any request).
+void CachingAgent::prefetch_after(std::uint64_t line) {
+  constexpr std::uint64_t kPageLines = 4096 / kLineB;
+  for (std::uint64_t next = line + 1; next <= line + static_cast<std::uint64_t>(m_cfg.prefetch); ++next) {
+    if (next / kPageLines != line / kPageLines || m_mshr.in_use() + 1 >= m_mshr.capacity()) return;
+    const CacheLine* held = m_lines.find(next);
+    if (m_mshr.outstanding(next) || (held && held->state != RnState::I)) continue;
+    CacheLine& l = m_lines[next];
+    const RnStep r = rn_step(l, RnEvent::Load, nullptr, m_cfg.id, home_of(next), next, 0, *this);
+    check(next, RnState::I, l.state, r);
+    Access a;
+    a.op = RnEvent::Load;
+    a.line = next;
+    ++prefetches;
+    m_mshr.request(next, a);
+  }
 }
 
 // Every step goes past the checker (checker.h): single writer, last value.
@@ -187,8 +209,8 @@ void CachingAgent::receive(Packet* p) {
   m_again.clear();
   bool head = true;
   m_mshr.complete(m.line, [&](const Access& a) {
-    if (head) a.core->access_done(a.tag, r.value, now_tick());
-    else m_again.push_back(a);
+    if (!head) m_again.push_back(a);
+    else if (a.core) a.core->access_done(a.tag, r.value, now_tick());  // (a prefetch tells no core)
     head = false;
   });
   for (const Access& a : m_again) run(a);

@@ -71,6 +71,10 @@ struct CachingAgentConfig {
   Tick request_latency = 0;  // from a miss to its request leaving (e.g. an address translation on the way)
   int mshrs = 8;
   int merge = 8;          // accesses one MSHR entry holds
+  // A next-line prefetcher: a core's load or store that misses also reads
+  // this many lines after its own (shared), within its 4 KiB page, each not
+  // held nor outstanding, while an MSHR stays free for the core; 0: none.
+  int prefetch = 0;
   CohEndConfig port;
 };
 
@@ -104,6 +108,7 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   void send(const Msg& m) override;
 
   Counter accesses, hits, misses, merged;  // an eviction of a line not held counts as a hit
+  Counter prefetches;                       // lines read by the prefetcher
 
  private:
   struct Access {
@@ -117,6 +122,7 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   CachingAgent(const std::string& name, const CachingAgentConfig& cfg, Channel* channel);
   void issue(RnEvent op, std::uint64_t line, std::uint64_t value, std::uint64_t mask, std::uint64_t tag, CoreSide& core);
   void run(const Access& a);
+  void prefetch_after(std::uint64_t line);
   void receive(Packet* p);
   void check(std::uint64_t line, RnState before, RnState after, const RnStep& r);
   AgentId home_of(std::uint64_t line) const { return m_cfg.homes ? m_cfg.homes->home_of(line) : m_cfg.home; }

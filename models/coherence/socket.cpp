@@ -75,6 +75,7 @@ SocketSystem::SocketSystem(const std::string& name, const SocketSystemConfig& cf
     c.homes = this;
     c.lookup = cfg.core_lookup;
     c.mshrs = cfg.mshrs;
+    c.prefetch = cfg.prefetch;
     const int s = a / cfg.cores;
     m_cores.push_back(std::make_unique<CachingAgent>(
         name + ".s" + std::to_string(s) + ".core" + std::to_string(a % cfg.cores), c, *m_agents[c.id].channel));

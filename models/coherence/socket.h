@@ -24,7 +24,9 @@
 //
 // Simplifications in this version: the LLC is the DRAM controller's tag
 // model (models/memory), not a coherent cache of the slice; data returns
-// through the home (no direct cache-to-cache forwarding); no prefetcher.
+// through the home (no direct cache-to-cache forwarding); the prefetcher
+// is a next-line one (CachingAgentConfig::prefetch), with no stream
+// detection.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -44,6 +46,7 @@ struct SocketSystemConfig {
   Tick home_lookup = 10 * kNs; // a slice's LLC and directory look-up, per message
   Tick mesh_hop = 5 * kNs;     // one trip across a socket's mesh
   int mshrs = 16;              // outstanding misses per core
+  int prefetch = 0;            // lines a core's next-line prefetcher reads after a miss (0: none)
   std::uint64_t socket_bytes = 64ull << 30;  // DRAM per socket: socket s homes [s, s+1) times this
   mem::MemoryConfig memory;    // each socket's DRAM
   int links = 1;               // socket links between the two sockets

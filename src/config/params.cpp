@@ -532,6 +532,9 @@ const ParamTable<coherence::SocketSystemConfig>& socket_params() {
       P<C>("mesh_hop", "time", "5ns", "one trip across a socket's mesh (core, slice, socket-link port)",
            [](C& c, const Cursor& v) { c.mesh_hop = v.time(); }),
       P<C>("mshrs", "int", "16", "outstanding misses per core", [](C& c, const Cursor& v) { c.mshrs = static_cast<int>(v.integer(1, 256)); }),
+      P<C>("prefetch", "int", "0",
+           "lines after a core's missing load or store that its next-line prefetcher also reads (within the page; 0: none)",
+           [](C& c, const Cursor& v) { c.prefetch = static_cast<int>(v.integer(0, 16)); }),
       P<C>("socket_bytes", "size", "64GiB", "DRAM per socket: socket s homes the addresses [s, s+1) times this",
            [](C& c, const Cursor& v) {
              c.socket_bytes = v.size();

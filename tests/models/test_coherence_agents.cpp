@@ -54,8 +54,8 @@ CohEndConfig infinite() {
 }
 
 struct Rig {
-  explicit Rig(CohEndConfig home_port0 = infinite())
-      : mem("mem", memory()), home("home", home_config(home_port0), mem), a0("a0", agent(0)), a1("a1", agent(1)) {
+  explicit Rig(CohEndConfig home_port0 = infinite(), int prefetch = 0)
+      : mem("mem", memory()), home("home", home_config(home_port0), mem), a0("a0", agent(0, prefetch)), a1("a1", agent(1)) {
     CohPort::connect(a0.port(), home.port(0), link());
     CohPort::connect(a1.port(), home.port(1), link());
   }
@@ -66,9 +66,10 @@ struct Rig {
     h.ports = {port0, infinite()};
     return h;
   }
-  static CachingAgentConfig agent(AgentId id) {
+  static CachingAgentConfig agent(AgentId id, int prefetch = 0) {
     CachingAgentConfig c;
     c.id = id;
+    c.prefetch = prefetch;
     c.home = 2;
     c.lookup = 2 * kNs;
     c.port = infinite();
@@ -208,6 +209,59 @@ TEST(CoherenceAgents, AStoreOfSomeBitsKeepsTheOthers) {
   EXPECT_EQ(std::get<1>(r.c0.done[2]), 0xCCBBAAu);
   EXPECT_EQ(std::get<1>(r.c1.done[1]), 0xCCBBAAu);
   EXPECT_GE(r.home.snoops.value, 1u);  // the line moved between the caches
+}
+
+// A next-line prefetcher of two lines: a missing load of line 8 also reads
+// lines 9 and 10, in the same request's shadow; a later load of 9 hits. A
+// miss on a page's last line (63) fetches nothing beyond the page; a store
+// merged behind a prefetch runs again when it is done (an upgrade).
+TEST(CoherenceAgents, APrefetcherReadsTheNextLinesOfThePage) {
+  CoherenceChecker::instance().clear();
+  Rig r(infinite(), 2);
+  r.a0.access(false, 8, 0, 1, r.c0);
+  sc_core::sc_start();
+  EXPECT_EQ(r.a0.prefetches.value, 2u);
+  EXPECT_EQ(r.a0.state(9), RnState::UC);  // nobody else holds it
+  EXPECT_EQ(r.a0.state(10), RnState::UC);
+  EXPECT_EQ(r.a0.state(11), RnState::I);
+  const std::uint64_t misses = r.a0.misses.value;
+  r.a0.access(false, 9, 0, 2, r.c0);
+  sc_core::sc_start();
+  EXPECT_EQ(r.a0.misses.value, misses);
+  r.a0.access(false, 63, 0, 3, r.c0);
+  sc_core::sc_start();
+  EXPECT_EQ(r.a0.prefetches.value, 2u);  // 64 is the next page's
+  r.a1.access(true, 70, 5, 4, r.c1);     // a1 owns 70 dirty
+  sc_core::sc_start();
+  r.a0.access(false, 69, 0, 5, r.c0);  // prefetches 70 (and 71)
+  r.a0.access(true, 70, 6, 6, r.c0);   // merges behind the prefetch of 70
+  sc_core::sc_start();
+  ASSERT_EQ(r.c0.done.size(), 5u);
+  EXPECT_EQ(r.a0.state(70), RnState::UD);
+  EXPECT_EQ(r.a1.state(70), RnState::I);
+  r.a1.access(false, 70, 0, 7, r.c1);
+  sc_core::sc_start();
+  EXPECT_EQ(std::get<1>(r.c1.done.back()), 6u);
+  EXPECT_TRUE(r.home.idle());
+}
+
+// With two MSHRs, one stays free for the core: a miss prefetches nothing.
+TEST(CoherenceAgents, APrefetchLeavesAnMshrToTheCore) {
+  CachingAgentConfig c = Rig::agent(0, 4);
+  c.mshrs = 2;
+  c.home = 1;
+  CachingAgent a("a3", c);
+  HomeAgentConfig h = Rig::home_config(infinite());
+  h.id = 1;
+  h.ports = {infinite()};
+  mem::MemoryController m("m3", memory());
+  HomeAgent home("h3", h, m);
+  CohPort::connect(a.port(), home.port(0), link());
+  Core core;
+  a.access(false, 8, 0, 1, core);
+  sc_core::sc_start();
+  EXPECT_EQ(a.prefetches.value, 0u);
+  EXPECT_EQ(core.done.size(), 1u);
 }
 
 // Two ends of a coherence link alone: what arrives, and when.

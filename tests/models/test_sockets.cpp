@@ -171,10 +171,13 @@ TEST(Sockets, AStoreInvalidatesCopiesOnBothSockets) {
 
 // Every core loads and stores a handful of lines of both sockets at random,
 // several accesses in flight each, over two socket links with few credits:
-// every step passes the checker, and every access completes.
-TEST(Sockets, StressAgainstTheGoldenMemory) {
+// every step passes the checker, and every access completes. With a
+// prefetcher, a miss also reads the next lines, which are among those the
+// cores use: prefetches race with stores and snoops.
+void stress(int prefetch) {
   SocketSystemConfig cfg = config(2);
   cfg.link_end.credits = {2, 2, 2, 2};
+  cfg.prefetch = prefetch;
   SocketSystem s("sys", cfg);
   CoherenceChecker::instance().clear();
   struct Driver : CoreSide {
@@ -212,7 +215,15 @@ TEST(Sockets, StressAgainstTheGoldenMemory) {
   EXPECT_TRUE(s.idle());
   EXPECT_GT(CoherenceChecker::instance().checks(), 8000u);
   EXPECT_GT(s.link_messages.value, 5000u);
+  std::uint64_t prefetched = 0;
+  for (int i = 0; i < 4; ++i) prefetched += s.core(i / 2, i % 2).prefetches.value;
+  if (prefetch) EXPECT_GT(prefetched, 100u);
+  else EXPECT_EQ(prefetched, 0u);
 }
+
+TEST(Sockets, StressAgainstTheGoldenMemory) { stress(0); }
+
+TEST(Sockets, StressWithAPrefetcherAgainstTheGoldenMemory) { stress(2); }
 
 
 // Message passing (x86-TSO litmus MP, which is CC-NIC's inline flag): a
