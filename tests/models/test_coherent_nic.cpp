@@ -56,6 +56,23 @@ Outcome run(const CoherentNicConfig& nc, const std::string& name = "sys") {
   return r;
 }
 
+// A two-line ring flooded with `packets` packets, none of them warm-up.
+CoherentNicConfig flood(std::uint64_t packets) {
+  CoherentNicConfig c;
+  c.traffic.ring = 2;
+  c.traffic.flood = true;
+  c.traffic.packets = packets;
+  c.traffic.warmup = 0;
+  return c;
+}
+
+// Runs c and expects every packet received, at some rate.
+void expect_every_packet(const CoherentNicConfig& c) {
+  const Outcome r = run(c);
+  EXPECT_EQ(r.received, c.traffic.packets);
+  EXPECT_GT(r.mpps, 0.0);
+}
+
 CoherentNicConfig pingpong(bool inline_signal) {
   CoherentNicConfig c;
   c.inline_signal = inline_signal;
@@ -82,15 +99,9 @@ TEST(CoherentNic, InlineSignallingSavesTheTailTransfers) {
 // A ring of two lines of one descriptor each, flooded with batches of one:
 // the writer waits for the reader's head every other packet; all arrive.
 TEST(CoherentNic, ATinyRingUnderFloodDeliversEveryPacketInOrder) {
-  CoherentNicConfig c;
-  c.traffic.ring = 2;
-  c.traffic.flood = true;
-  c.traffic.packets = 500;
-  c.traffic.warmup = 0;
+  CoherentNicConfig c = flood(500);
   c.traffic.packet_B = 1500;  // 24 lines a packet, more than a core's MSHRs
-  const Outcome r = run(c);
-  EXPECT_EQ(r.received, 500u);
-  EXPECT_GT(r.mpps, 0.0);
+  expect_every_packet(c);
 }
 
 // Two queues at a light open load: no queueing, so every packet sees the
@@ -115,17 +126,11 @@ TEST(CoherentNic, ALightOpenLoadIsDeliveredAtItsRate) {
 // every packet still arrives in order (the readers check each packet line,
 // the checker every value).
 TEST(CoherentNic, PackedDescriptorsWithAFlagEachDeliverEveryPacket) {
-  CoherentNicConfig c;
+  CoherentNicConfig c = flood(600);
   c.per_line = 4;
   c.layout = Layout::Packed;
-  c.traffic.ring = 2;
   c.traffic.batch = 3;
-  c.traffic.flood = true;
-  c.traffic.packets = 600;
-  c.traffic.warmup = 0;
-  const Outcome r = run(c);
-  EXPECT_EQ(r.received, 600u);
-  EXPECT_GT(r.mpps, 0.0);
+  expect_every_packet(c);
 }
 
 // One packet at a time, four descriptors to a line. Grouped, each packet's
@@ -151,18 +156,12 @@ TEST(CoherentNic, PackedDescriptorsCostMoreTransfersUnderLowLoad) {
 // and every packet arrives intact (each line checked against the
 // descriptor that names the buffer).
 TEST(CoherentNic, SharedPoolsUnderFloodDeliverEveryPacket) {
-  CoherentNicConfig c;
+  CoherentNicConfig c = flood(400);
   c.per_line = 1;
   c.pools = true;
-  c.traffic.ring = 2;
   c.traffic.batch = 1;
   c.traffic.packet_B = 200;  // four lines
-  c.traffic.flood = true;
-  c.traffic.packets = 400;
-  c.traffic.warmup = 0;
-  const Outcome r = run(c);
-  EXPECT_EQ(r.received, 400u);
-  EXPECT_GT(r.mpps, 0.0);
+  expect_every_packet(c);
 }
 
 }  // namespace
