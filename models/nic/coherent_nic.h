@@ -46,7 +46,9 @@
 //    the one it freed last: the NIC writes a received packet into a
 //    buffer it has just read a packet from, and the host's TX core into
 //    one its RX core has just read (on its own socket), instead of into
-//    lines the other socket holds. Each pool starts with twice a ring's
+//    lines last read on the other socket (a read leaves the line's last
+//    writer a shared copy, so the other socket may hold one either way:
+//    docs/calibration.md has what this changes). Each pool starts with twice a ring's
 //    slots; both pools lie where the TX ring's buffers would. A host TX
 //    core that finds its pool short waits until its RX core frees some.
 //    The pools are each side's private lists: what managing them costs
