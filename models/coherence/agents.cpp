@@ -153,9 +153,9 @@ void CachingAgent::prefetch_after(std::uint64_t line) {
   constexpr std::uint64_t kPageLines = 4096 / kLineB;
   for (std::uint64_t next = line + 1; next <= line + static_cast<std::uint64_t>(m_cfg.prefetch); ++next) {
     if (next / kPageLines != line / kPageLines || m_mshr.in_use() + 1 >= m_mshr.capacity()) return;
-    const CacheLine* held = m_lines.find(next);
-    if (m_mshr.outstanding(next) || (held && held->state != RnState::I)) continue;
+    if (m_mshr.outstanding(next)) continue;
     CacheLine& l = m_lines[next];
+    if (l.state != RnState::I) continue;
     const RnStep r = rn_step(l, RnEvent::Load, nullptr, m_cfg.id, home_of(next), next, 0, *this);
     check(next, RnState::I, l.state, r);
     Access a;
