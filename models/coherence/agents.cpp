@@ -40,6 +40,7 @@ CachingAgent::CachingAgent(const std::string& name, const CachingAgentConfig& cf
   reg.add_counter(name + ".misses", &misses, "1", "accesses that sent a request");
   reg.add_counter(name + ".merged", &merged, "1", "accesses merged into a request outstanding for their line");
   reg.add_counter(name + ".prefetches", &prefetches, "line", "lines read by the next-line prefetcher");
+  reg.add_counter(name + ".forwards", &forwards, "line", "lines sent straight to a requesting agent on a forwarding snoop");
 }
 
 CohPort& CachingAgent::port() {
@@ -172,6 +173,7 @@ void CachingAgent::check(std::uint64_t line, RnState before, RnState after, cons
 }
 
 void CachingAgent::send(const Msg& m) {
+  if (m.type == MsgType::CompDataSC || m.type == MsgType::CompDataUC) ++forwards;  // only a home grants otherwise
   Packet* p = packet_of(m);
   if (msg_class(m.type) == MsgClass::Req) p->ready += m_cfg.request_latency;
   m_channel->send(p);
@@ -235,6 +237,7 @@ HomeAgent::HomeAgent(const std::string& name, const HomeAgentConfig& cfg, mem::M
   reg.add_counter(name + ".snoops", &snoops, "1", "snoops sent");
   reg.add_counter(name + ".memory_reads", &memory_reads, "line", "lines read from memory for grants");
   reg.add_counter(name + ".memory_writes", &memory_writes, "line", "dirty lines written to memory");
+  reg.add_counter(name + ".forwarded", &forwarded, "1", "requests whose data an owner sent the requester (the memory read wasted)");
 }
 
 CohPort& HomeAgent::port(AgentId agent) {
@@ -273,6 +276,7 @@ void HomeAgent::on_action(std::uint32_t, std::uint64_t, void* ptr) {
   m_cur_line = m.line;
   Line& l = m_lines[m.line];
   m_cur = &l;
+  if (msg_forwarded(m.type)) ++forwarded;
   if (msg_has_data(m.type)) {
     // Dirty data comes home: memory is written (its channel is occupied),
     // and a grant of this transaction need not wait for memory.
@@ -280,7 +284,7 @@ void HomeAgent::on_action(std::uint32_t, std::uint64_t, void* ptr) {
     m_mem.write(m.line * kLineB, kLineB, now_tick());
     if (m.type != MsgType::WriteBack) l.wait.dirty_in = true;
   }
-  home_receive(l.dir, m, m_cfg.id, *this);
+  home_receive(l.dir, m, m_cfg.id, *this, m_cfg.policy);
   m_cur = nullptr;
 }
 

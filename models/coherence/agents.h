@@ -17,10 +17,12 @@
 // Every step of every caching agent passes the coherence checker
 // (checker.h): single writer or many readers per line, and every load the
 // value of the line's last store.
+// A home set to forward (HomeAgentConfig::policy) has an owner send the
+// line straight to the requester; the requester's channel must then reach
+// the other caching agents (a socket system's fabric, socket.h).
 // Simplifications in this version: a caching agent holds every line it
-// touches (no capacity, so no replacement and no write-back); the home
-// snoops and answers through its own channels only (no forwarding). A
-// caching agent has one channel; where its lines have several homes
+// touches (no capacity, so no replacement and no write-back). A caching
+// agent has one channel; where its lines have several homes
 // (CachingAgentConfig::homes), that channel routes by destination (a
 // socket system's fabric, socket.h).
 #pragma once
@@ -109,6 +111,7 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
 
   Counter accesses, hits, misses, merged;  // an eviction of a line not held counts as a hit
   Counter prefetches;                       // lines read by the prefetcher
+  Counter forwards;                         // lines sent straight to another agent (a forwarding snoop)
 
  private:
   struct Access {
@@ -147,6 +150,7 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
 struct HomeAgentConfig {
   AgentId id = 0;
   Tick lookup = 10 * kNs;  // directory look-up and pipeline, per message
+  HomePolicy policy;       // e.g. direct cache-to-cache forwarding
   // One direct link per caching agent, in agent-id order; agents beyond
   // these are reached through channels given to attach().
   std::vector<CohEndConfig> ports;
@@ -169,6 +173,7 @@ class HomeAgent final : public Receiver, public Actor, public Sink, public mem::
   void memory_done(const mem::MemRequest& r, Tick at) override;
 
   Counter requests, snoops, memory_reads, memory_writes;
+  Counter forwarded;  // transactions whose data an owner sent the requester (the memory read wasted)
 
  private:
   // What the home waits for on a line, beside the engine's state.

@@ -51,6 +51,16 @@ RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId hom
     if (ops & kOpData) m.data = l.data;
     out.send(m);
   }
+  if (r.row->forward != MsgType::None) {
+    if (!in) fail(agent(self), line, "a row forwards data with no snoop to name the requester");
+    Msg m;
+    m.type = r.row->forward;
+    m.src = self;
+    m.dst = in->fwd;
+    m.line = line;
+    m.data = l.data;
+    out.send(m);
+  }
   if (ops & kOpAck) {
     Msg m;
     m.type = MsgType::CompAck;
@@ -71,7 +81,8 @@ DirCond HomeLine::cond_of(AgentId req) const {
 }
 
 namespace {
-void grant(HomeLine& h, AgentId self, Sink& out) {
+// The requester's place in the directory, once its transaction is granted.
+void update_directory(HomeLine& h, AgentId self) {
   const HomeRow& row = *h.row;
   const AgentId req = h.cur.src;
   const std::uint64_t bit = 1ull << req;
@@ -92,6 +103,12 @@ void grant(HomeLine& h, AgentId self, Sink& out) {
       if (h.owner == req) h.owner = -1;
       break;
   }
+}
+
+void grant(HomeLine& h, AgentId self, Sink& out) {
+  const HomeRow& row = *h.row;
+  const AgentId req = h.cur.src;
+  update_directory(h, self);
   Msg g;
   g.type = row.grant;
   g.src = self;
@@ -102,11 +119,12 @@ void grant(HomeLine& h, AgentId self, Sink& out) {
   out.send(g);
 }
 
-void finish(HomeLine& h, AgentId self, Sink& out);
+void finish(HomeLine& h, AgentId self, Sink& out, const HomePolicy& policy);
+void snoops_done(HomeLine& h, AgentId self, Sink& out, const HomePolicy& policy);
 
-void start(HomeLine& h, const Msg& m, AgentId self, Sink& out) {
+void start(HomeLine& h, const Msg& m, AgentId self, Sink& out, const HomePolicy& policy) {
   const DirCond c = h.cond_of(m.src);
-  const HomeRow* row = home_row(m.type, c);
+  const HomeRow* row = home_row(m.type, c, policy.forward);
   if (!row)
     fail("home " + std::to_string(self), m.line,
          std::string("directory ") + dir_state_name(h.dir()) + " (requester " + dir_cond_name(c) + ") received " + describe(m) +
@@ -117,6 +135,8 @@ void start(HomeLine& h, const Msg& m, AgentId self, Sink& out) {
   h.row = row;
   h.snoops_left = 0;
   h.await_ack = false;
+  h.forwarded = false;
+  h.early_ack = false;
   if (row->ops & kHomeMemWrite) h.mem = m.data;
   std::uint64_t targets = 0;
   if (row->snoop == SnoopWhom::Owner) targets = 1ull << h.owner;
@@ -128,28 +148,42 @@ void start(HomeLine& h, const Msg& m, AgentId self, Sink& out) {
     s.src = self;
     s.dst = a;
     s.line = m.line;
+    if (row->ops & kHomeForward) s.fwd = m.src;
     out.send(s);
     ++h.snoops_left;
   }
-  if (h.snoops_left == 0) {
-    grant(h, self, out);
-    if (!h.await_ack) finish(h, self, out);
-  }
+  if (h.snoops_left == 0) snoops_done(h, self, out, policy);
 }
 
-void finish(HomeLine& h, AgentId self, Sink& out) {
+// Every snoop is answered: grant, unless the owner forwarded the line (the
+// requester has it; only its CompAck is awaited, unless already here).
+void snoops_done(HomeLine& h, AgentId self, Sink& out, const HomePolicy& policy) {
+  if (h.forwarded) {
+    update_directory(h, self);
+    h.await_ack = true;
+    if (h.early_ack) finish(h, self, out, policy);
+    return;
+  }
+  if (h.early_ack) fail("home " + std::to_string(self), h.cur.line, "a CompAck came before the requester had its data: " + describe(h.cur));
+  grant(h, self, out);
+  if (!h.await_ack) finish(h, self, out, policy);
+}
+
+void finish(HomeLine& h, AgentId self, Sink& out, const HomePolicy& policy) {
   h.busy = false;
   h.row = nullptr;
   h.await_ack = false;
+  h.forwarded = false;
+  h.early_ack = false;
   if (!h.waiting.empty()) {
     const Msg next = h.waiting.front();
     h.waiting.pop_front();
-    start(h, next, self, out);
+    start(h, next, self, out, policy);
   }
 }
 }  // namespace
 
-void home_receive(HomeLine& h, const Msg& m, AgentId self, Sink& out) {
+void home_receive(HomeLine& h, const Msg& m, AgentId self, Sink& out, const HomePolicy& policy) {
   const auto who = [self] { return "home " + std::to_string(self); };  // named only on failure
   switch (m.type) {
     case MsgType::ReadShared:
@@ -158,26 +192,37 @@ void home_receive(HomeLine& h, const Msg& m, AgentId self, Sink& out) {
     case MsgType::Evict:
     case MsgType::WriteBack:
       if (h.busy) h.waiting.push_back(m);  // serialised: one transaction per line
-      else start(h, m, self, out);
+      else start(h, m, self, out, policy);
       return;
     case MsgType::SnpResp_I:
     case MsgType::SnpResp_SC:
     case MsgType::SnpRespData_I:
-    case MsgType::SnpRespData_SC: {
+    case MsgType::SnpRespData_SC:
+    case MsgType::SnpRespFwded_I:
+    case MsgType::SnpRespFwded_SC:
+    case MsgType::SnpRespDataFwded_SC: {
       if (!h.busy || h.snoops_left <= 0) fail(who(), m.line, "a snoop response nobody waits for: " + describe(m));
       if (!(h.sharers >> m.src & 1)) fail(who(), m.line, "a snoop response from an agent the directory does not list: " + describe(m));
+      if (msg_forwarded(m.type)) {
+        if (!(h.row->ops & kHomeForward)) fail(who(), m.line, "a forwarded response to a snoop that asked for none: " + describe(m));
+        h.forwarded = true;
+      }
       if (msg_has_data(m.type)) h.mem = m.data;  // dirty data comes home
       if (h.owner == m.src) h.owner = -1;
-      if (m.type == MsgType::SnpResp_I || m.type == MsgType::SnpRespData_I) h.sharers &= ~(1ull << m.src);
-      if (--h.snoops_left == 0) {
-        grant(h, self, out);
-        if (!h.await_ack) finish(h, self, out);
-      }
+      if (m.type == MsgType::SnpResp_I || m.type == MsgType::SnpRespData_I || m.type == MsgType::SnpRespFwded_I)
+        h.sharers &= ~(1ull << m.src);
+      if (--h.snoops_left == 0) snoops_done(h, self, out, policy);
       return;
     }
     case MsgType::CompAck:
+      // A requester that got its data from the owner may ack before the
+      // owner's response reaches the home.
+      if (h.busy && !h.await_ack && !h.early_ack && m.src == h.cur.src && (h.row->ops & kHomeForward) && h.snoops_left > 0) {
+        h.early_ack = true;
+        return;
+      }
       if (!h.busy || !h.await_ack || m.src != h.cur.src) fail(who(), m.line, "a CompAck nobody waits for: " + describe(m));
-      finish(h, self, out);
+      finish(h, self, out, policy);
       return;
     default:
       fail(who(), m.line, "received " + describe(m) + ", which only caching agents receive");

@@ -22,6 +22,16 @@ struct Msg {
   AgentId src = 0, dst = 0;
   std::uint64_t line = 0;
   std::uint64_t data = 0;  // the line's value, where the type carries data
+  AgentId fwd = 0;         // a forwarding snoop's requester, who gets the data
+};
+
+// How a home serves requests, beyond its tables.
+struct HomePolicy {
+  // Direct cache-to-cache forwarding: a request that finds a unique owner
+  // has the owner send the line (protocol.h). Only where the caching
+  // agents can reach each other (a socket system's fabric; not CCIX, whose
+  // request agents each talk to their home alone).
+  bool forward = false;
 };
 
 class Sink {
@@ -67,13 +77,15 @@ struct HomeLine {
   const HomeRow* row = nullptr;
   int snoops_left = 0;
   bool await_ack = false;
+  bool forwarded = false;  // the snooped owner sent the requester the data
+  bool early_ack = false;  // the requester's CompAck came before the owner's response
   std::deque<Msg> waiting;
   DirState dir() const { return owner >= 0 ? DirState::U : sharers ? DirState::S : DirState::I; }
   DirCond cond_of(AgentId req) const;
 };
 
 // A message arrives at the home of its line.
-void home_receive(HomeLine& h, const Msg& m, AgentId self, Sink& out);
+void home_receive(HomeLine& h, const Msg& m, AgentId self, Sink& out, const HomePolicy& policy = {});
 
 // "agent 3 line 0x40 in SM_P" and the like, for errors and reports.
 std::string describe(const Msg& m);

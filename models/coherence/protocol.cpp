@@ -43,6 +43,13 @@ constexpr RnRow kRn[] = {
     {S::UC, E::SnpToI, S::I, M::SnpResp_I, 0},
     {S::UD, E::SnpToS, S::SC, M::SnpRespData_SC, D},
     {S::UD, E::SnpToI, S::I, M::SnpRespData_I, D},
+    // stable states: forwarding snoops (an owner's), the data to the
+    // requester. A dirty line forwarded unique stays dirty at its new
+    // owner; forwarded shared, its dirty data goes home as well.
+    {S::UC, E::SnpToSFwd, S::SC, M::SnpRespFwded_SC, 0, M::CompDataSC},
+    {S::UC, E::SnpToIFwd, S::I, M::SnpRespFwded_I, 0, M::CompDataUC},
+    {S::UD, E::SnpToSFwd, S::SC, M::SnpRespDataFwded_SC, D, M::CompDataSC},
+    {S::UD, E::SnpToIFwd, S::I, M::SnpRespFwded_I, 0, M::CompDataUC},
     // requests outstanding: their responses
     {S::IS_P, E::CompDataSC, S::SC, M::None, In | L | A | R},
     {S::IS_P, E::CompDataUC, S::UC, M::None, In | L | A | R},
@@ -59,12 +66,18 @@ constexpr RnRow kRn[] = {
     {S::EV_P, E::SnpToI, S::EV_P, M::SnpResp_I, 0},
     {S::WB_P, E::SnpToS, S::WBI_P, M::SnpRespData_I, D},
     {S::WB_P, E::SnpToI, S::WBI_P, M::SnpRespData_I, D},
+    // ... and forwarding snoops: an eviction or write-back in flight does
+    // not forward; it answers as to a plain snoop, and the home grants.
+    {S::EV_P, E::SnpToSFwd, S::EV_P, M::SnpResp_I, 0},
+    {S::EV_P, E::SnpToIFwd, S::EV_P, M::SnpResp_I, 0},
+    {S::WB_P, E::SnpToSFwd, S::WBI_P, M::SnpRespData_I, D},
+    {S::WB_P, E::SnpToIFwd, S::WBI_P, M::SnpRespData_I, D},
 };
 
 using C = DirCond;
 using W = SnoopWhom;
 using U = DirUpdate;
-constexpr std::uint8_t Mw = kHomeMemWrite, Na = kHomeNoAck;
+constexpr std::uint8_t Mw = kHomeMemWrite, Na = kHomeNoAck, Fw = kHomeForward;
 
 // The home's table: how it serves each request, by the requester's standing
 // in the directory. A (request, standing) pair without a row is a protocol
@@ -92,16 +105,25 @@ constexpr HomeRow kHome[] = {
     {M::WriteBack, C::Invalid, W::None, M::None, M::WBAck, U::Keep, Na},
     {M::WriteBack, C::Sharers, W::None, M::None, M::WBAck, U::Keep, Na},
     {M::WriteBack, C::Owner, W::None, M::None, M::WBAck, U::Keep, Na},
+    // A forwarding home's rows, taking the place of the rows above for the
+    // same request and standing: a request that finds a unique owner asks
+    // it to send the line to the requester.
+    {M::ReadShared, C::Owner, W::Owner, M::SnpToSFwd, M::CompDataSC, U::AddSharer, Fw},
+    {M::ReadUnique, C::Owner, W::Owner, M::SnpToIFwd, M::CompDataUC, U::MakeOwner, Fw},
+    {M::CleanUnique, C::Owner, W::Owner, M::SnpToIFwd, M::CompDataUC, U::MakeOwner, Fw},
 };
 
 // Direct look-up tables, built once from the rows.
 struct Index {
   std::array<const RnRow*, kRnStates * kRnEvents> rn{};
-  std::array<const HomeRow*, kMsgTypes * static_cast<int>(DirCond::Count)> home{};
+  std::array<const HomeRow*, kMsgTypes * static_cast<int>(DirCond::Count)> home{}, home_fwd{};
+  static int at(MsgType req, DirCond c) { return static_cast<int>(req) * static_cast<int>(DirCond::Count) + static_cast<int>(c); }
   Index() {
     for (const RnRow& r : kRn) rn[static_cast<int>(r.state) * kRnEvents + static_cast<int>(r.event)] = &r;
-    for (const HomeRow& r : kHome)
-      home[static_cast<int>(r.req) * static_cast<int>(DirCond::Count) + static_cast<int>(r.cond)] = &r;
+    for (const HomeRow& r : kHome) {
+      if (!(r.ops & kHomeForward)) home[at(r.req, r.cond)] = &r;
+      if ((r.ops & kHomeForward) || !home_fwd[at(r.req, r.cond)]) home_fwd[at(r.req, r.cond)] = &r;
+    }
   }
 };
 const Index& index() {
@@ -123,7 +145,8 @@ bool rn_writable(RnState s) { return s == S::UC || s == S::UD; }
 bool rn_stable(RnState s) { return s == S::I || s == S::SC || s == S::UC || s == S::UD; }
 
 const char* rn_event_name(RnEvent e) {
-  static const char* const n[] = {"Load", "Store", "Replace", "SnpToS", "SnpToI", "CompDataSC", "CompDataUC", "CompUC", "WBAck"};
+  static const char* const n[] = {"Load",      "Store",      "Replace",    "SnpToS", "SnpToI", "SnpToSFwd",
+                                  "SnpToIFwd", "CompDataSC", "CompDataUC", "CompUC", "WBAck"};
   return n[static_cast<int>(e)];
 }
 
@@ -131,6 +154,8 @@ RnEvent rn_event_of(MsgType m) {
   switch (m) {
     case M::SnpToS: return E::SnpToS;
     case M::SnpToI: return E::SnpToI;
+    case M::SnpToSFwd: return E::SnpToSFwd;
+    case M::SnpToIFwd: return E::SnpToIFwd;
     case M::CompDataSC: return E::CompDataSC;
     case M::CompDataUC: return E::CompDataUC;
     case M::CompUC: return E::CompUC;
@@ -150,9 +175,11 @@ const char* dir_cond_name(DirCond c) {
   return n[static_cast<int>(c)];
 }
 
-const HomeRow* home_row(MsgType req, DirCond c) {
-  return index().home[static_cast<int>(req) * static_cast<int>(DirCond::Count) + static_cast<int>(c)];
+const HomeRow* home_row(MsgType req, DirCond c, bool forward) {
+  return (forward ? index().home_fwd : index().home)[Index::at(req, c)];
 }
+
+bool msg_forwarded(MsgType m) { return m == M::SnpRespFwded_I || m == M::SnpRespFwded_SC || m == M::SnpRespDataFwded_SC; }
 
 const RnRow* rn_rows(int* n) {
   *n = static_cast<int>(sizeof kRn / sizeof kRn[0]);

@@ -15,6 +15,15 @@
 //    (invalidate, return dirty data); every snoop gets one response that
 //    names the state the line is left in (SnpResp_I/_SC, SnpRespData_I/_SC
 //    with dirty data), from which the home keeps its directory precise;
+//  - direct cache-to-cache forwarding, where a home is set to forward
+//    (HomePolicy, engine.h; CHI's DCT): a request that finds a unique owner
+//    snoops it with SnpToSFwd or SnpToIFwd, naming the requester; an owner
+//    that holds the line sends its data straight to the requester (the
+//    CompData the home would have sent) and tells the home with
+//    SnpRespFwded_SC/_I (SnpRespDataFwded_SC when dirty data must reach
+//    memory because the requester gets a shared copy); one that no longer
+//    holds it (an eviction or write-back in flight) answers as to a plain
+//    snoop, and the home then grants itself, as without forwarding;
 //  - the home keeps a precise directory (sharers, or one unique owner),
 //    serves one transaction per line at a time (a hazard queue holds the
 //    others in arrival order), snoops before it answers, and holds the line
@@ -22,9 +31,10 @@
 //    still waiting for its data, and the races left are those the tables
 //    name (a snoop meeting an upgrade, an eviction or a write-back in
 //    flight).
-// Simplifications in this version: no SD/UCE/UDP states, no direct
-// cache-to-cache forwarding, no speculative memory read, no atomics at the
-// home; data returns through the home.
+// Simplifications in this version: no SD/UCE/UDP states (a forwarded
+// shared copy sends dirty data home instead of keeping it in SD), no
+// atomics at the home; without forwarding, data returns through the home.
+// (The speculative memory read is the timed home's, agents.h.)
 #pragma once
 #include <cstdint>
 
@@ -43,10 +53,15 @@ enum class MsgClass : std::uint8_t { Req, Snp, Rsp, Dat };
   X(WriteBack, Req, true)         \
   X(SnpToS, Snp, false)           \
   X(SnpToI, Snp, false)           \
+  X(SnpToSFwd, Snp, false)        \
+  X(SnpToIFwd, Snp, false)        \
   X(SnpResp_I, Rsp, false)        \
   X(SnpResp_SC, Rsp, false)       \
   X(SnpRespData_I, Dat, true)     \
   X(SnpRespData_SC, Dat, true)    \
+  X(SnpRespFwded_I, Rsp, false)   \
+  X(SnpRespFwded_SC, Rsp, false)  \
+  X(SnpRespDataFwded_SC, Dat, true) \
   X(CompAck, Rsp, false)          \
   X(CompDataSC, Dat, true)        \
   X(CompDataUC, Dat, true)        \
@@ -95,6 +110,8 @@ enum class RnEvent : std::uint8_t {
   Replace,  // the line is chosen as a victim
   SnpToS,
   SnpToI,
+  SnpToSFwd,
+  SnpToIFwd,
   CompDataSC,
   CompDataUC,
   CompUC,
@@ -121,6 +138,9 @@ struct RnRow {
   RnState next;
   MsgType send;  // to the home (a request, or the response to a snoop); None if nothing
   std::uint8_t ops;
+  // To the requester a forwarding snoop names, with the line's data (a
+  // CompData, as the home would have granted); None if nothing.
+  MsgType forward = MsgType::None;
 };
 
 // The row for (state, event); nullptr if the protocol has none (an event
@@ -157,6 +177,11 @@ enum class DirUpdate : std::uint8_t {
 enum HomeOp : std::uint8_t {
   kHomeMemWrite = 1,   // the request's data is written to memory
   kHomeNoAck = 2,      // the transaction ends with the response (no CompAck awaited)
+  // The snoop asks the owner to forward the line to the requester: if its
+  // response says it did (SnpRespFwded_*), the home sends no grant and
+  // waits for the requester's CompAck, which may arrive before that
+  // response; if it did not, the home grants as the row says.
+  kHomeForward = 4,
 };
 
 struct HomeRow {
@@ -169,7 +194,10 @@ struct HomeRow {
   std::uint8_t ops;
 };
 
-const HomeRow* home_row(MsgType req, DirCond c);
+// The row for (req, c); with `forward`, the forwarding row where there is
+// one. nullptr if the protocol has none.
+const HomeRow* home_row(MsgType req, DirCond c, bool forward = false);
+bool msg_forwarded(MsgType m);  // a snoop response saying the data went to the requester
 
 // Every row, for the checks that every (state, event) pair either has a row
 // or is proved unreachable.

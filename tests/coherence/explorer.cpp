@@ -41,7 +41,7 @@ struct Explorer : Sink {
     res.home_rows_used.assign(static_cast<std::size_t>(n), 0);
   }
   void send(const Msg& m) override {
-    if (cfg.mutation == Mutation::LoseSnoop && m.type == MsgType::SnpToI) return;
+    if (cfg.mutation == Mutation::LoseSnoop && (m.type == MsgType::SnpToI || m.type == MsgType::SnpToIFwd)) return;
     sent.push_back(m);
   }
   void home_row_taken(const HomeRow& r) override { ++res.home_rows_used[static_cast<std::size_t>(&r - home_base)]; }
@@ -76,6 +76,7 @@ struct Explorer : Sink {
     k += static_cast<char>(m.dst);
     k += static_cast<char>(m.line);
     k += static_cast<char>(m.data);
+    k += static_cast<char>(m.fwd);
   }
   std::string key(const World& x) const {
     std::string k;
@@ -93,6 +94,8 @@ struct Explorer : Sink {
         k += static_cast<char>(h.row ? h.row - home_base : 255);
         k += static_cast<char>(h.snoops_left);
         k += static_cast<char>(h.await_ack);
+        k += static_cast<char>(h.forwarded);
+        k += static_cast<char>(h.early_ack);
       }
       k += static_cast<char>(h.waiting.size());
       for (const Msg& m : h.waiting) put_msg(k, m);
@@ -136,7 +139,9 @@ struct Explorer : Sink {
         if (rn_readable(c.state) && c.data != g) return "agent " + std::to_string(a) + " holds a stale readable copy";
         if (rn_readable(c.state)) {
           holders |= 1ull << a;
-          if (!(h.sharers >> a & 1)) return "the directory does not list agent " + std::to_string(a) + ", which holds the line";
+          const bool forwarded_to = h.busy && (h.row->ops & kHomeForward) && h.cur.src == a;
+          if (!(h.sharers >> a & 1) && !forwarded_to)
+            return "the directory does not list agent " + std::to_string(a) + ", which holds the line";
         }
         // A write-back in flight still answers snoops while it is listed.
         if (c.state == RnState::WB_P && (h.sharers >> a & 1) && c.data != g)
@@ -246,7 +251,9 @@ struct Explorer : Sink {
     const int l = static_cast<int>(m.line);
     if (m.dst >= cfg.agents) {
       if (m.dst != home_of(l)) throw SimError(describe(m) + " reached a home that is not its line's");
-      home_receive(x.home[static_cast<std::size_t>(l)], m, home_of(l), *this);
+      HomePolicy policy;
+      policy.forward = cfg.forward;
+      home_receive(x.home[static_cast<std::size_t>(l)], m, home_of(l), *this, policy);
       return;
     }
     const RnEvent e = rn_event_of(m.type);
@@ -257,6 +264,7 @@ struct Explorer : Sink {
     // as at issue): a reused value would pass a stale copy for a fresh one.
     const RnStep r = rn_step(c, e, &m, m.dst, home_of(l), m.line, 2, *this);
     if (cfg.mutation == Mutation::IgnoreInvalidation && before == RnState::SC && e == RnEvent::SnpToI) c.state = RnState::SC;
+    if (cfg.mutation == Mutation::KeepForwardedLine && rn_writable(before) && e == RnEvent::SnpToIFwd) c.state = before;
     account(x, r, l);
   }
 

@@ -12,8 +12,10 @@
 //  - single writer or many readers per line;
 //  - every readable copy holds the last store's value, and every load
 //    returns it;
-//  - the directory lists every agent holding a readable copy (and a
-//    write-back still listed holds the last value); at a quiescent line
+//  - the directory lists every agent holding a readable copy, except the
+//    requester of a forwarded transaction the home has not yet heard the
+//    owner answer (and a write-back still listed holds the last value);
+//    at a quiescent line
 //    it lists exactly the holders, and memory holds the last value unless a
 //    unique dirty copy does;
 //  - no deadlock: with nothing in flight, no agent waits and no home is
@@ -34,7 +36,8 @@ namespace hx::coherence::test {
 enum class Mutation {
   None,
   IgnoreInvalidation,  // a sharer answers SnpToI but keeps its copy
-  LoseSnoop,           // the first SnpToI ever sent is lost
+  LoseSnoop,           // every SnpToI (and SnpToIFwd) sent is lost
+  KeepForwardedLine,   // a unique owner forwards the line unique but keeps its copy
 };
 
 struct ExploreConfig {
@@ -42,6 +45,7 @@ struct ExploreConfig {
   int lines = 1;
   int homes = 1;          // line l's home is home l % homes
   int mshrs = 1;          // requests outstanding per agent at once
+  bool forward = false;   // the homes forward (HomePolicy): owners send the line to requesters
   std::size_t max_states = 20'000'000;
   Mutation mutation = Mutation::None;
 };
@@ -59,7 +63,7 @@ ExploreResult explore(const ExploreConfig& cfg);
 // A total order of messages, so that the messages in flight, a multiset,
 // have one canonical form (sorted) in a searched state's key.
 inline bool msg_less(const Msg& a, const Msg& b) {
-  return std::tie(a.type, a.src, a.dst, a.line, a.data) < std::tie(b.type, b.src, b.dst, b.line, b.data);
+  return std::tie(a.type, a.src, a.dst, a.line, a.data, a.fwd) < std::tie(b.type, b.src, b.dst, b.line, b.data, b.fwd);
 }
 
 }  // namespace hx::coherence::test

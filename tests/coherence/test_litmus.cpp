@@ -88,6 +88,7 @@ struct Machine : Sink {
   std::vector<Program> progs;
   int lines;
   bool evictions = true;
+  HomePolicy policy;
   AgentId home_id;
   std::vector<Msg> sent;
   void send(const Msg& m) override { sent.push_back(m); }
@@ -109,14 +110,15 @@ struct Machine : Sink {
       put(k, h.sharers);
       put(k, static_cast<std::uint64_t>(h.owner + 1) << 40 | static_cast<std::uint64_t>(h.busy) << 32 | h.mem);
       put(k, static_cast<std::uint64_t>(h.cur.type) << 48 | static_cast<std::uint64_t>(h.cur.src) << 32 |
-                 static_cast<std::uint64_t>(h.snoops_left) << 8 | h.await_ack);
+                 static_cast<std::uint64_t>(h.snoops_left) << 8 | static_cast<std::uint64_t>(h.forwarded) << 2 |
+                 static_cast<std::uint64_t>(h.early_ack) << 1 | h.await_ack);
       put(k, h.cur.data);
       for (const Msg& m : h.waiting) put(k, static_cast<std::uint64_t>(m.type) << 48 | static_cast<std::uint64_t>(m.src) << 32 | m.data);
       k += '/';
     }
     for (const Msg& m : s.net) {
       put(k, static_cast<std::uint64_t>(m.type) << 48 | static_cast<std::uint64_t>(m.src) << 32 | static_cast<std::uint64_t>(m.dst) << 16 | m.line);
-      put(k, m.data);
+      put(k, m.data << 16 | m.fwd);
     }
     k += '|';
     for (std::size_t c = 0; c < s.pc.size(); ++c) put(k, s.pc[c] << 8 | static_cast<std::uint64_t>(s.waiting[c] + 1));
@@ -192,7 +194,7 @@ struct Machine : Sink {
         const Msg m = n.net[i];
         n.net.erase(n.net.begin() + static_cast<std::ptrdiff_t>(i));
         if (m.dst == home_id) {
-          home_receive(n.home[static_cast<std::size_t>(m.line)], m, home_id, *this);
+          home_receive(n.home[static_cast<std::size_t>(m.line)], m, home_id, *this, policy);
         } else {
           // A store completing on this message writes its program's value.
           std::uint64_t value = 0;
@@ -209,28 +211,35 @@ struct Machine : Sink {
   }
 };
 
-std::set<Outcome> on_engine(const std::vector<Program>& ps, bool evictions, std::size_t* states) {
+std::set<Outcome> on_engine(const std::vector<Program>& ps, bool evictions, bool forward, std::size_t* states) {
   Machine m;
   m.progs = ps;
   m.lines = lines_of(ps);
   m.evictions = evictions;
+  m.policy.forward = forward;
   return m.run(states);
 }
 
 Op ld(int line, int reg) { return Op{false, line, reg}; }
 Op st(int line, int value) { return Op{true, line, value}; }
 
-// Runs a litmus test: the engine's outcomes equal SC's, and none is forbidden.
-// With `evictions`, any core may also give up any line it holds at any moment.
+// Runs a litmus test, with homes that return data themselves and with
+// homes that have owners forward it: the engine's outcomes equal SC's, and
+// none is forbidden. With `evictions`, any core may also give up any line
+// it holds at any moment.
 void litmus(const char* name, const std::vector<Program>& ps, const std::set<Outcome>& forbidden, bool evictions = true) {
-  std::size_t states = 0;
-  const std::set<Outcome> sc = sc_outcomes(ps), got = on_engine(ps, evictions, &states);
-  EXPECT_EQ(got, sc) << name;
-  for (const Outcome& f : forbidden) {
-    EXPECT_EQ(sc.count(f), 0u) << name << ": the forbidden outcome is allowed by SC itself (a wrong test)";
-    EXPECT_EQ(got.count(f), 0u) << name << ": a forbidden outcome was observed";
+  const std::set<Outcome> sc = sc_outcomes(ps);
+  for (const bool forward : {false, true}) {
+    std::size_t states = 0;
+    const std::set<Outcome> got = on_engine(ps, evictions, forward, &states);
+    const char* how = forward ? "forwarding" : "through the home";
+    EXPECT_EQ(got, sc) << name << ", " << how;
+    for (const Outcome& f : forbidden) {
+      EXPECT_EQ(sc.count(f), 0u) << name << ": the forbidden outcome is allowed by SC itself (a wrong test)";
+      EXPECT_EQ(got.count(f), 0u) << name << ", " << how << ": a forbidden outcome was observed";
+    }
+    std::printf("%s, %s: %zu outcomes, %zu states\n", name, how, got.size(), states);
   }
-  std::printf("%s: %zu outcomes, %zu states\n", name, got.size(), states);
 }
 
 constexpr int x = 0, y = 1;

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "models/coherence/protocol.h"
 #include "tests/coherence/explorer.h"
@@ -15,37 +16,81 @@
 namespace hx::coherence::test {
 namespace {
 
-ExploreResult run(int agents, int lines, int mshrs, int homes = 1) {
+ExploreResult run(int agents, int lines, int mshrs, int homes = 1, bool forward = false) {
   ExploreConfig c;
   c.agents = agents;
   c.lines = lines;
   c.mshrs = mshrs;
   c.homes = homes;
+  c.forward = forward;
   const ExploreResult r = explore(c);
   EXPECT_EQ(r.error, "") << agents << " agents, " << lines << " lines";
   EXPECT_TRUE(r.complete) << r.states << " states";
-  std::printf("%d agents, %d lines, %d homes, %d MSHRs: %zu states, %zu transitions, at most %d messages in flight\n", agents,
-              lines, homes, mshrs, r.states, r.transitions, r.max_in_flight);
+  std::printf("%d agents, %d lines, %d homes, %d MSHRs%s: %zu states, %zu transitions, at most %d messages in flight\n",
+              agents, lines, homes, mshrs, forward ? ", forwarding" : "", r.states, r.transitions, r.max_in_flight);
   return r;
 }
 
-void expect_every_row_taken(const ExploreResult& r) {
+// Every row of both tables is taken by one of the searches `rs` (a
+// forwarding home takes its own rows in place of some of the others).
+void expect_every_row_taken(const std::vector<ExploreResult>& rs) {
+  const auto taken = [&rs](std::size_t i, bool home) {
+    int n = 0;
+    for (const ExploreResult& r : rs) n += (home ? r.home_rows_used : r.rn_rows_used)[i];
+    return n;
+  };
   int n = 0;
   const RnRow* rn = rn_rows(&n);
   for (int i = 0; i < n; ++i)
-    EXPECT_GT(r.rn_rows_used[static_cast<std::size_t>(i)], 0)
+    EXPECT_GT(taken(static_cast<std::size_t>(i), false), 0)
         << "caching agent row never taken: " << rn_state_name(rn[i].state) << " x " << rn_event_name(rn[i].event);
   const HomeRow* home = home_rows(&n);
   for (int i = 0; i < n; ++i)
-    EXPECT_GT(r.home_rows_used[static_cast<std::size_t>(i)], 0)
-        << "home row never taken: " << msg_name(home[i].req) << " x " << dir_cond_name(home[i].cond);
+    EXPECT_GT(taken(static_cast<std::size_t>(i), true), 0)
+        << "home row never taken: " << msg_name(home[i].req) << " x " << dir_cond_name(home[i].cond)
+        << ((home[i].ops & kHomeForward) ? " (forwarding)" : "");
 }
 
 TEST(CoherenceExhaustive, TwoAgentsOneLine) { run(2, 1, 1); }
 
-TEST(CoherenceExhaustive, ThreeAgentsOneLineTakeEveryRow) { expect_every_row_taken(run(3, 1, 1)); }
+TEST(CoherenceExhaustive, ThreeAgentsOneLineTakeEveryRow) {
+  expect_every_row_taken({run(3, 1, 1), run(3, 1, 1, 1, true)});
+}
 
 TEST(CoherenceExhaustive, TwoAgentsTwoLinesTwoMshrs) { run(2, 2, 2); }
+
+// Direct cache-to-cache forwarding: an owner sends the line to the
+// requester and the home hears of it after (or before) the requester's
+// CompAck; an owner with an eviction or write-back in flight declines.
+TEST(CoherenceExhaustive, ForwardingTwoAgentsTwoLinesTwoMshrs) { run(2, 2, 2, 1, true); }
+
+// Without forwarding no forwarding row is ever taken, and with it none of
+// the rows it replaces.
+TEST(CoherenceExhaustive, AHomeTakesTheRowsOfItsPolicyOnly) {
+  const ExploreResult plain = run(3, 1, 1), fwd = run(3, 1, 1, 1, true);
+  int n = 0;
+  const HomeRow* home = home_rows(&n);
+  for (int i = 0; i < n; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    if (home[i].ops & kHomeForward) {
+      EXPECT_EQ(plain.home_rows_used[k], 0) << msg_name(home[i].req);
+      EXPECT_GT(fwd.home_rows_used[k], 0) << msg_name(home[i].req);
+    } else if (home_row(home[i].req, home[i].cond, true) != &home[i]) {
+      EXPECT_EQ(fwd.home_rows_used[k], 0) << msg_name(home[i].req) << " x " << dir_cond_name(home[i].cond);
+    }
+  }
+}
+
+// The search sees a forwarding owner that keeps its unique copy: once the
+// home has its response, the directory no longer lists it (the step before
+// the requester's copy breaks single-writer).
+TEST(CoherenceExhaustive, FindsAnOwnerThatKeepsALineItForwarded) {
+  ExploreConfig c;
+  c.forward = true;
+  c.mutation = Mutation::KeepForwardedLine;
+  const ExploreResult r = explore(c);
+  EXPECT_NE(r.error.find("the directory does not list agent 0, which holds the line"), std::string::npos) << r.error;
+}
 
 // The socket system's flows: each line has the home of its socket (line l
 // at home l % 2), and a core has requests at both homes at once. The
@@ -53,6 +98,8 @@ TEST(CoherenceExhaustive, TwoAgentsTwoLinesTwoMshrs) { run(2, 2, 2); }
 // links and meshes keep; what it adds to the one-home searches is that
 // no row assumes one home for all of an agent's lines.
 TEST(CoherenceExhaustive, TwoSocketsTwoCoresALineHomedOnEachSocket) { run(2, 2, 2, 2); }
+
+TEST(CoherenceExhaustive, TwoSocketsForwarding) { run(2, 2, 2, 2, true); }
 
 // With two homes the search still sees a broken protocol: a sharer that
 // keeps its copy of the line homed on the other socket.

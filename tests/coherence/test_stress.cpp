@@ -31,6 +31,7 @@ struct System {
   Net net;
   std::uint64_t next_value = 1, loads = 0, stores = 0, ops = 0;
   AgentId home_id;
+  HomePolicy policy;
 
   System(int a, int l, int m) : agents(a), lines(l), mshrs(m), cl(static_cast<std::size_t>(a * l)), home(static_cast<std::size_t>(l)),
                              golden(static_cast<std::size_t>(l), 0), home_id(static_cast<AgentId>(a)) {}
@@ -59,7 +60,8 @@ struct System {
     }
   }
   // One random step: a core operation (when `ops_left`) or a delivery.
-  void step(Rng& rng, bool ops_left) {
+  // Returns 1 if it delivered a line an owner forwarded.
+  int step(Rng& rng, bool ops_left) {
     const bool deliver = !net.q.empty() && (!ops_left || rng.below(2));
     if (deliver) {
       const std::size_t i = static_cast<std::size_t>(rng.below(net.q.size()));
@@ -68,22 +70,23 @@ struct System {
       net.q.pop_back();
       const int l = static_cast<int>(m.line);
       if (m.dst == home_id) {
-        home_receive(home[static_cast<std::size_t>(l)], m, home_id, net);
+        home_receive(home[static_cast<std::size_t>(l)], m, home_id, net, policy);
       } else {
         // A store completing on this message writes a value never written before.
         apply(rn_step(at(m.dst, l), rn_event_of(m.type), &m, m.dst, home_id, m.line, next_value++, net), l);
       }
       check_swmr(l);
-      return;
+      return (m.type == MsgType::CompDataSC || m.type == MsgType::CompDataUC) && m.src != home_id;  // from an owner
     }
     const int a = static_cast<int>(rng.below(static_cast<std::uint64_t>(agents)));
     const int l = static_cast<int>(rng.below(static_cast<std::uint64_t>(lines)));
     const RnEvent e = rng.below(10) < 5 ? RnEvent::Load : rng.below(5) < 3 ? RnEvent::Store : RnEvent::Replace;
     const RnRow* row = rn_row(at(a, l).state, e);
-    if (!row || (row->send != MsgType::None && outstanding(a) >= mshrs)) return;  // waits: try another
+    if (!row || (row->send != MsgType::None && outstanding(a) >= mshrs)) return 0;  // waits: try another
     ++ops;
     apply(rn_step(at(a, l), e, nullptr, static_cast<AgentId>(a), home_id, static_cast<std::uint64_t>(l), next_value++, net), l);
     check_swmr(l);
+    return 0;
   }
   void check_at_rest() {
     for (int l = 0; l < lines; ++l) {
@@ -109,18 +112,19 @@ struct System {
 
 // 200 seeds x 5000 operations = a million operations, on 4 agents, 3 lines
 // (so lines collide constantly) and 2 MSHRs per agent.
-TEST(CoherenceStress, AMillionRandomOperationsAgainstAGoldenMemory) {
-  std::uint64_t ops = 0, loads = 0, stores = 0;
+void stress(bool forward) {
+  std::uint64_t ops = 0, loads = 0, stores = 0, forwarded = 0;
   for (std::uint64_t seed = 1; seed <= 200; ++seed) {
     System r(4, 3, 2);
+    r.policy.forward = forward;
     Rng rng(seed, "coherence-stress");
     while (r.ops < 5000) {
-      r.step(rng, true);
+      forwarded += r.step(rng, true);
       if (::testing::Test::HasFatalFailure()) FAIL() << "seed " << seed;
     }
     for (int guard = 0; !r.net.q.empty(); ++guard) {  // drain: deliveries only
       ASSERT_LT(guard, 1'000'000) << "seed " << seed << ": messages never drain";
-      r.step(rng, false);
+      forwarded += r.step(rng, false);
       if (::testing::Test::HasFatalFailure()) FAIL() << "seed " << seed;
     }
     r.check_at_rest();
@@ -132,9 +136,17 @@ TEST(CoherenceStress, AMillionRandomOperationsAgainstAGoldenMemory) {
   EXPECT_EQ(ops, 1'000'000u);
   EXPECT_GT(loads, 100'000u);  // both kinds happened, many times
   EXPECT_GT(stores, 100'000u);
-  std::printf("%llu operations: %llu loads checked, %llu stores\n", static_cast<unsigned long long>(ops),
-              static_cast<unsigned long long>(loads), static_cast<unsigned long long>(stores));
+  if (forward) EXPECT_GT(forwarded, 10'000u);  // owners did forward, many times
+  else EXPECT_EQ(forwarded, 0u);
+  std::printf("%llu operations: %llu loads checked, %llu stores, %llu lines forwarded\n", static_cast<unsigned long long>(ops),
+              static_cast<unsigned long long>(loads), static_cast<unsigned long long>(stores),
+              static_cast<unsigned long long>(forwarded));
 }
+
+TEST(CoherenceStress, AMillionRandomOperationsAgainstAGoldenMemory) { stress(false); }
+
+// The same with homes that have owners forward lines to requesters.
+TEST(CoherenceStress, AMillionRandomOperationsForwardingAgainstAGoldenMemory) { stress(true); }
 
 }  // namespace
 }  // namespace hx::coherence
