@@ -42,15 +42,8 @@ RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId hom
     r.stored = true;
     r.value = l.data;
   }
-  if (r.row->send != MsgType::None) {
-    Msg m;
-    m.type = r.row->send;
-    m.src = self;
-    m.dst = home;
-    m.line = line;
-    if (ops & kOpData) m.data = l.data;
-    out.send(m);
-  }
+  // A forwarded line leaves before the response to the home: it is what
+  // the requester waits for (both may take the same socket link).
   if (r.row->forward != MsgType::None) {
     if (!in) fail(agent(self), line, "a row forwards data with no snoop to name the requester");
     Msg m;
@@ -59,6 +52,15 @@ RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId hom
     m.dst = in->fwd;
     m.line = line;
     m.data = l.data;
+    out.send(m);
+  }
+  if (r.row->send != MsgType::None) {
+    Msg m;
+    m.type = r.row->send;
+    m.src = self;
+    m.dst = home;
+    m.line = line;
+    if (ops & kOpData) m.data = l.data;
     out.send(m);
   }
   if (ops & kOpAck) {

@@ -20,13 +20,18 @@
 // Homes come from the address map: socket s homes the lines of
 // [s * socket_bytes, (s + 1) * socket_bytes), its slices interleaved by
 // line number. A home that grants data reads its DRAM at once, beside its
-// snoops (the speculative read; wasted when a snoop brings the line dirty).
+// snoops (the speculative read; wasted when a snoop brings the line dirty
+// or the owner forwards it).
+// A line a core holds unique (clean or dirty) is forwarded: the home's
+// snoop names the requester, and the owning core sends the line straight
+// to it across the mesh (and the socket link, if the requester is on the
+// other socket), as UPI does (SocketSystemConfig::forward; off, the data
+// returns through the home).
 //
 // Simplifications in this version: the LLC is the DRAM controller's tag
-// model (models/memory), not a coherent cache of the slice; data returns
-// through the home (no direct cache-to-cache forwarding); the prefetcher
-// is a next-line one (CachingAgentConfig::prefetch), with no stream
-// detection.
+// model (models/memory), not a coherent cache of the slice; the
+// prefetcher is a next-line one (CachingAgentConfig::prefetch), with no
+// stream detection.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -47,6 +52,7 @@ struct SocketSystemConfig {
   Tick mesh_hop = 5 * kNs;     // one trip across a socket's mesh
   int mshrs = 16;              // outstanding misses per core
   int prefetch = 0;            // lines a core's next-line prefetcher reads after a miss (0: none)
+  bool forward = true;         // an owning core sends the line straight to the requester (HomePolicy)
   std::uint64_t socket_bytes = 64ull << 30;  // DRAM per socket: socket s homes [s, s+1) times this
   mem::MemoryConfig memory;    // each socket's DRAM
   int links = 1;               // socket links between the two sockets

@@ -535,6 +535,9 @@ const ParamTable<coherence::SocketSystemConfig>& socket_params() {
       P<C>("prefetch", "int", "0",
            "lines after a core's missing load or store that its next-line prefetcher also reads (within the page; 0: none)",
            [](C& c, const Cursor& v) { c.prefetch = static_cast<int>(v.integer(0, 16)); }),
+      P<C>("forward", "bool", "true",
+           "a line a core holds unique is sent by that core straight to the core that asks for it (false: through the home)",
+           [](C& c, const Cursor& v) { c.forward = v.boolean(); }),
       P<C>("socket_bytes", "size", "64GiB", "DRAM per socket: socket s homes the addresses [s, s+1) times this",
            [](C& c, const Cursor& v) {
              c.socket_bytes = v.size();

@@ -3,8 +3,9 @@
 // between them; no YAML. Closed forms: every 64 B access of the S002
 // experiment is the sum of its stages (core look-ups, mesh trips, home
 // look-ups, link crossings, DRAM), a line held Modified on the other socket
-// costs the same two crossings whether it is homed at the reader or at its
-// holder; a stress of random loads and stores on a few lines from every
+// is forwarded by its holder and costs the same two crossings whether it
+// is homed at the reader or at its holder (through the home, a mesh trip
+// and a home look-up more); a stress of random loads and stores on a few lines from every
 // core passes the coherence checker (single writer, last value), and a
 // message-passing litmus across the sockets never shows what x86-TSO
 // forbids.
@@ -112,9 +113,11 @@ TEST(Sockets, ARemoteDramReadCrossesTheSocketLinkBothWays) {
 }
 
 // A line Modified in an L2 of the other socket, homed there: request
-// across, a snoop on the far mesh, dirty data to the home, data across.
-// The home's speculative DRAM read is overtaken by the dirty data.
-TEST(Sockets, ARemoteModifiedLineHomedAtItsHolder) {
+// across, a snoop on the far mesh, and the holder forwards the line
+// straight to the reader across the link; the dirty data goes home beside
+// it (the reader gets a shared copy), and the home's speculative DRAM read
+// is wasted.
+TEST(Sockets, ARemoteModifiedLineHomedAtItsHolderIsForwarded) {
   SocketSystem s("sys", config());
   const std::uint64_t line = s.line_at(1, 4096);
   modify(s, 1, line);
@@ -122,17 +125,21 @@ TEST(Sockets, ARemoteModifiedLineHomedAtItsHolder) {
   const Tick t = timed(s, false, line, c);
   const Tick request = kCore + kMesh + kHdr + kLink + kMesh + kHome;
   const Tick snoop = kMesh + kCore;
-  const Tick dirty = kMesh + kHome;
-  const Tick grant = kMesh + kData + kLink + kMesh + kCore;
-  EXPECT_EQ(t, request + snoop + dirty + grant);
+  const Tick forward = kMesh + kData + kLink + kMesh + kCore;
+  EXPECT_EQ(t, request + snoop + forward);
   ASSERT_EQ(c.values.size(), 1u);
   EXPECT_EQ(c.values[0], 42u);
   EXPECT_EQ(s.core(1, 1).state(line), RnState::SC);
+  EXPECT_EQ(s.core(1, 1).forwards.value, 1u);
+  EXPECT_EQ(s.home(1, 0).forwarded.value, 1u);
   EXPECT_EQ(s.home(1, 0).line(line).mem, 42u);  // the dirty data came home
+  EXPECT_TRUE(s.idle());
 }
 
-// The same line homed at the reader: the snoop and the dirty data cross
-// instead of the request and the grant; the same stages in another order.
+// The same line homed at the reader: the snoop and the forwarded line
+// cross instead of the request and the data; the same stages in another
+// order (the dirty data for the home follows the forwarded line on the
+// same link, off the reader's path).
 TEST(Sockets, ARemoteModifiedLineHomedAtTheReaderCostsTheSame) {
   SocketSystem s("sys", config());
   const std::uint64_t line = s.line_at(0, 4096);
@@ -141,11 +148,47 @@ TEST(Sockets, ARemoteModifiedLineHomedAtTheReaderCostsTheSame) {
   const Tick t = timed(s, false, line, c);
   const Tick request = kCore + kMesh + kHome;
   const Tick snoop = kMesh + kHdr + kLink + kMesh + kCore;
-  const Tick dirty = kMesh + kData + kLink + kMesh + kHome;
-  const Tick grant = kMesh + kCore;
-  EXPECT_EQ(t, request + snoop + dirty + grant);
+  const Tick forward = kMesh + kData + kLink + kMesh + kCore;
+  EXPECT_EQ(t, request + snoop + forward);
   EXPECT_EQ(c.values.at(0), 42u);
   EXPECT_EQ(s.home(0, 0).memory_reads.value, 2u);  // the holder's fill, then the wasted speculative read
+}
+
+// Without forwarding the dirty data goes to the home, which grants: one
+// more mesh trip and home look-up, homed at the holder or at the reader.
+TEST(Sockets, WithoutForwardingARemoteModifiedLineReturnsThroughTheHome) {
+  SocketSystemConfig cfg = config();
+  cfg.forward = false;
+  for (const int home : {1, 0}) {
+    SocketSystem s("sys", cfg);
+    const std::uint64_t line = s.line_at(home, 4096);
+    modify(s, 1, line);
+    Core c;
+    const Tick t = timed(s, false, line, c);
+    const Tick forwarded = 2 * (kCore + kMesh + kLink + kMesh) + kHome + kMesh + kCore + kHdr + kData;
+    EXPECT_EQ(t, forwarded + kMesh + kHome) << "homed on socket " << home;
+    EXPECT_EQ(c.values.at(0), 42u);
+    EXPECT_EQ(s.core(1, 1).forwards.value, 0u);
+    EXPECT_EQ(s.home(home, 0).line(line).mem, 42u);
+    EXPECT_TRUE(s.idle());
+  }
+}
+
+// A store to a line Modified on the other socket takes it unique from the
+// holder directly; the dirty data is not written home (the new owner holds
+// it dirty).
+TEST(Sockets, AStoreTakesARemoteModifiedLineFromItsHolder) {
+  SocketSystem s("sys", config());
+  const std::uint64_t line = s.line_at(1, 4096);
+  modify(s, 1, line);
+  Core c;
+  const Tick t = timed(s, true, line, c);
+  EXPECT_EQ(t, kCore + kMesh + kHdr + kLink + kMesh + kHome + kMesh + kCore + kMesh + kData + kLink + kMesh + kCore);
+  EXPECT_EQ(s.core(0, 0).state(line), RnState::UD);
+  EXPECT_EQ(s.core(1, 1).state(line), RnState::I);
+  EXPECT_EQ(s.core(0, 0).data(line), 9u);
+  EXPECT_EQ(s.home(1, 0).memory_writes.value, 0u);
+  EXPECT_TRUE(s.idle());
 }
 
 // A store to a line other cores share on both sockets invalidates every
@@ -174,10 +217,11 @@ TEST(Sockets, AStoreInvalidatesCopiesOnBothSockets) {
 // every step passes the checker, and every access completes. With a
 // prefetcher, a miss also reads the next lines, which are among those the
 // cores use: prefetches race with stores and snoops.
-void stress(int prefetch) {
+void stress(int prefetch, bool forward = true) {
   SocketSystemConfig cfg = config(2);
   cfg.link_end.credits = {2, 2, 2, 2};
   cfg.prefetch = prefetch;
+  cfg.forward = forward;
   SocketSystem s("sys", cfg);
   CoherenceChecker::instance().clear();
   struct Driver : CoreSide {
@@ -219,9 +263,15 @@ void stress(int prefetch) {
   for (int i = 0; i < 4; ++i) prefetched += s.core(i / 2, i % 2).prefetches.value;
   if (prefetch) EXPECT_GT(prefetched, 100u);
   else EXPECT_EQ(prefetched, 0u);
+  std::uint64_t forwarded = 0;
+  for (int i = 0; i < 4; ++i) forwarded += s.core(i / 2, i % 2).forwards.value;
+  if (forward) EXPECT_GT(forwarded, 100u);
+  else EXPECT_EQ(forwarded, 0u);
 }
 
 TEST(Sockets, StressAgainstTheGoldenMemory) { stress(0); }
+
+TEST(Sockets, StressThroughTheHomeAgainstTheGoldenMemory) { stress(0, false); }
 
 TEST(Sockets, StressWithAPrefetcherAgainstTheGoldenMemory) { stress(2); }
 
