@@ -174,6 +174,14 @@ class FoundBeforeTheRun(Workdir):
                  % os.path.join(ROOT, 'topologies', 's011_hsw_e3_1226v3.yaml'))
         self.expect_bad(study, 'the far socket needs memory.numa_nodes: 2 on the host', regex=r'study\.yaml:3:\d+: workloads\.0\.host_node: ')
 
+    def test_a_private_cache_not_a_whole_number_of_sets(self):
+        study = ('study: t\ntopology: %s\n'
+                 'workloads: [{type: coh_lat, op: rd, from: l2, holder: remote, reps: 5}]\n'
+                 % os.path.join(ROOT, 'topologies', 's002_icx.yaml'))
+        self.expect_bad(study, "the private cache's size must be a multiple of its ways times 64 B (20 ways: 1280 B)",
+                        '--set', 'topology.nodes.host.sockets.l2_size=1MiB',
+                        regex=r'--set topology\.nodes\.host\.sockets\.l2_size: ')
+
     def test_buffers_larger_than_memory(self):
         self.expect_bad('study: t\ntopology: s001_rosta.yaml\n'
                         'workloads: [{type: rosta_dma, op: write, devices: [fpga0], bytes: 128GiB}]\n',

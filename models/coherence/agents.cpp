@@ -1,5 +1,7 @@
 #include "models/coherence/agents.h"
 
+#include <algorithm>
+
 #include "models/coherence/checker.h"
 #include "models/core/error.h"
 #include "models/core/pool.h"
@@ -34,12 +36,17 @@ CachingAgent::CachingAgent(const std::string& name, const CachingAgentConfig& cf
     m_direct = std::make_unique<DirectLink>(*this, name + ".port", cfg.port);
     m_channel = m_direct.get();
   }
+  if (cfg.capacity < 0 || (cfg.capacity > 0 && (cfg.ways < 1 || cfg.capacity % cfg.ways)))
+    sim_fail(name, "a private cache's capacity must be a multiple of its ways");
+  if (cfg.capacity > 0) m_sets.resize(static_cast<std::size_t>(cfg.capacity / cfg.ways));
   auto& reg = StatsRegistry::instance();
   reg.add_counter(name + ".accesses", &accesses, "1", "core loads and stores");
   reg.add_counter(name + ".hits", &hits, "1", "accesses done without a request");
   reg.add_counter(name + ".misses", &misses, "1", "accesses that sent a request");
   reg.add_counter(name + ".merged", &merged, "1", "accesses merged into a request outstanding for their line");
   reg.add_counter(name + ".prefetches", &prefetches, "line", "lines read by the next-line prefetcher");
+  reg.add_counter(name + ".evictions", &evictions, "line", "lines given up for room in the private cache");
+  reg.add_counter(name + ".writebacks", &writebacks, "line", "dirty lines written back for room in the private cache");
   reg.add_counter(name + ".forwards", &forwards, "line", "lines sent straight to a requesting agent on a forwarding snoop");
 }
 
@@ -121,6 +128,10 @@ void CachingAgent::run(const Access& a) {
     else m_blocked.push_back(a);  // its entry is full of accesses: wait
     return;
   }
+  if (!m_victims.empty() && m_victims.count(a.line)) {  // being given up for room: wait until it is gone
+    m_blocked.push_back(a);
+    return;
+  }
   CacheLine& l = m_lines[a.line];
   const RnEvent e = a.op;
   if (e == RnEvent::Replace && l.state == RnState::I) {  // nothing to give up
@@ -137,6 +148,7 @@ void CachingAgent::run(const Access& a) {
   const RnState before = l.state;
   const RnStep r = rn_step(l, e, nullptr, m_cfg.id, home_of(a.line), a.line, a.value, *this, a.mask);
   check(a.line, before, l.state, r);
+  placed(a.line, before, l.state);
   if (r.loaded || r.stored) {
     ++hits;
     a.core->access_done(a.tag, r.value, now_tick());
@@ -196,15 +208,13 @@ void CachingAgent::receive(Packet* p) {
   const RnState before = l.state;
   const RnStep r = rn_step(l, e, &m, m_cfg.id, home_of(m.line), m.line, value, *this, mask);
   check(m.line, before, l.state, r);
-  if (!m_watch.empty() && rn_readable(before) && !rn_readable(l.state)) {
-    const auto it = m_watch.find(m.line);
-    if (it != m_watch.end()) {
-      LineWatcher* w = it->second;
-      m_watch.erase(it);
-      w->line_lost(m.line);
-    }
-  }
+  if (rn_readable(before) && !rn_readable(l.state)) lost(m.line);
+  placed(m.line, before, l.state);
   if (!(r.row->ops & kOpRetire)) return;
+  if (!m_victims.empty() && m_victims.erase(m.line)) {  // a victim is gone: the accesses that waited for it
+    retry_blocked();
+    return;
+  }
   // The request is over: its access is done, and the accesses merged
   // behind it run again, in order (a load behind a store now hits).
   // (Scratch lists are members: nothing is allocated here once they have grown.)
@@ -216,11 +226,57 @@ void CachingAgent::receive(Packet* p) {
     head = false;
   });
   for (const Access& a : m_again) run(a);
-  // An MSHR is free: the accesses that waited for one, oldest first.
+  retry_blocked();  // an MSHR is free
+}
+
+// The accesses that waited for an MSHR or a victim, oldest first.
+void CachingAgent::retry_blocked() {
   if (m_blocked.empty()) return;
   m_retry.assign(m_blocked.begin(), m_blocked.end());
   m_blocked.clear();
   for (const Access& a : m_retry) run(a);
+}
+
+void CachingAgent::lost(std::uint64_t line) {
+  if (m_watch.empty()) return;
+  const auto it = m_watch.find(line);
+  if (it == m_watch.end()) return;
+  LineWatcher* w = it->second;
+  m_watch.erase(it);
+  w->line_lost(line);
+}
+
+// A line that came to hold data goes to the most recently used end of its
+// set, one that was used moves there, one that lost its data leaves; a set
+// over its ways gives up its least recently used line that has no request
+// outstanding (an upgrade's line stays, the line just placed never goes).
+void CachingAgent::placed(std::uint64_t line, RnState before, RnState after) {
+  if (m_sets.empty()) return;
+  const bool had = rn_readable(before), has = rn_readable(after);
+  if (!had && !has) return;
+  std::vector<std::uint64_t>& set = m_sets[line % m_sets.size()];
+  if (had) {
+    const auto it = std::find(set.begin(), set.end(), line);
+    if (it == set.end()) sim_fail(m_name, "line " + std::to_string(line) + " holds data but is in no set of the cache");
+    set.erase(it);
+  }
+  if (!has) return;
+  set.push_back(line);
+  if (set.size() <= static_cast<std::size_t>(m_cfg.ways)) return;
+  for (auto v = set.begin(); v + 1 != set.end(); ++v) {
+    CacheLine& victim = m_lines[*v];
+    if (!rn_stable(victim.state)) continue;
+    const std::uint64_t vl = *v;
+    set.erase(v);
+    const RnState vb = victim.state;
+    const RnStep r = rn_step(victim, RnEvent::Replace, nullptr, m_cfg.id, home_of(vl), vl, 0, *this);
+    check(vl, vb, victim.state, r);
+    ++evictions;
+    if (vb == RnState::UD) ++writebacks;
+    m_victims.insert(vl);
+    lost(vl);
+    return;
+  }
 }
 
 // --- home agent ---

@@ -20,9 +20,10 @@
 // A home set to forward (HomeAgentConfig::policy) has an owner send the
 // line straight to the requester; the requester's channel must then reach
 // the other caching agents (a socket system's fabric, socket.h).
-// Simplifications in this version: a caching agent holds every line it
-// touches (no capacity, so no replacement and no write-back). A caching
-// agent has one channel; where its lines have several homes
+// A caching agent's capacity is unlimited unless its config sets one
+// (CachingAgentConfig::capacity: LRU sets, victims written back or evicted).
+// Simplifications in this version: the replacement buffer has no limit. A
+// caching agent has one channel; where its lines have several homes
 // (CachingAgentConfig::homes), that channel routes by destination (a
 // socket system's fabric, socket.h).
 #pragma once
@@ -31,6 +32,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "models/cache/mshr.h"
@@ -77,6 +79,13 @@ struct CachingAgentConfig {
   // this many lines after its own (shared), within its 4 KiB page, each not
   // held nor outstanding, while an MSHR stays free for the core; 0: none.
   int prefetch = 0;
+  // The private cache's capacity: lines holding data, `ways` to a set (a
+  // line's set is its number modulo capacity / ways), least recently used
+  // first out; 0: unlimited. A victim is given up as a core's eviction is
+  // (Evict clean, WriteBack dirty) and waits in the replacement buffer
+  // until the home acknowledges it; a core's access to it waits as well.
+  int capacity = 0;
+  int ways = 16;
   CohEndConfig port;
 };
 
@@ -101,7 +110,7 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   void watch(std::uint64_t line, LineWatcher& w);
   RnState state(std::uint64_t line) const;
   std::uint64_t data(std::uint64_t line) const;
-  bool idle() const { return m_mshr.in_use() == 0 && m_blocked.empty() && !m_channel->pending(); }
+  bool idle() const { return m_mshr.in_use() == 0 && m_blocked.empty() && m_victims.empty() && !m_channel->pending(); }
 
   // channel and engine callbacks
   void arrive(Channel& from, Packet* p, Tick tail) override;
@@ -112,6 +121,7 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   Counter accesses, hits, misses, merged;  // an eviction of a line not held counts as a hit
   Counter prefetches;                       // lines read by the prefetcher
   Counter forwards;                         // lines sent straight to another agent (a forwarding snoop)
+  Counter evictions, writebacks;            // lines given up for room (writebacks: dirty ones)
 
  private:
   struct Access {
@@ -128,6 +138,11 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   void prefetch_after(std::uint64_t line);
   void receive(Packet* p);
   void check(std::uint64_t line, RnState before, RnState after, const RnStep& r);
+  // Keeps the private cache's sets in step with a line's change of state
+  // (it came to hold data, lost it, or was used), evicting for room.
+  void placed(std::uint64_t line, RnState before, RnState after);
+  void lost(std::uint64_t line);  // tell the line's watcher, if any
+  void retry_blocked();
   AgentId home_of(std::uint64_t line) const { return m_cfg.homes ? m_cfg.homes->home_of(line) : m_cfg.home; }
   CachingAgentConfig m_cfg;
   Scheduler m_sched;
@@ -139,6 +154,10 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   std::deque<Access> m_blocked;   // accesses that found every MSHR busy, oldest first
   std::vector<Access> m_again, m_retry;  // scratch: accesses to run again after a request retires
   std::unordered_map<std::uint64_t, LineWatcher*> m_watch;
+  // The private cache's sets when its capacity is finite: per set, the
+  // lines holding data, least recently used first.
+  std::vector<std::vector<std::uint64_t>> m_sets;
+  std::unordered_set<std::uint64_t> m_victims;  // the replacement buffer: evictions the home has not acknowledged
   // Accesses a core issues one after another for the same time, with
   // nothing else posted between them, run in one action, in order: what
   // their actions would have done, one action instead of several.

@@ -77,6 +77,8 @@ SocketSystem::SocketSystem(const std::string& name, const SocketSystemConfig& cf
     c.lookup = cfg.core_lookup;
     c.mshrs = cfg.mshrs;
     c.prefetch = cfg.prefetch;
+    c.capacity = cfg.l2_lines;
+    c.ways = cfg.l2_ways;
     const int s = a / cfg.cores;
     m_cores.push_back(std::make_unique<CachingAgent>(
         name + ".s" + std::to_string(s) + ".core" + std::to_string(a % cfg.cores), c, *m_agents[c.id].channel));

@@ -28,9 +28,12 @@
 // other socket), as UPI does (SocketSystemConfig::forward; off, the data
 // returns through the home).
 //
+// A core's private cache is unlimited unless l2_lines says otherwise (LRU
+// sets; a victim is written back or evicted to its home).
 // Simplifications in this version: the LLC is the DRAM controller's tag
-// model (models/memory), not a coherent cache of the slice; the
-// prefetcher is a next-line one (CachingAgentConfig::prefetch), with no
+// model (models/memory), not a coherent cache of the slice, so a line
+// given up by a core is next read from DRAM (or the memory model's LLC);
+// the prefetcher is a next-line one (CachingAgentConfig::prefetch), with no
 // stream detection.
 #pragma once
 #include <cstdint>
@@ -53,6 +56,8 @@ struct SocketSystemConfig {
   int mshrs = 16;              // outstanding misses per core
   int prefetch = 0;            // lines a core's next-line prefetcher reads after a miss (0: none)
   bool forward = true;         // an owning core sends the line straight to the requester (HomePolicy)
+  int l2_lines = 0;            // each core's private cache, in lines (0: unlimited)
+  int l2_ways = 16;
   std::uint64_t socket_bytes = 64ull << 30;  // DRAM per socket: socket s homes [s, s+1) times this
   mem::MemoryConfig memory;    // each socket's DRAM
   int links = 1;               // socket links between the two sockets

@@ -538,6 +538,14 @@ const ParamTable<coherence::SocketSystemConfig>& socket_params() {
       P<C>("forward", "bool", "true",
            "a line a core holds unique is sent by that core straight to the core that asks for it (false: through the home)",
            [](C& c, const Cursor& v) { c.forward = v.boolean(); }),
+      P<C>("l2_size", "size", "0B", "each core's private cache (0: unlimited); least recently used lines give way, written back if dirty",
+           [](C& c, const Cursor& v) {
+             const std::uint64_t b = v.size();
+             if (b % 64 || b / 64 > (1u << 24)) v.fail("a multiple of 64 B, at most 1 GiB");
+             c.l2_lines = static_cast<int>(b / 64);
+           }),
+      P<C>("l2_ways", "int", "16", "the private cache's ways (its size must be a multiple of ways x 64 B)",
+           [](C& c, const Cursor& v) { c.l2_ways = static_cast<int>(v.integer(1, 64)); }),
       P<C>("socket_bytes", "size", "64GiB", "DRAM per socket: socket s homes the addresses [s, s+1) times this",
            [](C& c, const Cursor& v) {
              c.socket_bytes = v.size();

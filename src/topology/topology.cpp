@@ -204,6 +204,10 @@ void parse_sockets(NodeSpec& n, const Cursor& c) {
     (c.has("cores") ? c.child("cores") : c).fail("at most 64 coherent agents: count x (cores + slices) is " +
                                                   std::to_string(s.sockets * (s.cores + s.slices)));
   if (s.sockets == 1 && c.has("links")) c.child("links").fail("socket links join two sockets: set count: 2");
+  if (s.l2_lines % s.l2_ways)
+    (c.has("l2_size") ? c.child("l2_size") : c.child("l2_ways"))
+        .fail("the private cache's size must be a multiple of its ways times 64 B (" + std::to_string(s.l2_ways) + " ways: " +
+              std::to_string(s.l2_ways * 64) + " B)");
   if (n.rc.memory.numa_nodes != 1)
     c.fail("the sockets model each socket's DRAM itself: remove memory.numa_nodes (the root complex's two-node model)");
 }

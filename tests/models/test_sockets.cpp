@@ -217,11 +217,13 @@ TEST(Sockets, AStoreInvalidatesCopiesOnBothSockets) {
 // every step passes the checker, and every access completes. With a
 // prefetcher, a miss also reads the next lines, which are among those the
 // cores use: prefetches race with stores and snoops.
-void stress(int prefetch, bool forward = true) {
+void stress(int prefetch, bool forward = true, int l2_lines = 0) {
   SocketSystemConfig cfg = config(2);
   cfg.link_end.credits = {2, 2, 2, 2};
   cfg.prefetch = prefetch;
   cfg.forward = forward;
+  cfg.l2_lines = l2_lines;
+  cfg.l2_ways = 2;
   SocketSystem s("sys", cfg);
   CoherenceChecker::instance().clear();
   struct Driver : CoreSide {
@@ -267,6 +269,17 @@ void stress(int prefetch, bool forward = true) {
   for (int i = 0; i < 4; ++i) forwarded += s.core(i / 2, i % 2).forwards.value;
   if (forward) EXPECT_GT(forwarded, 100u);
   else EXPECT_EQ(forwarded, 0u);
+  std::uint64_t evicted = 0, written = 0;
+  for (int i = 0; i < 4; ++i) {
+    evicted += s.core(i / 2, i % 2).evictions.value;
+    written += s.core(i / 2, i % 2).writebacks.value;
+  }
+  if (l2_lines) {
+    EXPECT_GT(evicted, 100u);
+    EXPECT_GT(written, 10u);
+  } else {
+    EXPECT_EQ(evicted, 0u);
+  }
 }
 
 TEST(Sockets, StressAgainstTheGoldenMemory) { stress(0); }
@@ -274,6 +287,66 @@ TEST(Sockets, StressAgainstTheGoldenMemory) { stress(0); }
 TEST(Sockets, StressThroughTheHomeAgainstTheGoldenMemory) { stress(0, false); }
 
 TEST(Sockets, StressWithAPrefetcherAgainstTheGoldenMemory) { stress(2); }
+
+// Private caches of four lines (two sets of two ways) for six lines: lines
+// are given up for room all the time, written back dirty, while snoops,
+// forwards and the cores' own accesses race with the evictions.
+TEST(Sockets, StressWithTinyPrivateCachesAgainstTheGoldenMemory) { stress(0, true, 4); }
+TEST(Sockets, StressWithTinyPrivateCachesAndAPrefetcherAgainstTheGoldenMemory) { stress(2, true, 4); }
+
+// A private cache of two sets of two ways: a third line of a set takes the
+// place of the least recently used one, which is evicted clean to its home
+// (and read from DRAM again after).
+TEST(Sockets, APrivateCacheGivesUpItsLeastRecentlyUsedLine) {
+  SocketSystemConfig cfg = config();
+  cfg.l2_lines = 4;
+  cfg.l2_ways = 2;
+  SocketSystem s("sys", cfg);
+  CachingAgent& c0 = s.core(0, 0);
+  const std::uint64_t a = s.line_at(0, 0), b = a + 2, c = a + 4;  // one set (even lines)
+  Core k;
+  for (const std::uint64_t l : {a, b, a, c}) {
+    c0.access(false, l, 0, 1, k);
+    sc_core::sc_start();
+  }
+  EXPECT_EQ(c0.state(a), RnState::UC);
+  EXPECT_EQ(c0.state(b), RnState::I);  // least recently used when c came
+  EXPECT_EQ(c0.state(c), RnState::UC);
+  EXPECT_EQ(c0.evictions.value, 1u);
+  EXPECT_EQ(c0.writebacks.value, 0u);
+  EXPECT_EQ(c0.hits.value, 1u);
+  const Tick t = timed(s, false, b, k);  // from DRAM again
+  EXPECT_EQ(t, next_ns(kCore + kMesh + kHome) + kDram + kMesh + kCore);
+  EXPECT_EQ(c0.state(a), RnState::I);  // and b took a's place
+  EXPECT_TRUE(s.idle());
+}
+
+// A dirty victim is written back: its home's memory then holds the value,
+// and another core reads it from DRAM with no snoop.
+TEST(Sockets, ADirtyVictimIsWrittenBackToItsHome) {
+  SocketSystemConfig cfg = config();
+  cfg.l2_lines = 2;
+  cfg.l2_ways = 1;
+  SocketSystem s("sys", cfg);
+  CachingAgent& c0 = s.core(0, 0);
+  const std::uint64_t a = s.line_at(1, 0), b = a + 2;  // one set, homed on socket 1
+  Core k;
+  c0.access(true, a, 77, 1, k);
+  sc_core::sc_start();
+  EXPECT_EQ(c0.state(a), RnState::UD);
+  c0.access(false, b, 0, 2, k);
+  sc_core::sc_start();
+  EXPECT_EQ(c0.state(a), RnState::I);
+  EXPECT_EQ(c0.writebacks.value, 1u);
+  EXPECT_EQ(s.home(1, 0).line(a).mem, 77u);
+  EXPECT_EQ(s.home(1, 0).line(a).dir(), DirState::I);
+  const std::uint64_t snoops = s.home(1, 0).snoops.value;
+  s.core(1, 0).access(false, a, 0, 3, k);
+  sc_core::sc_start();
+  EXPECT_EQ(k.values.back(), 77u);
+  EXPECT_EQ(s.home(1, 0).snoops.value, snoops);
+  EXPECT_TRUE(s.idle());
+}
 
 
 // Message passing (x86-TSO litmus MP, which is CC-NIC's inline flag): a
