@@ -74,6 +74,13 @@ void modify(SocketSystem& s, int socket, std::uint64_t line) {
   ASSERT_EQ(s.core(socket, 1).state(line), RnState::UD);
 }
 
+// `line` Modified in core 1 of socket 1, then loaded (or stored) by core 0
+// of socket 0: the access's time.
+Tick from_remote_l2(SocketSystem& s, bool store, std::uint64_t line, Core& c) {
+  modify(s, 1, line);
+  return timed(s, store, line, c);
+}
+
 TEST(Sockets, HomesFollowTheAddressMapAndSlicesInterleaveByLine) {
   SocketSystem s("sys", config());
   const std::uint64_t l0 = s.line_at(0, 4096), l1 = s.line_at(1, 4096);
@@ -120,9 +127,8 @@ TEST(Sockets, ARemoteDramReadCrossesTheSocketLinkBothWays) {
 TEST(Sockets, ARemoteModifiedLineHomedAtItsHolderIsForwarded) {
   SocketSystem s("sys", config());
   const std::uint64_t line = s.line_at(1, 4096);
-  modify(s, 1, line);
   Core c;
-  const Tick t = timed(s, false, line, c);
+  const Tick t = from_remote_l2(s, false, line, c);
   const Tick request = kCore + kMesh + kHdr + kLink + kMesh + kHome;
   const Tick snoop = kMesh + kCore;
   const Tick forward = kMesh + kData + kLink + kMesh + kCore;
@@ -143,9 +149,8 @@ TEST(Sockets, ARemoteModifiedLineHomedAtItsHolderIsForwarded) {
 TEST(Sockets, ARemoteModifiedLineHomedAtTheReaderCostsTheSame) {
   SocketSystem s("sys", config());
   const std::uint64_t line = s.line_at(0, 4096);
-  modify(s, 1, line);
   Core c;
-  const Tick t = timed(s, false, line, c);
+  const Tick t = from_remote_l2(s, false, line, c);
   const Tick request = kCore + kMesh + kHome;
   const Tick snoop = kMesh + kHdr + kLink + kMesh + kCore;
   const Tick forward = kMesh + kData + kLink + kMesh + kCore;
@@ -162,9 +167,8 @@ TEST(Sockets, WithoutForwardingARemoteModifiedLineReturnsThroughTheHome) {
   for (const int home : {1, 0}) {
     SocketSystem s("sys", cfg);
     const std::uint64_t line = s.line_at(home, 4096);
-    modify(s, 1, line);
     Core c;
-    const Tick t = timed(s, false, line, c);
+    const Tick t = from_remote_l2(s, false, line, c);
     const Tick forwarded = 2 * (kCore + kMesh + kLink + kMesh) + kHome + kMesh + kCore + kHdr + kData;
     EXPECT_EQ(t, forwarded + kMesh + kHome) << "homed on socket " << home;
     EXPECT_EQ(c.values.at(0), 42u);
@@ -180,9 +184,8 @@ TEST(Sockets, WithoutForwardingARemoteModifiedLineReturnsThroughTheHome) {
 TEST(Sockets, AStoreTakesARemoteModifiedLineFromItsHolder) {
   SocketSystem s("sys", config());
   const std::uint64_t line = s.line_at(1, 4096);
-  modify(s, 1, line);
   Core c;
-  const Tick t = timed(s, true, line, c);
+  const Tick t = from_remote_l2(s, true, line, c);
   EXPECT_EQ(t, kCore + kMesh + kHdr + kLink + kMesh + kHome + kMesh + kCore + kMesh + kData + kLink + kMesh + kCore);
   EXPECT_EQ(s.core(0, 0).state(line), RnState::UD);
   EXPECT_EQ(s.core(1, 1).state(line), RnState::I);
