@@ -10,7 +10,6 @@ namespace hx::ccix {
 
 namespace {
 enum : std::uint32_t { kPump };
-constexpr std::uint32_t kLineB = coherence::kLineB;
 const char* const kClassName[] = {"request", "snoop", "response", "data"};
 }  // namespace
 
@@ -31,7 +30,7 @@ CcixLink::CcixLink(const std::string& name, const CcixConfig& cfg, TlpPort& pcie
   for (int c = 0; c < kClasses; ++c) {
     const auto i = static_cast<std::size_t>(c);
     if (cfg.credits[i] < 1) throw InputError(name + ": every CCIX message class needs at least one credit");
-    const std::uint32_t biggest = static_cast<std::uint32_t>(cfg.format.msg_B[i]) + (c == 3 ? kLineB : 0u) +
+    const std::uint32_t biggest = static_cast<std::uint32_t>(cfg.format.msg_B[i]) + coherence::class_data_bytes(static_cast<coherence::MsgClass>(c)) +
                                   static_cast<std::uint32_t>(cfg.format.credit_B);
     if (cfg.format.msg_B[i] < 4 || biggest > static_cast<std::uint32_t>(cfg.format.max_packet_B))
       throw InputError(name + ": a CCIX " + kClassName[c] + " message must be at least 4 B and fit one packet");
@@ -67,7 +66,7 @@ std::uint32_t CcixLink::msg_bytes(const Packet& p) const {
 
 void CcixLink::send(Packet* p) {
   if (!m_peer) sim_fail(m_name, "a message sent on an unconnected CCIX end");
-  p->len = coherence::msg_has_data(p->msg.type) ? kLineB : 0u;
+  p->len = coherence::msg_data_bytes(p->msg.type);
   m_q.push(p);
   pump_at(std::max(p->ready, now_tick()));
 }

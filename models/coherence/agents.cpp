@@ -15,7 +15,7 @@ using PacketPool = Pool<Packet>;
 Packet* packet_of(const Msg& m) {
   Packet* p = PacketPool::instance().get();
   p->msg = m;
-  p->len = msg_has_data(m.type) ? kLineB : 0u;
+  p->len = msg_data_bytes(m.type);
   p->ready = now_tick();
   return p;
 }
@@ -48,6 +48,8 @@ CachingAgent::CachingAgent(const std::string& name, const CachingAgentConfig& cf
   reg.add_counter(name + ".evictions", &evictions, "line", "lines given up for room in the private cache");
   reg.add_counter(name + ".writebacks", &writebacks, "line", "dirty lines written back for room in the private cache");
   reg.add_counter(name + ".forwards", &forwards, "line", "lines sent straight to a requesting agent on a forwarding snoop");
+  reg.add_counter(name + ".atomics_far", &atomics_far, "1", "atomics sent to the home (the line not held)");
+  reg.add_counter(name + ".atomics_near", &atomics_near, "1", "atomics run in this cache");
 }
 
 CohPort& CachingAgent::port() {
@@ -82,8 +84,12 @@ void CachingAgent::evict(std::uint64_t line, std::uint64_t tag, CoreSide& core) 
   issue(RnEvent::Replace, line, 0, ~0ull, tag, core);
 }
 
-void CachingAgent::issue(RnEvent op, std::uint64_t line, std::uint64_t value, std::uint64_t mask, std::uint64_t tag,
-                         CoreSide& core) {
+void CachingAgent::atomic(const Rmw& rmw, std::uint64_t line, std::uint64_t tag, CoreSide& core) {
+  issue(RnEvent::Count, line, 0, ~0ull, tag, core)->rmw = rmw;  // the event is chosen at look-up
+}
+
+CachingAgent::Access* CachingAgent::issue(RnEvent op, std::uint64_t line, std::uint64_t value, std::uint64_t mask,
+                                          std::uint64_t tag, CoreSide& core) {
   // Between issue and look-up the access waits in the process's pool.
   Access* a = Pool<Access>::instance().get();
   a->op = op;
@@ -97,12 +103,13 @@ void CachingAgent::issue(RnEvent op, std::uint64_t line, std::uint64_t value, st
   if (m_batch_tail && m_batch_at == at && Scheduler::posted() == m_batch_posted) {
     m_batch_tail->next = a;
     m_batch_tail = a;
-    return;
+    return a;
   }
   m_sched.at(at, this, kAccess, 0, a);
   m_batch_tail = a;
   m_batch_at = at;
   m_batch_posted = Scheduler::posted();
+  return a;
 }
 
 void CachingAgent::on_action(std::uint32_t kind, std::uint64_t, void* ptr) {
@@ -133,7 +140,13 @@ void CachingAgent::run(const Access& a) {
     return;
   }
   CacheLine& l = m_lines[a.line];
-  const RnEvent e = a.op;
+  // An atomic runs at the home from a line not held (far), here otherwise
+  // (near: a store whose value is the operation's).
+  const bool atomic = a.op == RnEvent::Count;
+  const bool far = atomic && m_cfg.far_atomics && l.state == RnState::I;
+  const RnEvent e = !atomic ? a.op
+                    : far   ? static_cast<RnEvent>(static_cast<int>(RnEvent::AtomicStore) + static_cast<int>(a.rmw.op))
+                            : RnEvent::Store;
   if (e == RnEvent::Replace && l.state == RnState::I) {  // nothing to give up
     ++hits;
     a.core->access_done(a.tag, 0, now_tick());
@@ -146,12 +159,13 @@ void CachingAgent::run(const Access& a) {
     return;
   }
   const RnState before = l.state;
-  const RnStep r = rn_step(l, e, nullptr, m_cfg.id, home_of(a.line), a.line, a.value, *this, a.mask);
+  const RnStep r = rn_step(l, e, nullptr, m_cfg.id, home_of(a.line), a.line, a.value, *this, a.mask, atomic ? &a.rmw : nullptr);
   check(a.line, before, l.state, r);
   placed(a.line, before, l.state);
+  if (atomic) ++(far ? atomics_far : atomics_near);
   if (r.loaded || r.stored) {
     ++hits;
-    a.core->access_done(a.tag, r.value, now_tick());
+    a.core->access_done(a.tag, r.rmw ? r.old : r.value, now_tick());
     return;
   }
   ++misses;
@@ -181,7 +195,9 @@ void CachingAgent::prefetch_after(std::uint64_t line) {
 
 // Every step goes past the checker (checker.h): single writer, last value.
 void CachingAgent::check(std::uint64_t line, RnState before, RnState after, const RnStep& r) {
-  CoherenceChecker::instance().observe(m_cfg.id, line, before, after, r.loaded, r.stored, r.value);
+  CoherenceChecker& c = CoherenceChecker::instance();
+  c.observe(m_cfg.id, line, before, after, r.loaded, r.stored && !r.rmw, r.value);
+  if (r.rmw) c.atomic(m_cfg.id, line, r.old, r.value, false);
 }
 
 void CachingAgent::send(const Msg& m) {
@@ -204,9 +220,10 @@ void CachingAgent::receive(Packet* p) {
   const Access* first = m_mshr.first(m.line);
   const std::uint64_t value = first ? first->value : 0;
   const std::uint64_t mask = first ? first->mask : ~0ull;
+  const Rmw* rmw = first && first->op == RnEvent::Count ? &first->rmw : nullptr;  // a near atomic's store
   CacheLine& l = m_lines[m.line];
   const RnState before = l.state;
-  const RnStep r = rn_step(l, e, &m, m_cfg.id, home_of(m.line), m.line, value, *this, mask);
+  const RnStep r = rn_step(l, e, &m, m_cfg.id, home_of(m.line), m.line, value, *this, mask, rmw);
   check(m.line, before, l.state, r);
   if (rn_readable(before) && !rn_readable(l.state)) lost(m.line);
   placed(m.line, before, l.state);
@@ -222,7 +239,7 @@ void CachingAgent::receive(Packet* p) {
   bool head = true;
   m_mshr.complete(m.line, [&](const Access& a) {
     if (!head) m_again.push_back(a);
-    else if (a.core) a.core->access_done(a.tag, r.value, now_tick());  // (a prefetch tells no core)
+    else if (a.core) a.core->access_done(a.tag, r.rmw ? r.old : r.value, now_tick());  // (a prefetch tells no core)
     head = false;
   });
   for (const Access& a : m_again) run(a);
@@ -294,6 +311,7 @@ HomeAgent::HomeAgent(const std::string& name, const HomeAgentConfig& cfg, mem::M
   reg.add_counter(name + ".memory_reads", &memory_reads, "line", "lines read from memory for grants");
   reg.add_counter(name + ".memory_writes", &memory_writes, "line", "dirty lines written to memory");
   reg.add_counter(name + ".forwarded", &forwarded, "1", "requests whose data an owner sent the requester (the memory read wasted)");
+  reg.add_counter(name + ".atomics", &atomics, "1", "atomics executed at the home");
 }
 
 CohPort& HomeAgent::port(AgentId agent) {
@@ -333,7 +351,7 @@ void HomeAgent::on_action(std::uint32_t, std::uint64_t, void* ptr) {
   Line& l = m_lines[m.line];
   m_cur = &l;
   if (msg_forwarded(m.type)) ++forwarded;
-  if (msg_has_data(m.type)) {
+  if (msg_line_data(m.type)) {
     // Dirty data comes home: memory is written (its channel is occupied),
     // and a grant of this transaction need not wait for memory.
     ++memory_writes;
@@ -349,8 +367,11 @@ void HomeAgent::home_row_taken(const HomeRow& row) {
   Wait& w = m_cur->wait;
   w = Wait{};
   w.seq = ++m_seq;
-  if (!msg_has_data(row.grant)) return;
-  // The grant carries data: read memory now, beside the snoops.
+  w.atomic = row.ops & kHomeAtomic;
+  if (w.atomic) ++atomics;
+  if (!msg_has_data(row.grant) && !w.atomic) return;
+  // The grant carries data, or an atomic needs the line's: read memory
+  // now, beside the snoops.
   w.reading = true;
   ++memory_reads;
   mem::MemRequest r;
@@ -363,7 +384,7 @@ void HomeAgent::home_row_taken(const HomeRow& row) {
 
 void HomeAgent::send(const Msg& m) {
   if (msg_class(m.type) == MsgClass::Snp) ++snoops;
-  if (m.type == MsgType::CompDataSC || m.type == MsgType::CompDataUC) {
+  if (msg_class(m.type) != MsgClass::Snp) {
     Wait& w = m_cur && m.line == m_cur_line ? m_cur->wait : m_lines[m.line].wait;
     if (w.reading && !w.dirty_in) {  // the data comes from memory: wait for it
       w.parked = true;
@@ -372,6 +393,12 @@ void HomeAgent::send(const Msg& m) {
     }
   }
   transmit(m);
+}
+
+void HomeAgent::home_atomic(const Msg& req, std::uint64_t old, std::uint64_t now) {
+  CoherenceChecker::instance().atomic(req.src, req.line, old, now, true);
+  Wait& w = m_cur && req.line == m_cur_line ? m_cur->wait : m_lines[req.line].wait;
+  w.atomic_write = old != now;
 }
 
 void HomeAgent::memory_done(const mem::MemRequest& r, Tick) {
@@ -384,6 +411,18 @@ void HomeAgent::memory_done(const mem::MemRequest& r, Tick) {
   }
 }
 
-void HomeAgent::transmit(const Msg& m) { channel(m.dst).send(packet_of(m)); }
+void HomeAgent::transmit(const Msg& m) {
+  Packet* p = packet_of(m);
+  if (m.type == MsgType::CompDataI || m.type == MsgType::Comp) {  // an atomic's answer: the operation, and its result to memory
+    Wait& w = m_lines[m.line].wait;
+    p->ready += m_cfg.atomic_latency;
+    if (w.atomic_write) {
+      ++memory_writes;
+      m_mem.write(m.line * kLineB, kLineB, p->ready);
+      w.atomic_write = false;
+    }
+  }
+  channel(m.dst).send(p);
+}
 
 }  // namespace hx::coherence

@@ -13,7 +13,9 @@
 //    grant carries data reads memory at once, in parallel with its snoops
 //    (a speculative read), and the grant leaves when the snoops are
 //    answered and, unless a snoop brought dirty data, the memory data is
-//    there; dirty data and write-backs are written to memory.
+//    there; dirty data and write-backs are written to memory; an atomic
+//    waits for the line's value the same way, then costs `atomic_latency`
+//    and writes its result to memory.
 // Every step of every caching agent passes the coherence checker
 // (checker.h): single writer or many readers per line, and every load the
 // value of the line's last store.
@@ -86,6 +88,11 @@ struct CachingAgentConfig {
   // until the home acknowledges it; a core's access to it waits as well.
   int capacity = 0;
   int ways = 16;
+  // Where a core's atomic runs when the agent holds no copy of its line:
+  // at the home (far: the operation travels, the line stays where it is,
+  // CCIX/CHI's atomic transactions) or here (near: the line is fetched
+  // unique, as for a store). A line the agent holds runs its atomic near.
+  bool far_atomics = true;
   CohEndConfig port;
 };
 
@@ -102,6 +109,9 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   // store writes the bits of `mask` of the line (all of it by default).
   void access(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core,
               std::uint64_t mask = ~0ull);
+  // A core's atomic on `line`'s value (config().far_atomics says where it
+  // runs); `core` hears the old value.
+  void atomic(const Rmw& rmw, std::uint64_t line, std::uint64_t tag, CoreSide& core);
   // Give `line` up (an eviction, or a cache-maintenance flush): a clean
   // line is evicted, a dirty one written back; done at once if not held.
   void evict(std::uint64_t line, std::uint64_t tag, CoreSide& core);
@@ -122,18 +132,20 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   Counter prefetches;                       // lines read by the prefetcher
   Counter forwards;                         // lines sent straight to another agent (a forwarding snoop)
   Counter evictions, writebacks;            // lines given up for room (writebacks: dirty ones)
+  Counter atomics_far, atomics_near;        // atomics sent to the home, and run here
 
  private:
   struct Access {
     static constexpr const char* kPoolName = "a core access";
     std::uint64_t id = 0;
-    RnEvent op = RnEvent::Load;  // Load, Store or Replace
+    RnEvent op = RnEvent::Load;  // Load, Store or Replace; AtomicStore..AtomicCompare: an atomic (`rmw`)
     std::uint64_t line = 0, value = 0, mask = ~0ull, tag = 0;
+    Rmw rmw;
     CoreSide* core = nullptr;
     Access* next = nullptr;  // the next access of its batch (below)
   };
   CachingAgent(const std::string& name, const CachingAgentConfig& cfg, Channel* channel);
-  void issue(RnEvent op, std::uint64_t line, std::uint64_t value, std::uint64_t mask, std::uint64_t tag, CoreSide& core);
+  Access* issue(RnEvent op, std::uint64_t line, std::uint64_t value, std::uint64_t mask, std::uint64_t tag, CoreSide& core);
   void run(const Access& a);
   void prefetch_after(std::uint64_t line);
   void receive(Packet* p);
@@ -169,6 +181,7 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
 struct HomeAgentConfig {
   AgentId id = 0;
   Tick lookup = 10 * kNs;  // directory look-up and pipeline, per message
+  Tick atomic_latency = 0;  // an atomic's operation, once the line's value is here
   HomePolicy policy;       // e.g. direct cache-to-cache forwarding
   // One direct link per caching agent, in agent-id order; agents beyond
   // these are reached through channels given to attach().
@@ -189,10 +202,12 @@ class HomeAgent final : public Receiver, public Actor, public Sink, public mem::
   void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
   void send(const Msg& m) override;
   void home_row_taken(const HomeRow& row) override;
+  void home_atomic(const Msg& req, std::uint64_t old, std::uint64_t now) override;
   void memory_done(const mem::MemRequest& r, Tick at) override;
 
   Counter requests, snoops, memory_reads, memory_writes;
   Counter forwarded;  // transactions whose data an owner sent the requester (the memory read wasted)
+  Counter atomics;    // atomics executed here
 
  private:
   // What the home waits for on a line, beside the engine's state.
@@ -200,6 +215,8 @@ class HomeAgent final : public Receiver, public Actor, public Sink, public mem::
     bool reading = false;      // a memory read is under way for the transaction
     bool dirty_in = false;     // a snoop brought the line's data
     bool parked = false;       // the grant waits for the memory read
+    bool atomic = false;       // the grant answers an atomic (applied once the value is here)
+    bool atomic_write = false; // ... whose result memory must take (not a failed compare)
     std::uint64_t seq = 0;     // the transaction's number: a late read of an earlier one is ignored
     Msg grant;
   };

@@ -20,6 +20,18 @@ void CoherenceChecker::observe(std::uint16_t agent, std::uint64_t line, RnState 
   if (store) l.golden = value;
 }
 
+void CoherenceChecker::atomic(std::uint16_t agent, std::uint64_t line, std::uint64_t old, std::uint64_t now, bool at_home) {
+  Line& l = m_lines[line];
+  ++m_checks;
+  if (at_home && l.readers > 0)
+    sim_fail("coherence checker", "line " + std::to_string(line) + ": an atomic of agent " + std::to_string(agent) +
+                                      " ran at the home while " + std::to_string(l.readers) + " agents hold the line");
+  if (old != l.golden)
+    sim_fail("coherence checker", "line " + std::to_string(line) + ": an atomic of agent " + std::to_string(agent) + " read " +
+                                      std::to_string(old) + ", the last store wrote " + std::to_string(l.golden));
+  l.golden = now;
+}
+
 void CoherenceChecker::changed(std::uint16_t agent, std::uint64_t line, Line& l, RnState before, RnState after) {
   l.readers += static_cast<int>(rn_readable(after)) - static_cast<int>(rn_readable(before));
   l.writers += static_cast<int>(rn_writable(after)) - static_cast<int>(rn_writable(before));

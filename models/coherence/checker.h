@@ -4,7 +4,8 @@
 // value of its last store (a golden memory: stores are serialised by the
 // single-writer rule). It fails the run, naming the line and the agent,
 // when a writer coexists with another copy or a load returns anything but
-// the last store's value. Lines start at 0, as the home's memory does.
+// the last store's value, and when an atomic reads anything else. Lines
+// start at 0, as the home's memory does.
 #pragma once
 #include <cstdint>
 
@@ -22,6 +23,10 @@ class CoherenceChecker {
   // value it loaded or stored, if it did), with one look-up of the line.
   void observe(std::uint16_t agent, std::uint64_t line, RnState before, RnState after, bool load, bool store,
                std::uint64_t value);
+  // An atomic read `old` and wrote `now` at once (a near atomic in an
+  // agent's cache, or a far one at the home, where no agent may hold the
+  // line): `old` must be the last store's value.
+  void atomic(std::uint16_t agent, std::uint64_t line, std::uint64_t old, std::uint64_t now, bool at_home);
   std::uint64_t checks() const { return m_checks; }
   void clear() { m_lines.clear(); m_checks = 0; }
 

@@ -41,6 +41,17 @@ class CoreThread final : public CoreSide, public LineWatcher {
                  const std::vector<std::uint64_t>& masks) {
     run(lines, &values, &masks);
   }
+  // An atomic on `line` (where the agent's config says it runs); returns
+  // the value it read.
+  std::uint64_t atomic(std::uint64_t line, const Rmw& rmw) {
+    m_values.assign(1, 0);
+    m_lines = &m_one;
+    m_pending = 1;
+    m_next = 1;
+    m_a.atomic(rmw, line, 0, *this);
+    sc_core::wait(m_ev);
+    return m_values[0];
+  }
   // Reads `line` until `ready(value)`; returns that value.
   template <class F>
   std::uint64_t poll(std::uint64_t line, Tick loop, F&& ready) {

@@ -21,7 +21,7 @@ std::string describe(const Msg& m) {
 }
 
 RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId home, std::uint64_t line,
-               std::uint64_t store_value, Sink& out, std::uint64_t store_mask) {
+               std::uint64_t store_value, Sink& out, std::uint64_t store_mask, const Rmw* rmw) {
   RnStep r;
   r.row = rn_row(l.state, e);
   if (!r.row) {
@@ -38,9 +38,20 @@ RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId hom
     r.value = l.data;
   }
   if (ops & kOpStore) {
-    l.data = (l.data & ~store_mask) | (store_value & store_mask);
+    if (rmw) {
+      r.rmw = true;
+      r.old = l.data;
+      l.data = rmw_apply(*rmw, l.data);
+    } else {
+      l.data = (l.data & ~store_mask) | (store_value & store_mask);
+    }
     r.stored = true;
     r.value = l.data;
+  }
+  if (ops & kOpResult) {
+    if (!in || in->type != MsgType::CompDataI) fail(agent(self), line, "an atomic's result from a message without one");
+    r.result = true;
+    r.value = in->data;
   }
   // A forwarded line leaves before the response to the home: it is what
   // the requester waits for (both may take the same socket link).
@@ -61,6 +72,11 @@ RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId hom
     m.dst = home;
     m.line = line;
     if (ops & kOpData) m.data = l.data;
+    if (ops & kOpOperands) {
+      if (!rmw || atomic_request(rmw->op) != m.type) fail(agent(self), line, std::string("a ") + msg_name(m.type) + " without its operation's operands");
+      m.data = rmw->operand;
+      m.cmp = rmw->compare;
+    }
     out.send(m);
   }
   if (ops & kOpAck) {
@@ -116,7 +132,21 @@ void grant(HomeLine& h, AgentId self, Sink& out) {
   g.src = self;
   g.dst = req;
   g.line = h.cur.line;
-  if (msg_has_data(g.type)) g.data = h.mem;
+  if (row.ops & kHomeAtomic) {
+    // Every copy is gone: memory (or the dirty data a snoop returned) holds
+    // the line's value.
+    Rmw rmw;
+    rmw.op = atomic_op_of(h.cur.type);
+    rmw.operand = h.cur.data;
+    rmw.compare = h.cur.cmp;
+    const std::uint64_t old = h.mem;
+    if (h.sharers) fail("home " + std::to_string(self), h.cur.line, "an atomic executed while agents still hold the line: " + describe(h.cur));
+    h.mem = rmw_apply(rmw, old);
+    out.home_atomic(h.cur, old, h.mem);
+    g.data = old;
+  } else if (msg_has_data(g.type)) {
+    g.data = h.mem;
+  }
   h.await_ack = !(row.ops & kHomeNoAck);
   out.send(g);
 }
@@ -193,6 +223,10 @@ void home_receive(HomeLine& h, const Msg& m, AgentId self, Sink& out, const Home
     case MsgType::CleanUnique:
     case MsgType::Evict:
     case MsgType::WriteBack:
+    case MsgType::AtomicStore:
+    case MsgType::AtomicLoad:
+    case MsgType::AtomicSwap:
+    case MsgType::AtomicCompare:
       if (h.busy) h.waiting.push_back(m);  // serialised: one transaction per line
       else start(h, m, self, out, policy);
       return;

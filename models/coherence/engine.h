@@ -21,8 +21,9 @@ struct Msg {
   MsgType type = MsgType::None;
   AgentId src = 0, dst = 0;
   std::uint64_t line = 0;
-  std::uint64_t data = 0;  // the line's value, where the type carries data
+  std::uint64_t data = 0;  // the line's value, where the type carries data (an atomic's operand, or its old value)
   AgentId fwd = 0;         // a forwarding snoop's requester, who gets the data
+  std::uint64_t cmp = 0;   // AtomicCompare: the value compared
 };
 
 // How a home serves requests, beyond its tables.
@@ -40,6 +41,9 @@ class Sink {
   virtual void send(const Msg& m) = 0;
   // The home took `row` for a request (statistics per row, coverage).
   virtual void home_row_taken(const HomeRow& row) {}
+  // The home applied the atomic `req` to its line: the value was `old`
+  // and is now `now` (equal when a compare failed: nothing was written).
+  virtual void home_atomic(const Msg& req, std::uint64_t old, std::uint64_t now) {}
 };
 
 // One line at a caching agent.
@@ -54,6 +58,9 @@ struct RnStep {
   bool loaded = false;         // a load completed, reading `value`
   bool stored = false;         // a store completed; `value` is the line's value after it
   std::uint64_t value = 0;
+  bool rmw = false;            // the store was a near atomic: `old` is the value it read
+  std::uint64_t old = 0;
+  bool result = false;         // a far atomic completed: `value` is the old value the home returned
 };
 
 // Applies the caching agent's table to `l` for event `e` (a core operation,
@@ -62,9 +69,11 @@ struct RnStep {
 // received message (a CompData or CompUC for an outstanding write). A
 // store writes the bits of `store_mask` only and keeps the line's others
 // (a store of some bytes of a line: a field of a descriptor).
+// With `rmw`, a store is a near atomic (it writes rmw_apply of the line's
+// value, all of it), and a far atomic's request carries its operands.
 // A message the table has no row for throws SimError.
 RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId home, std::uint64_t line,
-               std::uint64_t store_value, Sink& out, std::uint64_t store_mask = ~0ull);
+               std::uint64_t store_value, Sink& out, std::uint64_t store_mask = ~0ull, const Rmw* rmw = nullptr);
 
 // One line at its home: the directory, memory's value, the transaction in
 // progress and the requests waiting behind it (the hazard queue).

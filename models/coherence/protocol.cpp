@@ -1,5 +1,6 @@
 #include "models/coherence/protocol.h"
 
+#include <algorithm>
 #include <array>
 
 namespace hx::coherence {
@@ -8,10 +9,10 @@ namespace {
 struct MsgInfo {
   const char* name;
   MsgClass cls;
-  bool data;
+  std::uint32_t bytes;
 };
 constexpr MsgInfo kMsgs[] = {
-#define HX_X(n, c, d) {#n, MsgClass::c, d},
+#define HX_X(n, c, b) {#n, MsgClass::c, b},
     HX_COHERENCE_MESSAGES(HX_X)
 #undef HX_X
 };
@@ -19,7 +20,8 @@ constexpr MsgInfo kMsgs[] = {
 using S = RnState;
 using E = RnEvent;
 using M = MsgType;
-constexpr std::uint8_t L = kOpLoad, St = kOpStore, In = kOpInstall, D = kOpData, A = kOpAck, R = kOpRetire;
+constexpr std::uint8_t L = kOpLoad, St = kOpStore, In = kOpInstall, D = kOpData, A = kOpAck, R = kOpRetire,
+                       Op = kOpOperands, Res = kOpResult;
 
 // The caching agent's table. A core operation without a row waits (the
 // line has a request outstanding); a message without a row is a protocol
@@ -37,6 +39,11 @@ constexpr RnRow kRn[] = {
     {S::UD, E::Load, S::UD, M::None, L},
     {S::UD, E::Store, S::UD, M::None, St},
     {S::UD, E::Replace, S::WB_P, M::WriteBack, D},
+    // far atomics, from a line not held (one held runs its atomic near)
+    {S::I, E::AtomicStore, S::AT_P, M::AtomicStore, Op},
+    {S::I, E::AtomicLoad, S::AT_P, M::AtomicLoad, Op},
+    {S::I, E::AtomicSwap, S::AT_P, M::AtomicSwap, Op},
+    {S::I, E::AtomicCompare, S::AT_P, M::AtomicCompare, Op},
     // stable states: snoops
     {S::SC, E::SnpToI, S::I, M::SnpResp_I, 0},
     {S::UC, E::SnpToS, S::SC, M::SnpResp_SC, 0},
@@ -60,6 +67,8 @@ constexpr RnRow kRn[] = {
     {S::EV_P, E::WBAck, S::I, M::None, R},
     {S::WB_P, E::WBAck, S::I, M::None, R},
     {S::WBI_P, E::WBAck, S::I, M::None, R},
+    {S::AT_P, E::CompDataI, S::I, M::None, Res | R},
+    {S::AT_P, E::Comp, S::I, M::None, R},
     // requests outstanding: snoops that race with them
     {S::SM_P, E::SnpToI, S::SMI_P, M::SnpResp_I, 0},
     {S::EV_P, E::SnpToS, S::EV_P, M::SnpResp_I, 0},
@@ -77,7 +86,7 @@ constexpr RnRow kRn[] = {
 using C = DirCond;
 using W = SnoopWhom;
 using U = DirUpdate;
-constexpr std::uint8_t Mw = kHomeMemWrite, Na = kHomeNoAck, Fw = kHomeForward;
+constexpr std::uint8_t Mw = kHomeMemWrite, Na = kHomeNoAck, Fw = kHomeForward, At = kHomeAtomic;
 
 // The home's table: how it serves each request, by the requester's standing
 // in the directory. A (request, standing) pair without a row is a protocol
@@ -105,6 +114,21 @@ constexpr HomeRow kHome[] = {
     {M::WriteBack, C::Invalid, W::None, M::None, M::WBAck, U::Keep, Na},
     {M::WriteBack, C::Sharers, W::None, M::None, M::WBAck, U::Keep, Na},
     {M::WriteBack, C::Owner, W::None, M::None, M::WBAck, U::Keep, Na},
+    // Atomics, from a requester that holds no copy: every copy goes first
+    // (an owner's dirty data comes home), and the requester gets the old
+    // value (AtomicStore: a plain Comp) and no copy.
+    {M::AtomicStore, C::Invalid, W::None, M::None, M::Comp, U::Keep, At | Na},
+    {M::AtomicStore, C::Sharers, W::Others, M::SnpToI, M::Comp, U::Keep, At | Na},
+    {M::AtomicStore, C::Owner, W::Others, M::SnpToI, M::Comp, U::Keep, At | Na},
+    {M::AtomicLoad, C::Invalid, W::None, M::None, M::CompDataI, U::Keep, At | Na},
+    {M::AtomicLoad, C::Sharers, W::Others, M::SnpToI, M::CompDataI, U::Keep, At | Na},
+    {M::AtomicLoad, C::Owner, W::Others, M::SnpToI, M::CompDataI, U::Keep, At | Na},
+    {M::AtomicSwap, C::Invalid, W::None, M::None, M::CompDataI, U::Keep, At | Na},
+    {M::AtomicSwap, C::Sharers, W::Others, M::SnpToI, M::CompDataI, U::Keep, At | Na},
+    {M::AtomicSwap, C::Owner, W::Others, M::SnpToI, M::CompDataI, U::Keep, At | Na},
+    {M::AtomicCompare, C::Invalid, W::None, M::None, M::CompDataI, U::Keep, At | Na},
+    {M::AtomicCompare, C::Sharers, W::Others, M::SnpToI, M::CompDataI, U::Keep, At | Na},
+    {M::AtomicCompare, C::Owner, W::Others, M::SnpToI, M::CompDataI, U::Keep, At | Na},
     // A forwarding home's rows, taking the place of the rows above for the
     // same request and standing: a request that finds a unique owner asks
     // it to send the line to the requester.
@@ -134,10 +158,37 @@ const Index& index() {
 
 const char* msg_name(MsgType m) { return m == MsgType::None ? "None" : kMsgs[static_cast<int>(m)].name; }
 MsgClass msg_class(MsgType m) { return kMsgs[static_cast<int>(m)].cls; }
-bool msg_has_data(MsgType m) { return m != MsgType::None && kMsgs[static_cast<int>(m)].data; }
+std::uint32_t msg_data_bytes(MsgType m) { return m == MsgType::None ? 0 : kMsgs[static_cast<int>(m)].bytes; }
+bool msg_has_data(MsgType m) { return msg_data_bytes(m) > 0; }
+bool msg_line_data(MsgType m) { return msg_data_bytes(m) == kLineBytes; }
+std::uint32_t class_data_bytes(MsgClass c) {
+  std::uint32_t n = 0;
+  for (const MsgInfo& i : kMsgs)
+    if (i.cls == c) n = std::max(n, i.bytes);
+  return n;
+}
+
+std::uint64_t rmw_apply(const Rmw& rmw, std::uint64_t old) {
+  switch (rmw.op) {
+    case AtomicOp::Store:
+    case AtomicOp::Load: return old + rmw.operand;
+    case AtomicOp::Swap: return rmw.operand;
+    case AtomicOp::Compare: return old == rmw.compare ? rmw.operand : old;
+  }
+  return old;
+}
+
+MsgType atomic_request(AtomicOp op) {
+  static constexpr MsgType k[] = {M::AtomicStore, M::AtomicLoad, M::AtomicSwap, M::AtomicCompare};
+  return k[static_cast<int>(op)];
+}
+bool msg_atomic(MsgType m) { return m == M::AtomicStore || m == M::AtomicLoad || m == M::AtomicSwap || m == M::AtomicCompare; }
+AtomicOp atomic_op_of(MsgType m) {
+  return m == M::AtomicStore ? AtomicOp::Store : m == M::AtomicLoad ? AtomicOp::Load : m == M::AtomicSwap ? AtomicOp::Swap : AtomicOp::Compare;
+}
 
 const char* rn_state_name(RnState s) {
-  static const char* const n[] = {"I", "SC", "UC", "UD", "IS_P", "IM_P", "SM_P", "SMI_P", "EV_P", "WB_P", "WBI_P"};
+  static const char* const n[] = {"I", "SC", "UC", "UD", "IS_P", "IM_P", "SM_P", "SMI_P", "EV_P", "WB_P", "WBI_P", "AT_P"};
   return n[static_cast<int>(s)];
 }
 bool rn_readable(RnState s) { return s == S::SC || s == S::UC || s == S::UD || s == S::SM_P; }
@@ -145,8 +196,10 @@ bool rn_writable(RnState s) { return s == S::UC || s == S::UD; }
 bool rn_stable(RnState s) { return s == S::I || s == S::SC || s == S::UC || s == S::UD; }
 
 const char* rn_event_name(RnEvent e) {
-  static const char* const n[] = {"Load",      "Store",      "Replace",    "SnpToS", "SnpToI", "SnpToSFwd",
-                                  "SnpToIFwd", "CompDataSC", "CompDataUC", "CompUC", "WBAck"};
+  static const char* const n[] = {"Load",       "Store",     "Replace",    "AtomicStore", "AtomicLoad", "AtomicSwap",
+                                  "AtomicCompare", "SnpToS", "SnpToI",     "SnpToSFwd",   "SnpToIFwd",  "CompDataSC",
+                                  "CompDataUC", "CompDataI", "CompUC",     "Comp",        "WBAck"};
+  static_assert(sizeof n / sizeof n[0] == kRnEvents, "a name per event");
   return n[static_cast<int>(e)];
 }
 
@@ -158,7 +211,9 @@ RnEvent rn_event_of(MsgType m) {
     case M::SnpToIFwd: return E::SnpToIFwd;
     case M::CompDataSC: return E::CompDataSC;
     case M::CompDataUC: return E::CompDataUC;
+    case M::CompDataI: return E::CompDataI;
     case M::CompUC: return E::CompUC;
+    case M::Comp: return E::Comp;
     case M::WBAck: return E::WBAck;
     default: return E::Count;
   }

@@ -24,6 +24,17 @@
 //    memory because the requester gets a shared copy); one that no longer
 //    holds it (an eviction or write-back in flight) answers as to a plain
 //    snoop, and the home then grants itself, as without forwarding;
+//  - atomics (CCIX's AtomicStore, AtomicLoad, AtomicSwap, AtomicCompare;
+//    CHI's far atomics) executed at the home: a requester that does not
+//    hold the line sends the operation with its operands; the home
+//    invalidates every copy (SnpToI), takes the line's value from memory or
+//    from the dirty data a snoop returns, applies the operation, writes the
+//    result to memory and answers with the old value (CompDataI) or, for
+//    AtomicStore, a dataless Comp; no copy is granted and no CompAck is
+//    awaited. An atomic on a line the requester holds runs in its cache
+//    instead (a near atomic: a store whose value is computed from the
+//    line's, rn_step's `rmw`), as does every atomic of an agent set to
+//    execute them near;
 //  - the home keeps a precise directory (sharers, or one unique owner),
 //    serves one transaction per line at a time (a hazard queue holds the
 //    others in arrival order), snoops before it answers, and holds the line
@@ -32,41 +43,52 @@
 //    name (a snoop meeting an upgrade, an eviction or a write-back in
 //    flight).
 // Simplifications in this version: no SD/UCE/UDP states (a forwarded
-// shared copy sends dirty data home instead of keeping it in SD), no
-// atomics at the home; without forwarding, data returns through the home.
+// shared copy sends dirty data home instead of keeping it in SD); without
+// forwarding, data returns through the home; a line's value is one 64-bit
+// word, and an atomic works on all of it (AtomicStore and AtomicLoad add:
+// the other arithmetic operations of CCIX/CHI time the same).
 // (The speculative memory read is the timed home's, agents.h.)
 #pragma once
 #include <cstdint>
 
 namespace hx::coherence {
 
+constexpr std::uint32_t kLineBytes = 64;  // a line's data in a message
+
 // Message classes, each with credits of its own on a transport, so that
 // snoops and responses never wait behind requests.
 enum class MsgClass : std::uint8_t { Req, Snp, Rsp, Dat };
 
-// X-macro: name, class, carries data.
+// X-macro: name, class, data bytes carried (a line's 64, an atomic's
+// operands: 8 B, or compare and swap values for AtomicCompare; its old value).
 #define HX_COHERENCE_MESSAGES(X)  \
-  X(ReadShared, Req, false)       \
-  X(ReadUnique, Req, false)       \
-  X(CleanUnique, Req, false)      \
-  X(Evict, Req, false)            \
-  X(WriteBack, Req, true)         \
-  X(SnpToS, Snp, false)           \
-  X(SnpToI, Snp, false)           \
-  X(SnpToSFwd, Snp, false)        \
-  X(SnpToIFwd, Snp, false)        \
-  X(SnpResp_I, Rsp, false)        \
-  X(SnpResp_SC, Rsp, false)       \
-  X(SnpRespData_I, Dat, true)     \
-  X(SnpRespData_SC, Dat, true)    \
-  X(SnpRespFwded_I, Rsp, false)   \
-  X(SnpRespFwded_SC, Rsp, false)  \
-  X(SnpRespDataFwded_SC, Dat, true) \
-  X(CompAck, Rsp, false)          \
-  X(CompDataSC, Dat, true)        \
-  X(CompDataUC, Dat, true)        \
-  X(CompUC, Rsp, false)           \
-  X(WBAck, Rsp, false)
+  X(ReadShared, Req, 0)           \
+  X(ReadUnique, Req, 0)           \
+  X(CleanUnique, Req, 0)          \
+  X(Evict, Req, 0)                \
+  X(WriteBack, Req, 64)           \
+  X(AtomicStore, Req, 8)          \
+  X(AtomicLoad, Req, 8)           \
+  X(AtomicSwap, Req, 8)           \
+  X(AtomicCompare, Req, 16)       \
+  X(SnpToS, Snp, 0)               \
+  X(SnpToI, Snp, 0)               \
+  X(SnpToSFwd, Snp, 0)            \
+  X(SnpToIFwd, Snp, 0)            \
+  X(SnpResp_I, Rsp, 0)            \
+  X(SnpResp_SC, Rsp, 0)           \
+  X(SnpRespData_I, Dat, 64)       \
+  X(SnpRespData_SC, Dat, 64)      \
+  X(SnpRespFwded_I, Rsp, 0)       \
+  X(SnpRespFwded_SC, Rsp, 0)      \
+  X(SnpRespDataFwded_SC, Dat, 64) \
+  X(CompAck, Rsp, 0)              \
+  X(CompDataSC, Dat, 64)          \
+  X(CompDataUC, Dat, 64)          \
+  X(CompDataI, Dat, 8)            \
+  X(CompUC, Rsp, 0)               \
+  X(Comp, Rsp, 0)                 \
+  X(WBAck, Rsp, 0)
 
 enum class MsgType : std::uint8_t {
 #define HX_X(n, c, d) n,
@@ -78,7 +100,25 @@ constexpr int kMsgTypes = static_cast<int>(MsgType::None);
 
 const char* msg_name(MsgType m);
 MsgClass msg_class(MsgType m);
-bool msg_has_data(MsgType m);
+bool msg_has_data(MsgType m);            // carries data (a line, or an atomic's operands or result)
+std::uint32_t msg_data_bytes(MsgType m);  // how many bytes of it
+bool msg_line_data(MsgType m);           // the data is a copy of the line
+std::uint32_t class_data_bytes(MsgClass c);  // the most data a message of the class carries
+
+// An atomic operation on a line's value: what the message carries and
+// what a near atomic applies in the cache.
+enum class AtomicOp : std::uint8_t { Store, Load, Swap, Compare };
+struct Rmw {
+  AtomicOp op = AtomicOp::Compare;
+  std::uint64_t operand = 0;  // the addend (Store, Load), the new value (Swap, Compare)
+  std::uint64_t compare = 0;  // Compare: the value the line must hold to be swapped
+};
+// The line's value after `rmw` on `old` (unchanged when a compare fails).
+std::uint64_t rmw_apply(const Rmw& rmw, std::uint64_t old);
+// The far atomic's request for an operation, and the operation a request is.
+MsgType atomic_request(AtomicOp op);
+bool msg_atomic(MsgType m);
+AtomicOp atomic_op_of(MsgType m);
 
 // Caching agent line states, stable then transient (the request that is
 // outstanding, and what the line is meanwhile).
@@ -94,6 +134,7 @@ enum class RnState : std::uint8_t {
   EV_P,   // Evict outstanding, the line gone
   WB_P,   // WriteBack outstanding, the dirty data kept for snoops
   WBI_P,  // WriteBack outstanding, the data already given to a snoop
+  AT_P,   // an atomic outstanding at the home, the line not held
   Count
 };
 constexpr int kRnStates = static_cast<int>(RnState::Count);
@@ -108,13 +149,19 @@ enum class RnEvent : std::uint8_t {
   Load,
   Store,
   Replace,  // the line is chosen as a victim
+  AtomicStore,  // a far atomic (the line not held)
+  AtomicLoad,
+  AtomicSwap,
+  AtomicCompare,
   SnpToS,
   SnpToI,
   SnpToSFwd,
   SnpToIFwd,
   CompDataSC,
   CompDataUC,
+  CompDataI,
   CompUC,
+  Comp,
   WBAck,
   Count
 };
@@ -130,6 +177,8 @@ enum RnOp : std::uint8_t {
   kOpData = 8,      // the message sent carries the line's data
   kOpAck = 16,      // a CompAck goes to the home as well
   kOpRetire = 32,   // the outstanding request is over (the MSHR entry frees)
+  kOpOperands = 64, // the message sent carries the atomic's operands
+  kOpResult = 128,  // the atomic completes with the value the message carries
 };
 
 struct RnRow {
@@ -182,6 +231,11 @@ enum HomeOp : std::uint8_t {
   // waits for the requester's CompAck, which may arrive before that
   // response; if it did not, the home grants as the row says.
   kHomeForward = 4,
+  // An atomic: once every snoop is answered, the home applies the
+  // request's operation to the line (memory's value, or the dirty data a
+  // snoop returned), writes the result to memory, and the grant carries
+  // the old value.
+  kHomeAtomic = 8,
 };
 
 struct HomeRow {

@@ -35,6 +35,7 @@ struct Packet {
 constexpr int kMsgClasses = 4;
 // A coherent line, as memory keeps it: line numbers times this are addresses.
 constexpr std::uint32_t kLineB = mem::MemoryConfig::line_B;
+static_assert(kLineB == kLineBytes, "the protocol's messages carry lines of memory's size");
 
 struct CohEndConfig {
   int vcs = 1;

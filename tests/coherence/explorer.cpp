@@ -45,10 +45,23 @@ struct Explorer : Sink {
     sent.push_back(m);
   }
   void home_row_taken(const HomeRow& r) override { ++res.home_rows_used[static_cast<std::size_t>(&r - home_base)]; }
+  void home_atomic(const Msg& req, std::uint64_t old, std::uint64_t now) override {
+    std::uint64_t& g = w->golden[static_cast<std::size_t>(req.line)];
+    if (old != g) throw SimError("an atomic at the home read a stale value");
+    g = now;
+  }
 
   CacheLine& line(World& x, int a, int l) { return x.cl[static_cast<std::size_t>(a * cfg.lines + l)]; }
   AgentId home_of(int l) const { return static_cast<AgentId>(cfg.agents + l % cfg.homes); }
 
+
+  // A message's line data as c(data); an atomic's operands are kept (they
+  // are the same in every state), its result dropped (nothing reads it).
+  template <class C>
+  static void canon_msg(Msg& m, const C& c) {
+    if (msg_line_data(m.type)) m.data = c(m.data);
+    else if (!msg_atomic(m.type)) m.data = 0;
+  }
 
   // Data of line l as 1 (the last store's value) or 0 (any other).
   void canonical(World& x) {
@@ -61,10 +74,10 @@ struct Explorer : Sink {
       }
       HomeLine& h = x.home[static_cast<std::size_t>(l)];
       h.mem = c(h.mem);
-      if (h.busy) h.cur.data = msg_has_data(h.cur.type) ? c(h.cur.data) : 0;
-      for (Msg& m : h.waiting) m.data = msg_has_data(m.type) ? c(m.data) : 0;
+      if (h.busy) canon_msg(h.cur, c);
+      for (Msg& m : h.waiting) canon_msg(m, c);
       for (Msg& m : x.net)
-        if (m.line == static_cast<std::uint64_t>(l)) m.data = msg_has_data(m.type) ? c(m.data) : 0;
+        if (m.line == static_cast<std::uint64_t>(l)) canon_msg(m, c);
       x.golden[static_cast<std::size_t>(l)] = 1;
     }
     std::sort(x.net.begin(), x.net.end(), msg_less);
@@ -77,6 +90,7 @@ struct Explorer : Sink {
     k += static_cast<char>(m.line);
     k += static_cast<char>(m.data);
     k += static_cast<char>(m.fwd);
+    k += static_cast<char>(m.cmp);
   }
   std::string key(const World& x) const {
     std::string k;
@@ -216,7 +230,9 @@ struct Explorer : Sink {
       // Core operations of every agent on every line.
       for (int a = 0; a < cfg.agents; ++a)
         for (int l = 0; l < cfg.lines; ++l)
-          for (RnEvent e : {RnEvent::Load, RnEvent::Store, RnEvent::Replace}) {
+          for (RnEvent e : {RnEvent::Load, RnEvent::Store, RnEvent::Replace, RnEvent::AtomicStore, RnEvent::AtomicLoad,
+                            RnEvent::AtomicSwap, RnEvent::AtomicCompare}) {
+            if (!cfg.atomics && e >= RnEvent::AtomicStore) continue;
             const CacheLine& c = x_line(cur, a, l);
             const RnRow* row = rn_row(c.state, e);
             if (!row) continue;
@@ -241,7 +257,17 @@ struct Explorer : Sink {
 
   void core_op(World& x, int a, int l, RnEvent e) {
     const std::uint64_t value = 2;  // distinct from every canonical value (0 and 1)
-    const RnStep r = rn_step(line(x, a, l), e, nullptr, static_cast<AgentId>(a), home_of(l), static_cast<std::uint64_t>(l), value, *this);
+    // A far atomic's operands: 2 again, and a compare with the last
+    // store's value (1), so that a compare-and-swap writes.
+    Rmw rmw;
+    const bool atomic = e >= RnEvent::AtomicStore && e <= RnEvent::AtomicCompare;
+    if (atomic) {
+      rmw.op = static_cast<AtomicOp>(static_cast<int>(e) - static_cast<int>(RnEvent::AtomicStore));
+      rmw.operand = value;
+      rmw.compare = 1;
+    }
+    const RnStep r = rn_step(line(x, a, l), e, nullptr, static_cast<AgentId>(a), home_of(l), static_cast<std::uint64_t>(l), value,
+                             *this, ~0ull, atomic ? &rmw : nullptr);
     account(x, r, l);
   }
 
@@ -265,6 +291,10 @@ struct Explorer : Sink {
     const RnStep r = rn_step(c, e, &m, m.dst, home_of(l), m.line, 2, *this);
     if (cfg.mutation == Mutation::IgnoreInvalidation && before == RnState::SC && e == RnEvent::SnpToI) c.state = RnState::SC;
     if (cfg.mutation == Mutation::KeepForwardedLine && rn_writable(before) && e == RnEvent::SnpToIFwd) c.state = before;
+    if (cfg.mutation == Mutation::AtomicKeepsCopy && e == RnEvent::CompDataI) {
+      c.state = RnState::SC;
+      c.data = m.data;
+    }
     account(x, r, l);
   }
 

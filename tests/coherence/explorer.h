@@ -20,7 +20,8 @@
 //    unique dirty copy does;
 //  - no deadlock: with nothing in flight, no agent waits and no home is
 //    busy;
-//  - every message meets a row of the tables (the engine throws otherwise).
+//  - every message meets a row of the tables (the engine throws otherwise);
+//  - an atomic at the home reads the last store's value.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -38,6 +39,7 @@ enum class Mutation {
   IgnoreInvalidation,  // a sharer answers SnpToI but keeps its copy
   LoseSnoop,           // every SnpToI (and SnpToIFwd) sent is lost
   KeepForwardedLine,   // a unique owner forwards the line unique but keeps its copy
+  AtomicKeepsCopy,     // a far atomic's requester installs the old value as a shared copy
 };
 
 struct ExploreConfig {
@@ -46,6 +48,7 @@ struct ExploreConfig {
   int homes = 1;          // line l's home is home l % homes
   int mshrs = 1;          // requests outstanding per agent at once
   bool forward = false;   // the homes forward (HomePolicy): owners send the line to requesters
+  bool atomics = false;   // the cores also issue far atomics (every kind)
   std::size_t max_states = 20'000'000;
   Mutation mutation = Mutation::None;
 };
@@ -63,7 +66,7 @@ ExploreResult explore(const ExploreConfig& cfg);
 // A total order of messages, so that the messages in flight, a multiset,
 // have one canonical form (sorted) in a searched state's key.
 inline bool msg_less(const Msg& a, const Msg& b) {
-  return std::tie(a.type, a.src, a.dst, a.line, a.data, a.fwd) < std::tie(b.type, b.src, b.dst, b.line, b.data, b.fwd);
+  return std::tie(a.type, a.src, a.dst, a.line, a.data, a.fwd, a.cmp) < std::tie(b.type, b.src, b.dst, b.line, b.data, b.fwd, b.cmp);
 }
 
 }  // namespace hx::coherence::test

@@ -16,18 +16,20 @@
 namespace hx::coherence::test {
 namespace {
 
-ExploreResult run(int agents, int lines, int mshrs, int homes = 1, bool forward = false) {
+ExploreResult run(int agents, int lines, int mshrs, int homes = 1, bool forward = false, bool atomics = false) {
   ExploreConfig c;
   c.agents = agents;
   c.lines = lines;
   c.mshrs = mshrs;
   c.homes = homes;
   c.forward = forward;
+  c.atomics = atomics;
   const ExploreResult r = explore(c);
   EXPECT_EQ(r.error, "") << agents << " agents, " << lines << " lines";
   EXPECT_TRUE(r.complete) << r.states << " states";
-  std::printf("%d agents, %d lines, %d homes, %d MSHRs%s: %zu states, %zu transitions, at most %d messages in flight\n",
-              agents, lines, homes, mshrs, forward ? ", forwarding" : "", r.states, r.transitions, r.max_in_flight);
+  std::printf("%d agents, %d lines, %d homes, %d MSHRs%s%s: %zu states, %zu transitions, at most %d messages in flight\n",
+              agents, lines, homes, mshrs, forward ? ", forwarding" : "", atomics ? ", far atomics" : "", r.states,
+              r.transitions, r.max_in_flight);
   return r;
 }
 
@@ -54,15 +56,28 @@ void expect_every_row_taken(const std::vector<ExploreResult>& rs) {
 TEST(CoherenceExhaustive, TwoAgentsOneLine) { run(2, 1, 1); }
 
 TEST(CoherenceExhaustive, ThreeAgentsOneLineTakeEveryRow) {
-  expect_every_row_taken({run(3, 1, 1), run(3, 1, 1, 1, true)});
+  expect_every_row_taken({run(3, 1, 1, 1, false, true), run(3, 1, 1, 1, true, true)});
 }
 
-TEST(CoherenceExhaustive, TwoAgentsTwoLinesTwoMshrs) { run(2, 2, 2); }
+// Two lines and two requests outstanding per agent, with far atomics
+// beside every other operation: an atomic meets owners, sharers,
+// write-backs in flight and requests queued at the home.
+TEST(CoherenceExhaustive, TwoAgentsTwoLinesTwoMshrs) { run(2, 2, 2, 1, false, true); }
 
 // Direct cache-to-cache forwarding: an owner sends the line to the
 // requester and the home hears of it after (or before) the requester's
 // CompAck; an owner with an eviction or write-back in flight declines.
-TEST(CoherenceExhaustive, ForwardingTwoAgentsTwoLinesTwoMshrs) { run(2, 2, 2, 1, true); }
+TEST(CoherenceExhaustive, ForwardingTwoAgentsTwoLinesTwoMshrs) { run(2, 2, 2, 1, true, true); }
+
+// The search sees an atomic's requester that keeps the old value as a
+// copy: a readable copy of a value the atomic itself has replaced.
+TEST(CoherenceExhaustive, FindsAnAtomicThatLeavesACopy) {
+  ExploreConfig c;
+  c.atomics = true;
+  c.mutation = Mutation::AtomicKeepsCopy;
+  const ExploreResult r = explore(c);
+  EXPECT_NE(r.error.find("holds a stale readable copy"), std::string::npos) << r.error;
+}
 
 // Without forwarding no forwarding row is ever taken, and with it none of
 // the rows it replaces.

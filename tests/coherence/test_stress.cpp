@@ -2,8 +2,11 @@
 // agents and lines than the exhaustive search can cover, real data values
 // (every store writes a value never written before), random operations and
 // a network that delivers any message in flight next, over many seeds.
-// Every load must return the golden value of its line (the value of the
-// last store, stores being serialised by single-writer), single-writer must
+// Atomics run too: far (at the home) from a line not held, near (in the
+// cache) otherwise. Every load and every atomic must read the golden value
+// of its line (the value of the last store, stores being serialised by
+// single-writer, a far atomic's by the home), every far atomic's requester
+// must get the value the home read, single-writer must
 // hold after every step, and every run must drain to rest with the
 // directory exact and memory or the one dirty copy holding the last value.
 #include <gtest/gtest.h>
@@ -20,7 +23,18 @@ namespace {
 
 struct Net : Sink {
   std::vector<Msg> q;
+  std::vector<std::uint64_t>* golden = nullptr;
+  std::vector<std::uint64_t> result;  // per agent x line: the old value a far atomic read at the home
+  int lines = 0;
+  std::uint64_t far = 0;
   void send(const Msg& m) override { q.push_back(m); }
+  void home_atomic(const Msg& req, std::uint64_t old, std::uint64_t now) override {
+    std::uint64_t& g = (*golden)[static_cast<std::size_t>(req.line)];
+    ASSERT_EQ(old, g) << "a far atomic at the home read a stale value of line " << req.line;
+    g = now;
+    result[static_cast<std::size_t>(req.src * lines) + req.line] = old;
+    ++far;
+  }
 };
 
 struct System {
@@ -29,12 +43,20 @@ struct System {
   std::vector<HomeLine> home;
   std::vector<std::uint64_t> golden;
   Net net;
-  std::uint64_t next_value = 1, loads = 0, stores = 0, ops = 0;
+  std::uint64_t next_value = 1, loads = 0, stores = 0, ops = 0, near = 0;
+  std::vector<Rmw> pending;         // per agent x line: the near atomic whose request is outstanding
+  std::vector<char> near_pending;
   AgentId home_id;
   HomePolicy policy;
 
   System(int a, int l, int m) : agents(a), lines(l), mshrs(m), cl(static_cast<std::size_t>(a * l)), home(static_cast<std::size_t>(l)),
-                             golden(static_cast<std::size_t>(l), 0), home_id(static_cast<AgentId>(a)) {}
+                             golden(static_cast<std::size_t>(l), 0), home_id(static_cast<AgentId>(a)) {
+    net.golden = &golden;
+    net.lines = l;
+    net.result.assign(static_cast<std::size_t>(a * l), 0);
+    pending.resize(static_cast<std::size_t>(a * l));
+    near_pending.assign(static_cast<std::size_t>(a * l), 0);
+  }
   CacheLine& at(int a, int l) { return cl[static_cast<std::size_t>(a * lines + l)]; }
   int outstanding(int a) {
     int n = 0;
@@ -49,7 +71,14 @@ struct System {
     }
     ASSERT_FALSE(writers && readers > 1) << "line " << l;
   }
-  void apply(const RnStep& r, int l) {
+  void apply(const RnStep& r, int l, int a) {
+    if (r.rmw) {  // a near atomic: it read the last store's value
+      ++near;
+      ASSERT_EQ(r.old, golden[static_cast<std::size_t>(l)]) << "a near atomic on line " << l << " read a stale value";
+    }
+    if (r.result) {
+      ASSERT_EQ(r.value, net.result[static_cast<std::size_t>(a * lines + l)]) << "a far atomic's requester got another value than the home read";
+    }
     if (r.loaded) {
       ++loads;
       ASSERT_EQ(r.value, golden[static_cast<std::size_t>(l)]) << "a load of line " << l << " returned a stale value";
@@ -72,19 +101,43 @@ struct System {
       if (m.dst == home_id) {
         home_receive(home[static_cast<std::size_t>(l)], m, home_id, net, policy);
       } else {
-        // A store completing on this message writes a value never written before.
-        apply(rn_step(at(m.dst, l), rn_event_of(m.type), &m, m.dst, home_id, m.line, next_value++, net), l);
+        // A store completing on this message writes a value never written
+        // before (a near atomic: its operation's value).
+        const std::size_t k = static_cast<std::size_t>(m.dst * lines + l);
+        const RnStep r = rn_step(at(m.dst, l), rn_event_of(m.type), &m, m.dst, home_id, m.line, next_value++, net, ~0ull,
+                                 near_pending[k] ? &pending[k] : nullptr);
+        if (r.row->ops & kOpRetire) near_pending[k] = 0;
+        apply(r, l, m.dst);
       }
       check_swmr(l);
       return (m.type == MsgType::CompDataSC || m.type == MsgType::CompDataUC) && m.src != home_id;  // from an owner
     }
     const int a = static_cast<int>(rng.below(static_cast<std::uint64_t>(agents)));
     const int l = static_cast<int>(rng.below(static_cast<std::uint64_t>(lines)));
-    const RnEvent e = rng.below(10) < 5 ? RnEvent::Load : rng.below(5) < 3 ? RnEvent::Store : RnEvent::Replace;
+    const std::uint64_t pick = rng.below(20);
+    RnEvent e = pick < 10 ? RnEvent::Load : pick < 16 ? RnEvent::Store : pick < 18 ? RnEvent::Replace : RnEvent::Count;
+    // An atomic: far from a line not held, near (a store) otherwise; a
+    // compare that succeeds half the time; addends far apart, so that a sum
+    // never repeats an earlier value.
+    Rmw rmw;
+    const bool atomic = e == RnEvent::Count;
+    if (atomic) {
+      rmw.op = static_cast<AtomicOp>(rng.below(4));
+      rmw.operand = rmw.op == AtomicOp::Store || rmw.op == AtomicOp::Load ? next_value++ << 24 : next_value++;
+      rmw.compare = rng.below(2) ? golden[static_cast<std::size_t>(l)] : next_value++;
+      e = at(a, l).state == RnState::I ? static_cast<RnEvent>(static_cast<int>(RnEvent::AtomicStore) + static_cast<int>(rmw.op))
+                                       : RnEvent::Store;
+    }
     const RnRow* row = rn_row(at(a, l).state, e);
     if (!row || (row->send != MsgType::None && outstanding(a) >= mshrs)) return 0;  // waits: try another
     ++ops;
-    apply(rn_step(at(a, l), e, nullptr, static_cast<AgentId>(a), home_id, static_cast<std::uint64_t>(l), next_value++, net), l);
+    const RnStep r = rn_step(at(a, l), e, nullptr, static_cast<AgentId>(a), home_id, static_cast<std::uint64_t>(l), next_value++,
+                             net, ~0ull, atomic ? &rmw : nullptr);
+    if (atomic && e == RnEvent::Store && !r.stored) {  // a near atomic waits for its line
+      pending[static_cast<std::size_t>(a * lines + l)] = rmw;
+      near_pending[static_cast<std::size_t>(a * lines + l)] = 1;
+    }
+    apply(r, l, a);
     check_swmr(l);
     return 0;
   }
@@ -113,7 +166,7 @@ struct System {
 // 200 seeds x 5000 operations = a million operations, on 4 agents, 3 lines
 // (so lines collide constantly) and 2 MSHRs per agent.
 void stress(bool forward) {
-  std::uint64_t ops = 0, loads = 0, stores = 0, forwarded = 0;
+  std::uint64_t ops = 0, loads = 0, stores = 0, forwarded = 0, near = 0, far = 0;
   for (std::uint64_t seed = 1; seed <= 200; ++seed) {
     System r(4, 3, 2);
     r.policy.forward = forward;
@@ -132,15 +185,19 @@ void stress(bool forward) {
     ops += r.ops;
     loads += r.loads;
     stores += r.stores;
+    near += r.near;
+    far += r.net.far;
   }
   EXPECT_EQ(ops, 1'000'000u);
   EXPECT_GT(loads, 100'000u);  // both kinds happened, many times
   EXPECT_GT(stores, 100'000u);
+  EXPECT_GT(near, 10'000u);  // atomics ran both near and far, many times
+  EXPECT_GT(far, 10'000u);
   if (forward) EXPECT_GT(forwarded, 10'000u);  // owners did forward, many times
   else EXPECT_EQ(forwarded, 0u);
-  std::printf("%llu operations: %llu loads checked, %llu stores, %llu lines forwarded\n", static_cast<unsigned long long>(ops),
-              static_cast<unsigned long long>(loads), static_cast<unsigned long long>(stores),
-              static_cast<unsigned long long>(forwarded));
+  std::printf("%llu operations: %llu loads checked, %llu stores, %llu atomics near and %llu far, %llu lines forwarded\n",
+              static_cast<unsigned long long>(ops), static_cast<unsigned long long>(loads), static_cast<unsigned long long>(stores),
+              static_cast<unsigned long long>(near), static_cast<unsigned long long>(far), static_cast<unsigned long long>(forwarded));
 }
 
 TEST(CoherenceStress, AMillionRandomOperationsAgainstAGoldenMemory) { stress(false); }

@@ -54,8 +54,9 @@ CohEndConfig infinite() {
 }
 
 struct Rig {
-  explicit Rig(CohEndConfig home_port0 = infinite(), int prefetch = 0)
-      : mem("mem", memory()), home("home", home_config(home_port0), mem), a0("a0", agent(0, prefetch)), a1("a1", agent(1)) {
+  explicit Rig(CohEndConfig home_port0 = infinite(), int prefetch = 0, bool far_atomics = true)
+      : mem("mem", memory()), home("home", home_config(home_port0), mem), a0("a0", agent(0, prefetch, far_atomics)),
+        a1("a1", agent(1)) {
     CohPort::connect(a0.port(), home.port(0), link());
     CohPort::connect(a1.port(), home.port(1), link());
   }
@@ -63,13 +64,15 @@ struct Rig {
     HomeAgentConfig h;
     h.id = 2;
     h.lookup = 10 * kNs;
+    h.atomic_latency = 6 * kNs;
     h.ports = {port0, infinite()};
     return h;
   }
-  static CachingAgentConfig agent(AgentId id, int prefetch = 0) {
+  static CachingAgentConfig agent(AgentId id, int prefetch = 0, bool far_atomics = true) {
     CachingAgentConfig c;
     c.id = id;
     c.prefetch = prefetch;
+    c.far_atomics = far_atomics;
     c.home = 2;
     c.lookup = 2 * kNs;
     c.port = infinite();
@@ -209,6 +212,97 @@ TEST(CoherenceAgents, AStoreOfSomeBitsKeepsTheOthers) {
   EXPECT_EQ(std::get<1>(r.c0.done[2]), 0xCCBBAAu);
   EXPECT_EQ(std::get<1>(r.c1.done[1]), 0xCCBBAAu);
   EXPECT_GE(r.home.snoops.value, 1u);  // the line moved between the caches
+}
+
+// A compare-and-swap of a line nobody holds runs at the home: its request
+// (a 16 B header and 16 B of operands), the home's look-up, the memory
+// read, the operation (6 ns), and the old value's way back (a header and
+// 8 B). The requester keeps no copy; memory takes the new value.
+TEST(CoherenceAgents, AFarAtomicIsTheSumOfItsStages) {
+  CoherenceChecker::instance().clear();
+  Rig r;
+  Rmw cas;
+  cas.op = AtomicOp::Compare;
+  cas.compare = 0;
+  cas.operand = 77;
+  r.a0.atomic(cas, 5, 1, r.c0);
+  sc_core::sc_start();
+  ASSERT_EQ(r.c0.done.size(), 1u);
+  const Tick at_home = kRn + 2 * kHdr + kLat + kHome;
+  const Tick value = next_slot(at_home, 5 * kNs) + 80 * kNs + 6 * kNs;
+  EXPECT_EQ(std::get<2>(r.c0.done[0]), value + kHdr + kHdr / 2 + kLat + kRn);
+  EXPECT_EQ(std::get<1>(r.c0.done[0]), 0u);  // the old value
+  EXPECT_EQ(r.a0.state(5), RnState::I);
+  EXPECT_EQ(r.home.line(5).mem, 77u);
+  EXPECT_EQ(r.home.atomics.value, 1u);
+  EXPECT_EQ(r.home.memory_writes.value, 1u);
+  EXPECT_EQ(r.a0.atomics_far.value, 1u);
+  // A compare that fails returns the value and writes nothing.
+  cas.compare = 5;
+  r.a0.atomic(cas, 5, 2, r.c0);
+  sc_core::sc_start();
+  ASSERT_EQ(r.c0.done.size(), 2u);
+  EXPECT_EQ(std::get<1>(r.c0.done[1]), 77u);
+  EXPECT_EQ(r.home.memory_writes.value, 1u);
+  EXPECT_TRUE(r.home.idle());
+}
+
+// An atomic of a line dirty in the other cache: the owner is invalidated
+// and its dirty data is the value operated on (no wait for memory); the
+// old value goes back to the requester. Then a load by the former owner
+// reads the atomic's result.
+TEST(CoherenceAgents, AFarAtomicTakesTheDirtyValueFromTheOwner) {
+  CoherenceChecker::instance().clear();
+  Rig r;
+  r.a1.access(true, 7, 40, 1, r.c1);
+  sc_core::sc_start();
+  ASSERT_EQ(r.a1.state(7), RnState::UD);
+  const Tick t0 = now_tick();
+  Rmw add;
+  add.op = AtomicOp::Load;
+  add.operand = 2;
+  r.a0.atomic(add, 7, 2, r.c0);
+  sc_core::sc_start();
+  ASSERT_EQ(r.c0.done.size(), 1u);
+  const Tick request = kRn + 2 * kHdr + kLat + kHome;  // 8 B of operand: half a header
+  const Tick snoop = kHdr + kLat + kRn;
+  const Tick dirty = kData + kLat + kHome;
+  const Tick answer = 6 * kNs + kHdr + kHdr / 2 + kLat + kRn;
+  EXPECT_EQ(std::get<2>(r.c0.done[0]) - t0, request - kHdr / 2 + snoop + dirty + answer);
+  EXPECT_EQ(std::get<1>(r.c0.done[0]), 40u);
+  EXPECT_EQ(r.a1.state(7), RnState::I);
+  r.a1.access(false, 7, 0, 3, r.c1);
+  sc_core::sc_start();
+  EXPECT_EQ(std::get<1>(r.c1.done.back()), 42u);
+}
+
+// Set to run atomics near, an agent fetches the line unique and operates
+// on it in its cache: the time of a store's miss, and the line stays dirty
+// here with the result. A far agent that holds the line runs it near too.
+TEST(CoherenceAgents, ANearAtomicIsAStoreMissThatReturnsTheOldValue) {
+  CoherenceChecker::instance().clear();
+  Rig r(infinite(), 0, false);
+  Rmw swap;
+  swap.op = AtomicOp::Swap;
+  swap.operand = 9;
+  r.a0.atomic(swap, 5, 1, r.c0);
+  sc_core::sc_start();
+  ASSERT_EQ(r.c0.done.size(), 1u);
+  const Tick at_home = kRn + kHdr + kLat + kHome;
+  EXPECT_EQ(std::get<2>(r.c0.done[0]), next_slot(at_home, 5 * kNs) + 80 * kNs + kData + kLat + kRn);
+  EXPECT_EQ(std::get<1>(r.c0.done[0]), 0u);
+  EXPECT_EQ(r.a0.state(5), RnState::UD);
+  EXPECT_EQ(r.a0.data(5), 9u);
+  EXPECT_EQ(r.home.atomics.value, 0u);
+  EXPECT_EQ(r.a0.atomics_near.value, 1u);
+  r.a1.access(false, 6, 0, 2, r.c1);  // a1 holds line 6 (UC): its atomic runs near, a hit
+  sc_core::sc_start();
+  const Tick t1 = now_tick();
+  r.a1.atomic(swap, 6, 3, r.c1);
+  sc_core::sc_start();
+  EXPECT_EQ(std::get<2>(r.c1.done.back()) - t1, kRn);
+  EXPECT_EQ(r.a1.atomics_near.value, 1u);
+  EXPECT_EQ(r.a1.data(6), 9u);
 }
 
 // A next-line prefetcher of two lines: a missing load of line 8 also reads
