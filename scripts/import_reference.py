@@ -177,6 +177,12 @@ case('s000_hits', '../../configs/s000_hits.yaml', [
     {'ref': 's000.exp3.hit.au280.read', 'point': dict(hit, **{'workloads.0.op': 'rd'}), 'metric': 'lat.median_ns'},
     {'ref': 's000.exp3.hit.au280.write', 'point': dict(hit, **{'workloads.0.op': 'wr'}), 'metric': 'lat.median_ns'}],
     'S000 experiment 3: device-cache hits on the AU280')
+case('s000_atomics', '../../configs/s000_atomics.yaml', [
+    {'ref': 's000.exp5.cas.host', 'point': {'topology.nodes.host.ccix.core_atomics': 'far', 'workloads.1.line': 'same'},
+     'metric': 'host.median_ns'},
+    {'ref': 's000.exp5.cas.device', 'point': {'topology.nodes.au280.ccix_ra.atomics': 'far', 'workloads.0.pattern': 'warm'},
+     'metric': 'cas.median_ns'}],
+    'S000 experiment 5: AtomicCompare from a host core and from the accelerator (both far, at the home node)')
 
 # ---------------------------------------------------------------- S003
 s003 = yaml.safe_load(open(os.path.join(SRC, 's003_coyote.yaml')))

@@ -164,6 +164,16 @@ class FoundBeforeTheRun(Workdir):
         self.expect_bad(self.CCIX, 'a CCIX packet of 512 B exceeds the MPS of 256 B programmed at au280',
                         '--set', 'topology.nodes.au280.ccix_ra.max_packet=512B')
 
+    def test_an_atomic_on_the_dma_path(self):
+        self.expect_bad(self.CCIX.replace('op: rd, pattern: hit', 'op: cas, path: dma'), 'cas applies to the ccix path',
+                        regex=r'study\.yaml:3:\d+: workloads\.0\.op: ')
+
+    def test_host_core_latency_without_host_cores(self):
+        study = ('study: t\ntopology: %s\nworkloads: [{type: home_lat, op: cas, line: same, reps: 5}]\n'
+                 % os.path.join(ROOT, 'topologies', 's000_n1sdp_au280.yaml'))
+        self.expect_bad(study, 'home_lat needs host cores at the CCIX home', '--set', 'topology.nodes.host.ccix.cores=0',
+                        regex=r'study\.yaml:3:\d+: workloads\.0\.type: ')
+
     def test_ccix_agent_on_virtual_addresses_without_ats(self):
         self.expect_bad(self.CCIX, "translates through the device's ATS switch: set bench.ats: true",
                         '--set', 'topology.nodes.au280.bench.ats=false')

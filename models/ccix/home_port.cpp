@@ -22,6 +22,22 @@ HomePort::HomePort(const std::string& name, const HomePortConfig& cfg, host::Roo
     : m_name(name), m_cfg(cfg), m_rc(rc) {
   m_home = std::make_unique<coherence::HomeAgent>(name + ".home", cfg.home, rc.memory());
   rc.add_message_handler(pcie::kVendorMsgType1, this);
+  // The mesh between a core and the home node: its latency and bandwidth,
+  // no link-level acknowledgements and no per-class credits (its buffers
+  // are not what S000 measures).
+  coherence::CohLinkConfig mesh = cfg.core_link;
+  mesh.ack_every = 1 << 30;
+  mesh.ack_timeout = kMs;
+  coherence::CohEndConfig end;
+  end.credits = {0, 0, 0, 0};
+  for (int i = 0; i < cfg.cores; ++i) {
+    coherence::CachingAgentConfig a = cfg.core;
+    a.id = static_cast<coherence::AgentId>(cfg.first_core + i);
+    a.home = cfg.home.id;
+    a.port = end;
+    m_cores.push_back(std::make_unique<coherence::CachingAgent>(name + ".core" + std::to_string(i), a));
+    coherence::CohPort::connect(m_cores.back()->port(), m_home->add_port(a.id, end), mesh);
+  }
 }
 
 HomePort::~HomePort() = default;
@@ -46,6 +62,8 @@ void HomePort::on_message(const pcie::Tlp& t, int) {
 
 bool HomePort::idle() const {
   if (!m_home->idle()) return false;
+  for (const auto& c : m_cores)
+    if (!c->idle()) return false;
   for (const auto& e : m_ends)
     if (e->link.pending()) return false;
   return true;

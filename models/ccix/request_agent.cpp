@@ -9,7 +9,7 @@
 namespace hx::ccix {
 
 namespace {
-enum : std::uint32_t { kIssue, kLoad, kStore, kEvict, kDone };
+enum : std::uint32_t { kIssue, kLoad, kStore, kEvict, kAtomic, kDone };
 constexpr std::uint32_t kLineB = coherence::kLineB;
 }  // namespace
 
@@ -24,6 +24,7 @@ RequestAgent::RequestAgent(const std::string& name, const RequestAgentConfig& cf
   auto& reg = StatsRegistry::instance();
   reg.add_counter(name + ".transfers", &transfers, "1", "transfers the traffic generator completed");
   reg.add_counter(name + ".lines", &lines, "line", "lines the traffic generator issued to the SC");
+  reg.add_counter(name + ".atomics", &atomics, "1", "atomics the traffic generator completed");
 }
 
 RequestAgent::~RequestAgent() = default;
@@ -52,7 +53,13 @@ void RequestAgent::transfer(bool write, std::uint64_t addr, std::uint32_t bytes,
 
 void RequestAgent::flush(std::uint64_t addr, std::uint32_t bytes, Done done) { start(Op::Flush, addr, bytes, std::move(done)); }
 
-void RequestAgent::start(Op op, std::uint64_t addr, std::uint32_t bytes, Done done) {
+void RequestAgent::atomic(std::uint64_t addr, const coherence::Rmw& rmw, AtomicDone done) {
+  Xfer& x = start(Op::Atomic, addr, kLineB, nullptr);
+  x.rmw = rmw;
+  x.atomic_done = std::move(done);
+}
+
+RequestAgent::Xfer& RequestAgent::start(Op op, std::uint64_t addr, std::uint32_t bytes, Done done) {
   if (addr % kLineB || bytes == 0 || bytes % kLineB)
     sim_fail(m_name, "a CCIX transfer of whole, aligned lines only (" + std::to_string(bytes) + " B at " + std::to_string(addr) + ")");
   Xfer x;
@@ -65,6 +72,7 @@ void RequestAgent::start(Op op, std::uint64_t addr, std::uint32_t bytes, Done do
     m_issue_pending = true;
     m_sched.at(std::max(now_tick(), m_next_issue), this, kIssue);
   }
+  return m_xfers.back();
 }
 
 // One line per issue interval, in transfer order; each reaches the SC
@@ -76,8 +84,11 @@ void RequestAgent::issue() {
   const std::uint64_t id = m_first_id + m_issuing;
   const std::uint64_t line = x.first + x.issued;
   ++lines;
-  const std::uint32_t kind = x.op == Op::Write ? kStore : x.op == Op::Read ? kLoad : kEvict;
-  m_sched.at(now_tick() + m_cfg.axi_latency, this, kind, line, reinterpret_cast<void*>(static_cast<std::uintptr_t>(id)));
+  const std::uint32_t kind = x.op == Op::Write ? kStore : x.op == Op::Read ? kLoad : x.op == Op::Atomic ? kAtomic : kEvict;
+  // An atomic's AXI sequence: the operands' write and its response, then
+  // the read that carries the operation to the SC.
+  const Tick axi = x.op == Op::Atomic ? 2 * m_cfg.axi_latency + m_cfg.write_return : m_cfg.axi_latency;
+  m_sched.at(now_tick() + axi, this, kind, line, reinterpret_cast<void*>(static_cast<std::uintptr_t>(id)));
   if (++x.issued == x.n) ++m_issuing;
   m_next_issue = now_tick() + m_cfg.issue_interval;
   if (m_issuing < m_xfers.size()) {
@@ -102,19 +113,28 @@ void RequestAgent::on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) {
   const auto id = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(ptr));
   // A store writes a value no other store wrote: the checker can tell them apart.
   if (kind == kEvict) m_agent->evict(arg, id, *this);
+  else if (kind == kAtomic) m_agent->atomic(m_xfers[id - m_first_id].rmw, arg, id, *this);
   else m_agent->access(kind == kStore, arg, kind == kStore ? ++m_store_value : 0, id, *this);
 }
 
-void RequestAgent::access_done(std::uint64_t tag, std::uint64_t, Tick at) {
+void RequestAgent::access_done(std::uint64_t tag, std::uint64_t value, Tick at) {
   if (tag < m_first_id || tag - m_first_id >= m_xfers.size()) sim_fail(m_name, "an access done for no transfer");
   Xfer& x = m_xfers[tag - m_first_id];
   if (x.left == 0) sim_fail(m_name, "a transfer's line done twice");
   if (--x.left == 0) {
-    // The response crosses back to the generator, which learns then.
+    // The response crosses back to the generator, which learns then (an
+    // atomic's old value as read data).
     const std::uint64_t k = m_done_seq++;
-    m_done.emplace(k, std::move(x.done));
+    if (x.op == Op::Atomic) {
+      ++atomics;
+      m_done.emplace(k, [d = std::move(x.atomic_done), value](Tick t) {
+        if (d) d(t, value);
+      });
+    } else {
+      m_done.emplace(k, std::move(x.done));
+    }
     x.done = nullptr;
-    m_sched.at(at + (x.op == Op::Read ? m_cfg.read_return : m_cfg.write_return), this, kDone, k);
+    m_sched.at(at + (x.op == Op::Read || x.op == Op::Atomic ? m_cfg.read_return : m_cfg.write_return), this, kDone, k);
   }
   // Transfers leave the list in order, once every line of each is done.
   while (!m_xfers.empty() && m_xfers.front().left == 0 && m_issuing > 0) {

@@ -21,7 +21,14 @@
 //    `dma_translates`;
 //  - a transfer is done when its last line is, plus the response's way
 //    back over AXI: read data (`read_return`) or the write response
-//    (`write_return`).
+//    (`write_return`);
+//  - an atomic (AtomicCompare and the others) is built from an AXI
+//    sequence, as AXI4 has no atomic transactions: the generator writes the
+//    operands to the bridge (`axi_latency` there, `write_return` for its
+//    response), then reads the result (`axi_latency` again to the SC);
+//    the SC sends it to the home unless it holds the line (the agent's
+//    `far_atomics`), and the old value returns as read data
+//    (`read_return`).
 // Simplifications: the SC holds every line it is given (no capacity, no
 // eviction); the generator's lines are whole and aligned.
 #pragma once
@@ -59,6 +66,7 @@ class RequestAgent final : public pcie::Device,
                            public Actor {
  public:
   using Done = std::function<void(Tick)>;
+  using AtomicDone = std::function<void(Tick, std::uint64_t)>;  // when, and the line's old value
   RequestAgent(const std::string& name, const RequestAgentConfig& cfg);
   ~RequestAgent() override;
   void attach(pcie::Endpoint& ep) override;
@@ -75,6 +83,9 @@ class RequestAgent final : public pcie::Device,
   // Give the lines of [addr, addr+bytes) up (clean ones evicted, dirty ones
   // written back: a cache-maintenance flush); `done` as for a write.
   void flush(std::uint64_t addr, std::uint32_t bytes, Done done);
+  // The atomic `rmw` on the line at `addr` (aligned); `done` hears when the
+  // old value is back at the generator, and the value.
+  void atomic(std::uint64_t addr, const coherence::Rmw& rmw, AtomicDone done);
 
   // pcie::Device
   void on_write(const pcie::Tlp& t) override;
@@ -98,18 +109,20 @@ class RequestAgent final : public pcie::Device,
   void access_done(std::uint64_t tag, std::uint64_t value, Tick at) override;
   void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
 
-  Counter transfers, lines;
+  Counter transfers, lines, atomics;
   Histogram xlate_wait;  // per request that missed the ATC: ATS switch entry to translation usable
 
  private:
-  enum class Op : std::uint8_t { Read, Write, Flush };
+  enum class Op : std::uint8_t { Read, Write, Flush, Atomic };
   struct Xfer {
     Op op = Op::Read;
     std::uint64_t first = 0;  // line number
     std::uint32_t n = 0, issued = 0, left = 0;
     Done done;
+    coherence::Rmw rmw;       // Atomic: the operation
+    AtomicDone atomic_done;   // ... and who hears its old value
   };
-  void start(Op op, std::uint64_t addr, std::uint32_t bytes, Done done);
+  Xfer& start(Op op, std::uint64_t addr, std::uint32_t bytes, Done done);
   void issue();
   std::string m_name;
   RequestAgentConfig m_cfg;

@@ -315,7 +315,7 @@ HomeAgent::HomeAgent(const std::string& name, const HomeAgentConfig& cfg, mem::M
 }
 
 CohPort& HomeAgent::port(AgentId agent) {
-  if (agent >= m_direct.size()) sim_fail(m_name, "agent " + std::to_string(agent) + " has no direct link to this home");
+  if (agent >= m_cfg.ports.size()) sim_fail(m_name, "agent " + std::to_string(agent) + " has no configured direct link to this home");
   return m_direct[agent]->port();
 }
 
@@ -323,6 +323,13 @@ void HomeAgent::attach(AgentId agent, Channel& channel) {
   if (agent >= m_channels.size()) m_channels.resize(agent + 1u, nullptr);
   if (m_channels[agent]) sim_fail(m_name, "agent " + std::to_string(agent) + " has a channel already");
   m_channels[agent] = &channel;
+}
+
+CohPort& HomeAgent::add_port(AgentId agent, const CohEndConfig& cfg) {
+  m_direct.push_back(std::make_unique<DirectLink>(*this, m_name + ".port" + std::to_string(agent), cfg));
+  m_direct.back()->port().index = static_cast<int>(agent);
+  attach(agent, *m_direct.back());
+  return m_direct.back()->port();
 }
 
 Channel& HomeAgent::channel(AgentId agent) {

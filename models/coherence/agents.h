@@ -194,6 +194,9 @@ class HomeAgent final : public Receiver, public Actor, public Sink, public mem::
   CohPort& port(AgentId agent);  // the direct link to `agent`
   // Messages to and from `agent` travel on `channel` (CCIX: models/ccix).
   void attach(AgentId agent, Channel& channel);
+  // A direct link to `agent` beyond the configured ones (a core added
+  // later, as a CCIX home's host cores): its end here.
+  CohPort& add_port(AgentId agent, const CohEndConfig& cfg);
   const HomeLine& line(std::uint64_t l) { return m_lines[l].dir; }
   bool idle() const;
 

@@ -473,6 +473,8 @@ const ParamTable<ccix::RequestAgentConfig>& ccix_ra_params() {
            [](C& c, const Cursor& v) { c.agent.lookup = v.time(); }),
       P<C>("trackers", "int", "8", "requests the agent has outstanding at once (its MSHRs)",
            [](C& c, const Cursor& v) { c.agent.mshrs = static_cast<int>(v.integer(1, 4096)); }),
+      P<C>("atomics", "choice", "far", "where an atomic on a line the SC does not hold runs: far (at the home) or near (the line fetched unique)",
+           [](C& c, const Cursor& v) { c.agent.far_atomics = v.choice({"far", "near"}) == "far"; }),
       P<C>("ats", "bool", "false", "requests on virtual addresses, translated by the device's ATS switch (the bench: section's ATC)",
            [](C& c, const Cursor& v) { c.ats = v.boolean(); }),
       P<C>("dma_translates", "bool", "false", "the device's DMA engine (the bench: section) translates its commands too; false: physical addresses",
@@ -508,6 +510,29 @@ const ParamTable<ccix::HomePortConfig>& ccix_home_params() {
       P<C>("home_lookup", "time", "10ns", "the home's latency per message: CCIX gateway, mesh, home node and its directory",
            [](C& c, const Cursor& v) { c.home.lookup = v.time(); }),
       P<C>("ccix_latency", "time", "0ns", "the host's CCIX transaction and link layers, each way", [](C& c, const Cursor& v) { c.ccix.latency = v.time(); }),
+      P<C>("atomic_latency", "time", "0ns", "an atomic's operation at the home, once the line's value is there",
+           [](C& c, const Cursor& v) { c.home.atomic_latency = v.time(); }),
+      P<C>("cores", "int", "0", "host cores as coherent requesters of this home, each a caching agent (private L1/L2) on the mesh",
+           [](C& c, const Cursor& v) { c.cores = static_cast<int>(v.integer(0, 62)); }),
+      P<C>("core_lookup", "time", "2ns", "a host core's private cache: from an access to its miss leaving, and per message it receives",
+           [](C& c, const Cursor& v) { c.core.lookup = v.time(); }),
+      P<C>("core_mshrs", "int", "8", "requests a host core has outstanding at once", [](C& c, const Cursor& v) { c.core.mshrs = static_cast<int>(v.integer(1, 4096)); }),
+      P<C>("core_l2_size", "size", "0B", "each host core's private cache (0: unlimited); least recently used lines give way, written back if dirty",
+           [](C& c, const Cursor& v) {
+             const std::uint64_t b = v.size();
+             if (b % 64 || b / 64 > (1u << 24)) v.fail("a multiple of 64 B, at most 1 GiB");
+             c.core.capacity = static_cast<int>(b / 64);
+           }),
+      P<C>("core_l2_ways", "int", "16", "that cache's ways (its size must be a multiple of ways x 64 B)",
+           [](C& c, const Cursor& v) { c.core.ways = static_cast<int>(v.integer(1, 64)); }),
+      P<C>("core_atomics", "choice", "far", "where a host core's atomic on a line it does not hold runs: far (at the home) or near (the line fetched unique)",
+           [](C& c, const Cursor& v) { c.core.far_atomics = v.choice({"far", "near"}) == "far"; }),
+      P<C>("mesh_latency", "time", "10ns", "a host core's path across the mesh to the home node, each way",
+           [](C& c, const Cursor& v) { c.core_link.latency = v.time(); }),
+      P<C>("mesh_bw", "bandwidth", "20GB/s", "that path's bandwidth, each way", [](C& c, const Cursor& v) {
+             c.core_link.GBps = v.bandwidth() / 1e9;
+             if (c.core_link.GBps < 0.001) v.fail("at least 1 MB/s");
+           }),
       P<C>("req_credits", "int", "16", "requests the home takes at once from each request agent (its trackers)",
            [](C& c, const Cursor& v) { c.ccix.credits[0] = static_cast<int>(v.integer(1, 4096)); }),
       P<C>("rsp_credits", "int", "32", "responses the home takes at once from each agent", [](C& c, const Cursor& v) { c.ccix.credits[2] = static_cast<int>(v.integer(1, 4096)); }),

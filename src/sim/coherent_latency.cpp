@@ -2,6 +2,7 @@
 
 #include <systemc>
 
+#include "models/ccix/home_port.h"
 #include "models/coherence/core_thread.h"
 #include "models/core/error.h"
 
@@ -85,7 +86,84 @@ class CoherentLatency final : public Workload {
   bool m_finished = false;
 };
 
+// A host core's access to host memory through a CCIX home (`type:
+// home_lat`): one at a time from one of the home's host cores, a load, a
+// store or an AtomicCompare of a line. `line: fresh` takes a line never
+// touched each time (in DRAM, in no cache); `line: same` the same line
+// every time (a lock word): after the first, where the last access left
+// it (a load or store hits in the core; a far atomic finds the line at the
+// home, in the memory's LLC where one is configured). Each compare expects
+// the value the last one saw and swaps in one more, so each succeeds.
+class HomeLatency final : public Workload {
+ public:
+  HomeLatency(const Cursor& c, const topo::Topology& t) : Workload("home_lat") {
+    c.keys({"type", "name", "op", "line", "core", "reps"});
+    if (c.has("name")) m_name = c.child("name").str();
+    const auto& root = t.nodes[static_cast<std::size_t>(t.root)];
+    if (root.ccix_home.cores < 1)
+      c.child("type").fail("home_lat needs host cores at the CCIX home (`ccix: {cores: N}` under the root complex '" + root.name + "')");
+    const std::string op = c.has("op") ? c.child("op").choice({"rd", "wr", "cas"}) : "rd";
+    m_op = op == "wr" ? 1 : op == "cas" ? 2 : 0;
+    m_same = c.has("line") && c.child("line").choice({"fresh", "same"}) == "same";
+    m_core = c.has("core") ? static_cast<int>(c.child("core").integer(0, root.ccix_home.cores - 1)) : 0;
+    m_n = c.has("reps") ? static_cast<int>(c.child("reps").integer(1, 100000)) : 100;
+  }
+  std::vector<BufferNeed> buffers() const override { return {BufferNeed{static_cast<std::uint64_t>(m_n) * kStride * coherence::kLineB}}; }
+  void start(Platform& p) override {
+    ccix::HomePort* home = p.ccix_home();
+    const std::uint64_t buf = p.alloc(buffers()).at(0);
+    sc_core::sc_spawn([this, home, buf] {
+      coherence::CoreThread core(home->core(m_core));
+      std::uint64_t seen = 0, value = 0;
+      for (int i = 0; i < m_n; ++i) {
+        const std::uint64_t line = buf / coherence::kLineB + (m_same ? 0 : static_cast<std::uint64_t>(i) * kStride);
+        if (!m_same) seen = 0;
+        sc_core::wait(100, sc_core::SC_NS);
+        const Tick t0 = now_tick();
+        if (m_op == 0) {
+          core.load(line);
+        } else if (m_op == 1) {
+          core.store(line, ++value);
+        } else {
+          coherence::Rmw cas;
+          cas.op = coherence::AtomicOp::Compare;
+          cas.compare = seen;
+          cas.operand = seen + 1;
+          const std::uint64_t old = core.atomic(line, cas);
+          m_swapped += old == seen;
+          seen = old == seen ? old + 1 : old;
+        }
+        m_lat.add(to_ns(core.done_at() - t0));
+      }
+      m_finished = true;
+    });
+  }
+  bool done() const override { return m_finished; }
+  double progress() const override { return m_finished ? 1.0 : static_cast<double>(m_lat.count()) / m_n; }
+  void report(Results& r) const override {
+    static const char* const kOp[] = {"rd", "wr", "cas"};
+    r.metric(m_name + ".median_ns", m_lat.percentile(50), "ns");
+    r.metric(m_name + ".min_ns", m_lat.min(), "ns");
+    r.metric(m_name + ".p99_ns", m_lat.percentile(99), "ns");
+    r.metric(m_name + ".mean_ns", m_lat.mean(), "ns");
+    if (m_op == 2) r.metric(m_name + ".swapped", static_cast<double>(m_swapped), "1");
+    r.hist(m_name + "." + kOp[m_op] + "_ns", m_lat, "ns");
+  }
+
+ private:
+  static constexpr std::uint64_t kStride = 17;  // lines between two accesses' lines
+  int m_op = 0, m_core = 0, m_n = 100;
+  bool m_same = false;
+  std::uint64_t m_swapped = 0;
+  Histogram m_lat;
+  bool m_finished = false;
+};
+
 }  // namespace
+
+std::unique_ptr<Workload> make_home_latency(const Cursor& c, const topo::Topology& t) {
+  return std::make_unique<HomeLatency>(c, t);
+}
 
 std::unique_ptr<Workload> make_coherent_latency(const Cursor& c, const topo::Topology& t) {
   return std::make_unique<CoherentLatency>(c, t);
@@ -95,7 +173,10 @@ std::string coherent_latency_reference() {
   return "| `coh_lat` | `op` (rd, wr: a 64 B load or store by socket 0's core 0), `from` (dram: a line nobody caches; l2: a line "
          "Modified in another core's L2), `holder` (local: the reader's socket; remote: the other), `home` (holder: the line "
          "is homed on its holder's socket, as DRAM lines always are; reader: on the reader's), `reps` | S002 latency by cache "
-         "state and homing |\n";
+         "state and homing |\n"
+         "| `home_lat` | `op` (rd, wr, cas: a 64 B load, a store, an AtomicCompare of one word, by a host core at the CCIX home), "
+         "`line` (fresh: a line never touched each time; same: one line every time, a lock word), `core`, `reps` | S000 "
+         "experiment 5, host side |\n";
 }
 
 }  // namespace hx::sim

@@ -12,7 +12,9 @@
 namespace hx::sim {
 
 std::unique_ptr<Workload> make_coherent_latency(const cfg::Cursor& c, const topo::Topology& t);
-// Its row of the workloads reference.
+// A host core's access through a CCIX home (`type: home_lat`; needs `ccix: {cores: N}`).
+std::unique_ptr<Workload> make_home_latency(const cfg::Cursor& c, const topo::Topology& t);
+// Their rows of the workloads reference.
 std::string coherent_latency_reference();
 
 }  // namespace hx::sim

@@ -84,6 +84,7 @@ Platform::Platform(const topo::Topology& t) : m_topo(t) {
     if (port < 0) throw SimError(n.name + ": a CCIX request agent below no root port");
     ccix::CcixLink::connect(ra->link(), m_ccix->add_agent(n.ccix_ra.agent.id, port, n.rid, n.ccix_ra.ccix.format));
   }
+  if (!m_ccix && root.ccix_home.cores > 0) m_ccix = std::make_unique<ccix::HomePort>(root.name + ".ccix", root.ccix_home, *m_rc);
   if (root.has_sockets) m_sockets = std::make_unique<coherence::SocketSystem>(root.name + ".sockets", root.sockets);
 }
 

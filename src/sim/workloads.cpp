@@ -818,7 +818,12 @@ class MmioLatency final : public Workload {
 // beforehand, and each transfer's lines are flushed from the system cache
 // before it, untimed: a miss with an ATC hit, as S000's random addresses
 // force), hit (the transfer's lines were brought into the system cache by
-// the same operation beforehand, untimed).
+// the same operation beforehand, untimed). `op: cas` is an AtomicCompare
+// on the transfer's line from the generator (S000 experiment 5), each
+// expecting the value it last saw there and swapping in one more (a lock
+// word's version; a failure teaches it the value); with `hit`, the line
+// was written into the system cache beforehand, unique, and the atomic
+// runs there.
 class CcixLatency final : public Workload {
  public:
   CcixLatency(const Cursor& c, const topo::Topology& p) : Workload("ccix_lat") {
@@ -826,8 +831,12 @@ class CcixLatency final : public Workload {
     if (c.has("name")) m_name = c.child("name").str();
     m_dev = need_device(c.child("device"), p, "ccix_ra");
     m_ccix = !c.has("path") || c.child("path").choice({"ccix", "dma"}) == "ccix";
-    m_write = c.child("op").choice({"rd", "wr"}) == "wr";
-    m_size = c.has("size") ? size32(c.child("size"), 1, 1u << 20) : 64;
+    const std::string op = c.child("op").choice({"rd", "wr", "cas"});
+    m_write = op == "wr";
+    m_cas = op == "cas";
+    if (m_cas && !m_ccix) c.child("op").fail("cas applies to the ccix path (the DMA engine issues no atomics)");
+    m_size = c.has("size") ? size32(c.child("size"), 1, 1u << 20) : m_cas ? 8 : 64;
+    if (m_cas && m_size > 8) c.child("size").fail("an AtomicCompare swaps one 8 B word: size 8B at most");
     m_n = c.has("reps") ? static_cast<int>(c.child("reps").integer(1, 1000000)) : 1000;
     const std::string pat = c.has("pattern") ? c.child("pattern").choice({"fresh", "warm", "hit"}) : "warm";
     m_fresh = pat == "fresh";
@@ -851,6 +860,7 @@ class CcixLatency final : public Workload {
       const std::uint64_t buf = m_p->alloc(buffers()).at(0);
       sc_core::sc_event ev;
       Tick done_at = 0;
+      bool warming = false;
       Ledger led;  // the DMA path's breakdown (the CCIX path's messages carry none yet)
       auto one = [&](std::uint64_t a, bool flush = false, Ledger* l = nullptr) {
         done_at = 0;
@@ -859,6 +869,19 @@ class CcixLatency final : public Workload {
           notify_now(ev);
         };
         if (flush) ra->flush(a, m_lines, done);
+        else if (m_cas && !warming) {
+          coherence::Rmw cas;
+          cas.op = coherence::AtomicOp::Compare;
+          std::uint64_t& seen = m_seen[a];
+          cas.compare = seen;
+          cas.operand = seen + 1;
+          ra->atomic(a, cas, [&](Tick t, std::uint64_t old) {
+            m_swapped += old == seen;
+            seen = old == seen ? old + 1 : old;
+            done_at = t;
+            notify_now(ev);
+          });
+        } else if (m_cas) ra->transfer(true, a, m_lines, done);  // the line in, unique
         else if (!m_ccix && m_write) ra->dma().write(a, m_size, 0x600, a - buf, done, l);
         else if (!m_ccix) ra->dma().read(a, m_size, kMemoryStream, a, done, l);
         else ra->transfer(m_write, a, m_lines, done);
@@ -877,7 +900,15 @@ class CcixLatency final : public Workload {
           if (!ok) sc_core::wait(ev);
         }
       }
-      if (m_hit) one(buf);
+      if (m_hit) {
+        warming = true;
+        one(buf);  // the line in, unique (a cas: written, then one atomic that learns its value)
+        warming = false;
+        if (m_cas) {
+          one(buf);
+          m_swapped = 0;
+        }
+      }
       sc_core::wait(100, sc_core::SC_NS);
       const std::size_t rtts = ra->dma().ats_rtt.count();
       for (int i = 0; i < m_n; ++i) {
@@ -906,7 +937,7 @@ class CcixLatency final : public Workload {
     return {BufferNeed{(m_window + page - 1) / page * page, page, m_backing}};
   }
   void report(Results& res) const override {
-    const std::string what = std::string(m_ccix ? "ccix" : "dma") + "_" + (m_write ? "wr" : "rd");
+    const std::string what = std::string(m_ccix ? "ccix" : "dma") + "_" + (m_cas ? "cas" : m_write ? "wr" : "rd");
     res.metric(m_name + ".size_B", m_size, "B");
     res.metric(m_name + ".median_ns", m_lat.percentile(50), "ns");
     res.metric(m_name + ".min_ns", m_lat.min(), "ns");
@@ -915,6 +946,7 @@ class CcixLatency final : public Workload {
     res.metric(m_name + ".MB_per_s", m_lat.percentile(50) > 0 ? m_size / m_lat.percentile(50) * 1e3 : 0, "MB/s");
     res.hist(m_name + "." + what + "_ns", m_lat, "ns");
     if (m_breakdown.count) res.breakdown(m_name + "." + what + "_ns", m_breakdown);
+    if (m_cas) res.metric(m_name + ".swapped", static_cast<double>(m_swapped), "1");
     if (m_ats_rtt > 0) {
       res.metric(m_name + ".ats_rtt_ns", m_ats_rtt, "ns");
       if (m_xlate > 0) res.metric(m_name + ".atc_ns", m_xlate - m_ats_rtt, "ns");
@@ -924,7 +956,9 @@ class CcixLatency final : public Workload {
  private:
   Platform* m_p = nullptr;
   std::string m_dev;
-  bool m_ccix = true, m_write = false, m_fresh = false, m_hit = false;
+  bool m_ccix = true, m_write = false, m_cas = false, m_fresh = false, m_hit = false;
+  std::uint64_t m_swapped = 0;             // compare-and-swaps that succeeded
+  std::map<std::uint64_t, std::uint64_t> m_seen;  // per line: the value its last compare-and-swap saw
   std::uint32_t m_size = 64, m_lines = 64;
   std::uint64_t m_stride = 64, m_window = 64;
   int m_n = 1000;
@@ -1057,7 +1091,7 @@ std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const 
     if (!c.is_map()) c.fail("a workload is a map with a type");
     const std::string type =
         c.child("type").choice({"rosta_dma", "rosta_peer", "rosta_echo", "calypte_loopback", "bench_lat", "bench_bw", "coyote_perf",
-                                 "calypte_burst", "ccix_lat", "rtl_script", "coh_lat", "mmio_lat", "nic_loop"});
+                                 "calypte_burst", "ccix_lat", "rtl_script", "coh_lat", "home_lat", "mmio_lat", "nic_loop"});
     std::unique_ptr<Workload> w;
     if (type == "rosta_dma") w = std::make_unique<RostaHostDma>(c, p);
     if (type == "rosta_peer") w = std::make_unique<RostaPeer>(c, p);
@@ -1070,6 +1104,7 @@ std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const 
     if (type == "ccix_lat") w = std::make_unique<CcixLatency>(c, p);
     if (type == "rtl_script") w = make_rtl_script(c, p);
     if (type == "coh_lat") w = make_coherent_latency(c, p);
+    if (type == "home_lat") w = make_home_latency(c, p);
     if (type == "mmio_lat") w = std::make_unique<MmioLatency>(c, p);
     if (type == "nic_loop") w = make_nic_loop(c, p);
     w->set_type(type);
@@ -1137,7 +1172,8 @@ const std::vector<MetricDoc>& metric_docs() {
       {"ccix_lat", "p99_ns", "ns", "99th percentile of the latency"},
       {"ccix_lat", "mean_ns", "ns", "mean latency"},
       {"ccix_lat", "MB_per_s", "MB/s", "one transfer's bytes over its median latency"},
-      {"ccix_lat", "<test>_ns", "ns", "the latency per transfer; `<test>` is ccix_rd, ccix_wr, dma_rd or dma_wr", true},
+      {"ccix_lat", "<test>_ns", "ns", "the latency per transfer; `<test>` is ccix_rd, ccix_wr, ccix_cas, dma_rd or dma_wr", true},
+      {"ccix_lat", "swapped", "1", "op cas: compare-and-swaps that succeeded (each expects the value the last one on its line saw)"},
       {"ccix_lat", "ats_rtt_ns", "ns", "median ATS translation round trip at the ATS switch (runs with ATC misses)"},
       {"ccix_lat", "atc_ns", "ns", "median time a missed request spends in the ATS switch besides that round trip"},
       {"mmio_lat", "size_B", "B", "bytes per load"},
@@ -1161,6 +1197,12 @@ const std::vector<MetricDoc>& metric_docs() {
       {"coh_lat", "p99_ns", "ns", "99th percentile of the latency"},
       {"coh_lat", "mean_ns", "ns", "mean latency"},
       {"coh_lat", "<op>_ns", "ns", "the latency per access; `<op>` is rd or wr", true},
+      {"home_lat", "median_ns", "ns", "median access latency (issue at the core to the access done)"},
+      {"home_lat", "min_ns", "ns", "minimum access latency"},
+      {"home_lat", "p99_ns", "ns", "99th percentile of the latency"},
+      {"home_lat", "mean_ns", "ns", "mean latency"},
+      {"home_lat", "swapped", "1", "op cas: compare-and-swaps that succeeded (each expects the value the last one saw)"},
+      {"home_lat", "<op>_ns", "ns", "the latency per access; `<op>` is rd, wr or cas", true},
       {"bench_lat", "size_B", "B", "bytes per transaction"},
       {"bench_lat", "median_ns", "ns", "median transaction latency (command to completion)"},
       {"bench_lat", "min_ns", "ns", "minimum transaction latency"},
@@ -1296,7 +1338,7 @@ std::string workloads_reference() {
 | `rosta_echo` | `from`, `to`, `bytes`, `reps` | S001 latency: echo round trip / 2 |
 | `calypte_burst` | `device`, `channels`, `size`, `packets`, `core` | F2H packets back to back over several channels, then a marker; the F2H rate |
 | `calypte_loopback` | `mode` (fhf, hfh), `device`, `channel`, `size`, `reps`, `core` | S004 round-trip latency distribution |
-| `ccix_lat` | `device` (a ccix_ra endpoint), `path` (ccix: the request agent's system cache; dma: the device's DMA engine), `op` (rd, wr), `size`, `reps`, `pattern` (fresh: lines and a page never touched; warm: lines flushed from the system cache, on translated pages; hit: lines already in the system cache), `window` (warm: the bytes the transfers cycle through), `page_size`, `node` | S000 experiments 1-3 |
+| `ccix_lat` | `device` (a ccix_ra endpoint), `path` (ccix: the request agent's system cache; dma: the device's DMA engine), `op` (rd, wr; cas: an AtomicCompare of one word, ccix path), `size`, `reps`, `pattern` (fresh: lines and a page never touched; warm: lines flushed from the system cache, on translated pages; hit: lines already in the system cache), `window` (warm: the bytes the transfers cycle through), `page_size`, `node` | S000 experiments 1-3 and 5 |
 | `bench_lat` | `device`, `op` (rd, wrrd), `size`, `window`, `reps`, `pattern` (seq, rand, fresh: every access on pages never touched before), `page_size`, `node` (near, far), `invalidate` (ATS invalidation of the pages before each access), `host_cache` (warm: the window starts in the host's LLC as far as it fits; cold), `host_node` (near, far: the socket whose core warmed the window, pcie-bench's control socket; default the buffer's `node`) | S011 LAT_DMA_RD / LAT_DMA_WRRD |
 | `bench_bw` | `device`, `op` (rd, wr, rw), `size`, `window`, `transactions`, `pattern`, `page_size`, `node`, `host_cache`, `host_node` | S011 BW_DMA_RD / WR / RW |
 | `coyote_perf` | `device`, `mode` (lat, thr), `size`, `reps`, `page_size`, `node`, `core`, `driver_core`, `mapped` | S003 Coyote perf_local: host -> FPGA -> host through the FPGA MMU; mean latency of `reps` single transfers, or throughput of `reps` transfers invoked back to back and waited for; `mapped` (default true): the driver installs the buffers' translations in the TLBs up front, false: each first touch of a page misses |

@@ -233,6 +233,10 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults, Arena& a
     cfg::load_params(c.child("memory"), n.rc.memory, cfg::memory_params());
     cfg::load_params(c.child("iommu"), n.rc.iommu, cfg::iommu_params());
     cfg::load_params(c.child("ccix"), n.ccix_home, cfg::ccix_home_params());
+    if (n.ccix_home.core.capacity % n.ccix_home.core.ways)
+      c.child("ccix").child(c.child("ccix").has("core_l2_size") ? "core_l2_size" : "core_l2_ways")
+          .fail("a host core's private cache must be a multiple of its ways times 64 B (" +
+                std::to_string(n.ccix_home.core.ways) + " ways: " + std::to_string(n.ccix_home.core.ways * 64) + " B)");
     cfg::check_tlb(c.child("iommu"), "iotlb_ways", n.rc.iommu.iotlb);
     if (n.rc.iommu.table_region >= n.rc.dram_size)
       (c.child("iommu").has("table_region") ? c.child("iommu").child("table_region") : c.child("rc"))
@@ -568,6 +572,12 @@ Topology load_topology(const Cursor& root, const std::string& file) {
       n.where.child("bench").child("ats").fail("ATS needs the host's IOMMU: set nodes." + rc.name + ".iommu.enabled: true");
     if (n.type == NodeType::Endpoint && n.device == "ccix_ra") check_ccix(t, n, next_agent++);
   }
+  // The host's cores at the CCIX home take the ids after the request agents.
+  rc.ccix_home.first_core = next_agent;
+  if (next_agent + rc.ccix_home.cores > 64)
+    rc.where.child("ccix").child("cores").fail("request agents and host cores at the CCIX home number " +
+                                               std::to_string(next_agent - 1 + rc.ccix_home.cores) +
+                                               ": the home's directory keeps one bit per agent, 63 in all");
   return t;
 }
 

@@ -194,7 +194,7 @@ TEST(CcixLink, CreditsBeyondTheGrantAreAnError) {
 constexpr Tick kLink = 10 * kNs, kEpTx = 50 * kNs, kEpRx = 40 * kNs;
 
 struct Rig {
-  Rig() {
+  explicit Rig(int cores = 0) {
     host::RootComplexConfig rc;
     rc.memory.read_latency = 80 * kNs;
     rc.memory.channel_GBps = 64000;  // a line holds its channel 1 ps: no slot to wait for
@@ -225,6 +225,11 @@ struct Rig {
     hc.home.id = 0;
     hc.home.lookup = 10 * kNs;
     hc.ccix.latency = 5 * kNs;
+    hc.home.atomic_latency = 7 * kNs;
+    hc.cores = cores;  // host cores: agents 2, 3, ...
+    hc.first_core = 2;
+    hc.core.lookup = 3 * kNs;
+    hc.core_link.latency = 4 * kNs;
     home = std::make_unique<HomePort>("host.ccix", hc, *root);
     CcixLink::connect(ra->link(), home->add_agent(1, 0, 0x0100, ac.ccix.format));
     pcie::PciePort::connect(root->root_port(0), ep->upstream(), pcie::gen(3, 16, kLink));
@@ -281,6 +286,76 @@ TEST(CcixAgents, AWriteMissTakesTheLineUniqueAndTheCheckerSeesItsValue) {
   EXPECT_EQ(r.ra->agent().misses.value, 4u);
   EXPECT_EQ(r.ra->agent().hits.value, 4u);
   EXPECT_TRUE(r.ra->link().whole());
+}
+
+// An AtomicCompare from the generator on a line nobody holds runs at the
+// home: the AXI sequence (the operands' write and its response, then the
+// read: 10 + 3 + 10 ns), the SC's look-up and the translation on the way,
+// the request (a 16 B message and 16 B of operands in one packet), the
+// home's look-up, the memory read, the operation (7 ns), and the old
+// value (an 8 B message and 8 B of data, with a 4 B credit return) back;
+// the result goes to memory and the SC keeps no copy.
+TEST(CcixAgents, AnAtomicCompareFromTheDeviceRunsAtTheHome) {
+  coherence::CoherenceChecker::instance().clear();
+  Rig r;
+  Tick at = 0;
+  std::uint64_t old = 99;
+  coherence::Rmw cas;
+  cas.op = coherence::AtomicOp::Compare;
+  cas.compare = 0;
+  cas.operand = 5;
+  const std::uint64_t addr = (4ull << 30) + 0x80;
+  r.ra->atomic(addr, cas, [&](Tick t, std::uint64_t v) {
+    at = t;
+    old = v;
+  });
+  sc_core::sc_start();
+  const Tick req_ready = 10 * kNs + 3 * kNs + 10 * kNs + 2 * kNs + 8 * kNs + 5 * kNs;
+  const Tick at_rc = req_ready + r.ep->upstream().serialize(56) + kLink + kEpTx;
+  const Tick value = at_rc + 5 * kNs + 10 * kNs + 80 * kNs + 7 * kNs;
+  const Tick at_ep = value + 5 * kNs + r.root->root_port(0).serialize(44) + kLink;
+  EXPECT_EQ(at, at_ep + kEpRx + 5 * kNs + 2 * kNs + 6 * kNs);
+  EXPECT_EQ(old, 0u);
+  EXPECT_EQ(r.home->home().line(addr / 64).mem, 5u);
+  EXPECT_EQ(r.ra->agent().state(addr / 64), coherence::RnState::I);
+  EXPECT_EQ(r.ra->atomics.value, 1u);
+  EXPECT_TRUE(r.ra->link().whole());
+  EXPECT_TRUE(r.home->idle());
+}
+
+// A host core and the device share a line through the one home: the core
+// writes it (dirty in its cache), the device's compare-and-swap takes the
+// core's dirty value (the home snoops the core), swaps, and the core's next
+// load misses and reads the swapped value. Every step passed the checker.
+TEST(CcixAgents, AHostCoreAndTheDeviceShareALineThroughTheHome) {
+  coherence::CoherenceChecker::instance().clear();
+  Rig r(1);
+  ASSERT_EQ(r.home->cores(), 1);
+  coherence::CachingAgent& core = r.home->core(0);
+  struct Side : coherence::CoreSide {
+    std::vector<std::uint64_t> values;
+    void access_done(std::uint64_t, std::uint64_t v, Tick) override { values.push_back(v); }
+  } side;
+  const std::uint64_t addr = (4ull << 30) + 0x100, line = addr / 64;
+  core.access(true, line, 41, 0, side);
+  sc_core::sc_start();
+  ASSERT_EQ(core.state(line), coherence::RnState::UD);
+  std::uint64_t old = 0;
+  coherence::Rmw cas;
+  cas.op = coherence::AtomicOp::Compare;
+  cas.compare = 41;
+  cas.operand = 42;
+  r.ra->atomic(addr, cas, [&](Tick, std::uint64_t v) { old = v; });
+  sc_core::sc_start();
+  EXPECT_EQ(old, 41u);
+  EXPECT_EQ(core.state(line), coherence::RnState::I);
+  core.access(false, line, 0, 1, side);
+  sc_core::sc_start();
+  ASSERT_EQ(side.values.size(), 2u);
+  EXPECT_EQ(side.values[1], 42u);
+  EXPECT_EQ(r.home->home().snoops.value, 1u);
+  EXPECT_GT(coherence::CoherenceChecker::instance().checks(), 4u);
+  EXPECT_TRUE(r.home->idle());
 }
 
 }  // namespace
