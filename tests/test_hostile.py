@@ -174,6 +174,11 @@ class FoundBeforeTheRun(Workdir):
         self.expect_bad(study, 'home_lat needs host cores at the CCIX home', '--set', 'topology.nodes.host.ccix.cores=0',
                         regex=r'study\.yaml:3:\d+: workloads\.0\.type: ')
 
+    def test_more_sharing_cores_than_the_home_has(self):
+        study = ('study: t\ntopology: %s\nworkloads: [{type: ccix_share, device: au280, cores: 5, accesses: 5}]\n'
+                 % os.path.join(ROOT, 'topologies', 's000_n1sdp_au280.yaml'))
+        self.expect_bad(study, '5 host cores, but the CCIX home has 4', regex=r'study\.yaml:3:\d+: workloads\.0\.cores: ')
+
     def test_ccix_agent_on_virtual_addresses_without_ats(self):
         self.expect_bad(self.CCIX, "translates through the device's ATS switch: set bench.ats: true",
                         '--set', 'topology.nodes.au280.bench.ats=false')

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/core/error.h"
+#include "models/coherence/core_thread.h"
 #include "models/core/rng.h"
 #include "src/config/units.h"
 #include "src/sim/coherent_latency.h"
@@ -969,6 +970,121 @@ class CcixLatency final : public Workload {
   bool m_done = false;
 };
 
+// S000 experiment 4: the host's cores and the accelerator read-modify-write
+// random lines of one shared buffer at the same time. Each side repeats,
+// one access at a time: a random line of the buffer (its own random
+// stream), a load of it, then a store of the value plus one; an access is
+// timed from the load's issue to the store's completion. The device's
+// side is the traffic generator's AXI read then write of the line through
+// the system cache (translations warmed first, as in `ccix_lat`'s warm
+// pattern); each host core's is its private cache at the CCIX home. With
+// `cores: 0` the device runs alone, with `fpga: false` the host alone:
+// the baselines that contention is measured against.
+class CcixShare final : public Workload {
+ public:
+  CcixShare(const Cursor& c, const topo::Topology& p) : Workload("ccix_share") {
+    c.keys({"type", "name", "device", "buffer", "accesses", "cores", "fpga", "page_size", "node"});
+    if (c.has("name")) m_name = c.child("name").str();
+    m_dev = need_device(c.child("device"), p, "ccix_ra");
+    m_bytes = c.has("buffer") ? c.child("buffer").size() : 32768;
+    if (m_bytes < coherence::kLineB || m_bytes % coherence::kLineB || m_bytes > (1ull << 30))
+      c.child("buffer").fail("a whole number of lines, 1 GiB at most");
+    m_n = c.has("accesses") ? static_cast<int>(c.child("accesses").integer(1, 1000000)) : 1024;
+    const int host_cores = p.nodes[static_cast<std::size_t>(p.root)].ccix_home.cores;
+    m_cores = c.has("cores") ? static_cast<int>(c.child("cores").integer(0, 62)) : 1;
+    if (m_cores > host_cores)
+      c.child("cores").fail(std::to_string(m_cores) + " host cores, but the CCIX home has " + std::to_string(host_cores) +
+                            " (ccix.cores under the root complex)");
+    m_fpga = c.has("fpga") ? c.child("fpga").boolean() : true;
+    if (!m_fpga && m_cores == 0) c.child("fpga").fail("nothing would access the buffer: cores: 0 and fpga: false");
+    m_backing = backing_of(c, p);
+    if (!c.has("page_size")) m_backing.page_shift = 21;  // S000 used huge pages
+  }
+  std::vector<BufferNeed> buffers() const override {
+    const std::uint64_t page = 1ull << m_backing.page_shift;
+    return {BufferNeed{(m_bytes + page - 1) / page * page, page, m_backing}};
+  }
+  std::vector<std::string> exclusive_devices() const override { return {m_dev}; }
+  void start(Platform& plat) override {
+    auto* ra = plat.device<ccix::RequestAgent>(m_dev);
+    ccix::HomePort* home = plat.ccix_home();
+    const std::uint64_t buf = plat.alloc(buffers()).at(0);
+    const std::uint64_t lines = m_bytes / coherence::kLineB;
+    m_running = m_cores + (m_fpga ? 1 : 0);
+    for (int k = 0; k < m_cores; ++k) {
+      sc_core::sc_spawn([this, home, k, buf, lines] {
+        coherence::CoreThread core(home->core(k));
+        Rng rng(global_seed(), m_name + ".core" + std::to_string(k));
+        for (int i = 0; i < m_n; ++i) {
+          const std::uint64_t line = buf / coherence::kLineB + rng.below(lines);
+          const Tick t0 = now_tick();
+          core.store(line, core.load(line) + 1);
+          m_host.add(to_ns(core.done_at() - t0));
+        }
+        --m_running;
+      });
+    }
+    if (!m_fpga) return;
+    sc_core::sc_spawn([this, ra, buf, lines] {
+      sc_core::sc_event ev;
+      Tick done_at = 0;
+      auto one = [&](bool write, std::uint64_t a) {
+        done_at = 0;
+        ra->transfer(write, a, coherence::kLineB, [&](Tick t) {
+          done_at = t;
+          notify_now(ev);
+        });
+        if (done_at == 0) sc_core::wait(ev);
+      };
+      if (ra->config().ats) {  // translations in the ATC first, untimed
+        const std::uint64_t page = 1ull << m_backing.page_shift;
+        for (std::uint64_t a = buf; a < buf + m_bytes; a += page) {
+          bool ok = false;
+          ra->dma().translate_page(a, [&](Tick) {
+            ok = true;
+            notify_now(ev);
+          });
+          if (!ok) sc_core::wait(ev);
+        }
+      }
+      Rng rng(global_seed(), m_name + ".fpga");
+      for (int i = 0; i < m_n; ++i) {
+        const std::uint64_t a = buf + rng.below(lines) * coherence::kLineB;
+        const Tick t0 = now_tick();
+        one(false, a);
+        one(true, a);
+        m_device.add(to_ns(done_at - t0));
+      }
+      --m_running;
+    });
+  }
+  bool done() const override { return m_running == 0; }
+  double progress() const override {
+    const int sides = m_cores + (m_fpga ? 1 : 0);
+    return static_cast<double>(m_host.count() + m_device.count()) / (static_cast<double>(sides) * m_n);
+  }
+  void report(Results& res) const override {
+    for (const auto& [side, h] : {std::pair<const char*, const Histogram*>{"host", &m_host}, {"device", &m_device}}) {
+      if (!h->count()) continue;
+      const std::string n = m_name + "." + side;
+      res.metric(n + "_median_ns", h->percentile(50), "ns");
+      res.metric(n + "_p99_ns", h->percentile(99), "ns");
+      res.metric(n + "_mean_ns", h->mean(), "ns");
+      for (int q = 10; q <= 90; q += 10) res.metric(n + "_p" + std::to_string(q) + "_ns", h->percentile(q), "ns");
+      res.hist(n + "_ns", *h, "ns");
+    }
+  }
+
+ private:
+  std::string m_dev;
+  std::uint64_t m_bytes = 32768;
+  int m_n = 1024, m_cores = 1;
+  bool m_fpga = true;
+  Backing m_backing;
+  int m_running = -1;
+  Histogram m_host, m_device;
+};
+
 // S003: Coyote perf_local. The host invokes transfers of `size` bytes from a
 // source buffer through the FPGA's user logic back to a destination buffer
 // (virtual addresses, translated by the FPGA MMU; a miss interrupts the
@@ -1091,7 +1207,7 @@ std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const 
     if (!c.is_map()) c.fail("a workload is a map with a type");
     const std::string type =
         c.child("type").choice({"rosta_dma", "rosta_peer", "rosta_echo", "calypte_loopback", "bench_lat", "bench_bw", "coyote_perf",
-                                 "calypte_burst", "ccix_lat", "rtl_script", "coh_lat", "home_lat", "mmio_lat", "nic_loop"});
+                                 "calypte_burst", "ccix_lat", "ccix_share", "rtl_script", "coh_lat", "home_lat", "mmio_lat", "nic_loop"});
     std::unique_ptr<Workload> w;
     if (type == "rosta_dma") w = std::make_unique<RostaHostDma>(c, p);
     if (type == "rosta_peer") w = std::make_unique<RostaPeer>(c, p);
@@ -1102,6 +1218,7 @@ std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const 
     if (type == "coyote_perf") w = std::make_unique<CoyotePerf>(c, p);
     if (type == "calypte_burst") w = std::make_unique<CalypteBurst>(c, p);
     if (type == "ccix_lat") w = std::make_unique<CcixLatency>(c, p);
+    if (type == "ccix_share") w = std::make_unique<CcixShare>(c, p);
     if (type == "rtl_script") w = make_rtl_script(c, p);
     if (type == "coh_lat") w = make_coherent_latency(c, p);
     if (type == "home_lat") w = make_home_latency(c, p);
@@ -1173,6 +1290,11 @@ const std::vector<MetricDoc>& metric_docs() {
       {"ccix_lat", "mean_ns", "ns", "mean latency"},
       {"ccix_lat", "MB_per_s", "MB/s", "one transfer's bytes over its median latency"},
       {"ccix_lat", "<test>_ns", "ns", "the latency per transfer; `<test>` is ccix_rd, ccix_wr, ccix_cas, dma_rd or dma_wr", true},
+      {"ccix_share", "<side>_median_ns", "ns", "median read-modify-write latency of a side; `<side>` is host (all its cores) or device"},
+      {"ccix_share", "<side>_p99_ns", "ns", "its 99th percentile"},
+      {"ccix_share", "<side>_mean_ns", "ns", "its mean"},
+      {"ccix_share", "<side>_p<q>_ns", "ns", "its deciles, q = 10 .. 90 (the distribution's shape)"},
+      {"ccix_share", "<side>_ns", "ns", "the latency per read-modify-write", true},
       {"ccix_lat", "swapped", "1", "op cas: compare-and-swaps that succeeded (each expects the value the last one on its line saw)"},
       {"ccix_lat", "ats_rtt_ns", "ns", "median ATS translation round trip at the ATS switch (runs with ATC misses)"},
       {"ccix_lat", "atc_ns", "ns", "median time a missed request spends in the ATS switch besides that round trip"},
@@ -1339,6 +1461,7 @@ std::string workloads_reference() {
 | `calypte_burst` | `device`, `channels`, `size`, `packets`, `core` | F2H packets back to back over several channels, then a marker; the F2H rate |
 | `calypte_loopback` | `mode` (fhf, hfh), `device`, `channel`, `size`, `reps`, `core` | S004 round-trip latency distribution |
 | `ccix_lat` | `device` (a ccix_ra endpoint), `path` (ccix: the request agent's system cache; dma: the device's DMA engine), `op` (rd, wr; cas: an AtomicCompare of one word, ccix path), `size`, `reps`, `pattern` (fresh: lines and a page never touched; warm: lines flushed from the system cache, on translated pages; hit: lines already in the system cache), `window` (warm: the bytes the transfers cycle through), `page_size`, `node` | S000 experiments 1-3 and 5 |
+| `ccix_share` | `device` (a ccix_ra endpoint), `buffer` (the shared buffer's size), `accesses` (per side: each host core and the device), `cores` (host cores at the CCIX home; 0: the device alone), `fpga` (false: the host alone), `page_size` (2 MiB by default), `node` | S000 experiment 4 |
 | `bench_lat` | `device`, `op` (rd, wrrd), `size`, `window`, `reps`, `pattern` (seq, rand, fresh: every access on pages never touched before), `page_size`, `node` (near, far), `invalidate` (ATS invalidation of the pages before each access), `host_cache` (warm: the window starts in the host's LLC as far as it fits; cold), `host_node` (near, far: the socket whose core warmed the window, pcie-bench's control socket; default the buffer's `node`) | S011 LAT_DMA_RD / LAT_DMA_WRRD |
 | `bench_bw` | `device`, `op` (rd, wr, rw), `size`, `window`, `transactions`, `pattern`, `page_size`, `node`, `host_cache`, `host_node` | S011 BW_DMA_RD / WR / RW |
 | `coyote_perf` | `device`, `mode` (lat, thr), `size`, `reps`, `page_size`, `node`, `core`, `driver_core`, `mapped` | S003 Coyote perf_local: host -> FPGA -> host through the FPGA MMU; mean latency of `reps` single transfers, or throughput of `reps` transfers invoked back to back and waited for; `mapped` (default true): the driver installs the buffers' translations in the TLBs up front, false: each first touch of a page misses |
