@@ -83,7 +83,9 @@ bool HomePort::whole() const {
 }
 
 std::string HomePort::status() const {
-  std::string s;
+  std::string s = m_home->status();
+  for (std::size_t i = 0; i < m_cores.size(); ++i)
+    if (!m_cores[i]->idle()) s += " host core " + std::to_string(i) + ":" + m_cores[i]->status();
   for (const auto& e : m_ends) {
     const std::string b = e->link.blocked_reason();
     if (!b.empty()) s += (s.empty() ? "" : "; ") + b;

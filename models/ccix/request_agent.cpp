@@ -164,6 +164,7 @@ std::string RequestAgent::status() const {
   std::string s = std::to_string(m_xfers.size()) + " transfer(s) in progress, " + std::to_string(m_translating) +
                   " request(s) waiting for a translation";
   if (m_dma->busy()) s += "; DMA: " + m_dma->status();
+  if (!m_agent->idle()) s += "; SC:" + m_agent->status();
   const std::string b = m_link->blocked_reason();
   return b.empty() ? s : s + "; " + b;
 }

@@ -254,6 +254,16 @@ void CachingAgent::retry_blocked() {
   for (const Access& a : m_retry) run(a);
 }
 
+std::string CachingAgent::status() const {
+  std::string s;
+  m_lines.for_each([&](std::uint64_t line, const CacheLine& l) {
+    if (!rn_stable(l.state)) s += " line " + hex(line) + " in " + rn_state_name(l.state) + ";";
+  });
+  if (!m_blocked.empty()) s += " " + std::to_string(m_blocked.size()) + " access(es) held back;";
+  if (!m_victims.empty()) s += " " + std::to_string(m_victims.size()) + " victim(s) awaiting WBAck;";
+  return s;
+}
+
 void CachingAgent::lost(std::uint64_t line) {
   if (m_watch.empty()) return;
   const auto it = m_watch.find(line);
@@ -341,10 +351,29 @@ Channel& HomeAgent::channel(AgentId agent) {
 bool HomeAgent::idle() const {
   bool busy = false;
   m_lines.for_each([&](std::uint64_t, const Line& l) { busy = busy || l.dir.busy || !l.dir.waiting.empty(); });
-  if (busy) return false;
+  if (busy || !m_parked.empty()) return false;
   for (const Channel* c : m_channels)
     if (c && c->pending()) return false;
   return true;
+}
+
+std::string HomeAgent::status() const {
+  std::string s;
+  m_lines.for_each([&](std::uint64_t line, const Line& l) {
+    const HomeLine& h = l.dir;
+    if (!h.busy && h.waiting.empty()) return;
+    s += " line " + hex(line) + ": directory " + dir_state_name(h.dir());
+    if (h.busy) {
+      s += ", serving " + describe(h.cur);
+      if (h.snoops_left > 0) s += ", awaiting " + std::to_string(h.snoops_left) + " snoop response(s)";
+      if (h.await_ack) s += ", awaiting the CompAck";
+      if (m_parked.count(l.wait.seq)) s += ", awaiting memory";
+    }
+    if (!h.waiting.empty()) s += ", " + std::to_string(h.waiting.size()) + " request(s) queued";
+    s += ";";
+  });
+  if (!m_parked.empty()) s += " " + std::to_string(m_parked.size()) + " grant(s) awaiting memory;";
+  return s;
 }
 
 void HomeAgent::arrive(Channel&, Packet* p, Tick tail) { m_sched.at(tail + m_cfg.lookup, this, kReceive, 0, p); }
@@ -374,9 +403,9 @@ void HomeAgent::home_row_taken(const HomeRow& row) {
   Wait& w = m_cur->wait;
   w = Wait{};
   w.seq = ++m_seq;
-  w.atomic = row.ops & kHomeAtomic;
-  if (w.atomic) ++atomics;
-  if (!msg_has_data(row.grant) && !w.atomic) return;
+  const bool atomic = row.ops & kHomeAtomic;
+  if (atomic) ++atomics;
+  if (!msg_has_data(row.grant) && !atomic) return;
   // The grant carries data, or an atomic needs the line's: read memory
   // now, beside the snoops.
   w.reading = true;
@@ -394,12 +423,13 @@ void HomeAgent::send(const Msg& m) {
   if (msg_class(m.type) != MsgClass::Snp) {
     Wait& w = m_cur && m.line == m_cur_line ? m_cur->wait : m_lines[m.line].wait;
     if (w.reading && !w.dirty_in) {  // the data comes from memory: wait for it
-      w.parked = true;
-      w.grant = m;
+      m_parked[w.seq] = Parked{m, w.atomic_write};
       return;
     }
+    transmit(m, w.atomic_write);
+    return;
   }
-  transmit(m);
+  transmit(m, false);
 }
 
 void HomeAgent::home_atomic(const Msg& req, std::uint64_t old, std::uint64_t now) {
@@ -410,23 +440,21 @@ void HomeAgent::home_atomic(const Msg& req, std::uint64_t old, std::uint64_t now
 
 void HomeAgent::memory_done(const mem::MemRequest& r, Tick) {
   Wait& w = m_lines[r.addr / kLineB].wait;
-  if (!w.reading || w.seq != r.tag) return;  // its transaction ended on dirty data meanwhile
-  w.reading = false;
-  if (w.parked) {
-    w.parked = false;
-    transmit(w.grant);
-  }
+  if (w.seq == r.tag) w.reading = false;  // (a later transaction's read is its own)
+  const auto it = m_parked.find(r.tag);
+  if (it == m_parked.end()) return;  // the grant left on dirty data, or is not made yet
+  const Parked p = it->second;
+  m_parked.erase(it);
+  transmit(p.grant, p.atomic_write);
 }
 
-void HomeAgent::transmit(const Msg& m) {
+void HomeAgent::transmit(const Msg& m, bool atomic_write) {
   Packet* p = packet_of(m);
   if (m.type == MsgType::CompDataI || m.type == MsgType::Comp) {  // an atomic's answer: the operation, and its result to memory
-    Wait& w = m_lines[m.line].wait;
     p->ready += m_cfg.atomic_latency;
-    if (w.atomic_write) {
+    if (atomic_write) {
       ++memory_writes;
       m_mem.write(m.line * kLineB, kLineB, p->ready);
-      w.atomic_write = false;
     }
   }
   channel(m.dst).send(p);

@@ -15,7 +15,9 @@
 //    answered and, unless a snoop brought dirty data, the memory data is
 //    there; dirty data and write-backs are written to memory; an atomic
 //    waits for the line's value the same way, then costs `atomic_latency`
-//    and writes its result to memory.
+//    and writes its result to memory. A grant waiting for memory is kept
+//    by its transaction's number, not its line: an atomic's grant ends its
+//    transaction, and the line's next one may start before it leaves.
 // Every step of every caching agent passes the coherence checker
 // (checker.h): single writer or many readers per line, and every load the
 // value of the line's last store.
@@ -121,6 +123,9 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   RnState state(std::uint64_t line) const;
   std::uint64_t data(std::uint64_t line) const;
   bool idle() const { return m_mshr.in_use() == 0 && m_blocked.empty() && m_victims.empty() && !m_channel->pending(); }
+  // What it waits for, for a deadlock's report: each line with a request
+  // outstanding and its state, and the accesses held back.
+  std::string status() const;
 
   // channel and engine callbacks
   void arrive(Channel& from, Packet* p, Tick tail) override;
@@ -199,6 +204,9 @@ class HomeAgent final : public Receiver, public Actor, public Sink, public mem::
   CohPort& add_port(AgentId agent, const CohEndConfig& cfg);
   const HomeLine& line(std::uint64_t l) { return m_lines[l].dir; }
   bool idle() const;
+  // Each line with a transaction open: the request served, what it waits
+  // for (snoop responses, the CompAck, memory) and the requests behind it.
+  std::string status() const;
 
   void arrive(Channel& from, Packet* p, Tick tail) override;
   Scheduler& scheduler() override { return m_sched; }
@@ -217,13 +225,17 @@ class HomeAgent final : public Receiver, public Actor, public Sink, public mem::
   struct Wait {
     bool reading = false;      // a memory read is under way for the transaction
     bool dirty_in = false;     // a snoop brought the line's data
-    bool parked = false;       // the grant waits for the memory read
-    bool atomic = false;       // the grant answers an atomic (applied once the value is here)
-    bool atomic_write = false; // ... whose result memory must take (not a failed compare)
+    bool atomic_write = false; // an atomic's result that memory must take (not a failed compare)
     std::uint64_t seq = 0;     // the transaction's number: a late read of an earlier one is ignored
-    Msg grant;
   };
-  void transmit(const Msg& m);
+  // A grant waiting for its transaction's memory read. It outlives the
+  // transaction when the grant ends it (an atomic's: no CompAck), and the
+  // line's next transaction may start meanwhile.
+  struct Parked {
+    Msg grant;
+    bool atomic_write = false;
+  };
+  void transmit(const Msg& m, bool atomic_write);
   Channel& channel(AgentId agent);
   HomeAgentConfig m_cfg;
   std::string m_name;
@@ -239,6 +251,7 @@ class HomeAgent final : public Receiver, public Actor, public Sink, public mem::
   std::uint64_t m_cur_line = 0;  // the line whose message the engine is handling
   Line* m_cur = nullptr;         // its record, while the engine handles it
   std::uint64_t m_seq = 0;
+  std::unordered_map<std::uint64_t, Parked> m_parked;  // by transaction number
 };
 
 }  // namespace hx::coherence

@@ -278,6 +278,26 @@ TEST(CoherenceAgents, AFarAtomicTakesTheDirtyValueFromTheOwner) {
   EXPECT_EQ(std::get<1>(r.c1.done.back()), 42u);
 }
 
+// Two far atomics on one line at once: the home serves them one after the
+// other, each grant waiting for its own memory read even once the next
+// transaction has started (an atomic's grant ends its transaction), and
+// each requester gets the value before its own addition.
+TEST(CoherenceAgents, TwoFarAtomicsOnOneLineAtOnceAreServedInTurn) {
+  CoherenceChecker::instance().clear();
+  Rig r;
+  r.a0.atomic(rmw(AtomicOp::Load, 1), 9, 1, r.c0);
+  r.a1.atomic(rmw(AtomicOp::Load, 10), 9, 2, r.c1);
+  sc_core::sc_start();
+  ASSERT_EQ(r.c0.done.size(), 1u);
+  ASSERT_EQ(r.c1.done.size(), 1u);
+  const std::uint64_t v0 = std::get<1>(r.c0.done[0]), v1 = std::get<1>(r.c1.done[0]);
+  EXPECT_TRUE((v0 == 0 && v1 == 1) || (v1 == 0 && v0 == 10)) << v0 << " " << v1;
+  EXPECT_EQ(r.home.line(9).mem, 11u);
+  EXPECT_EQ(r.home.atomics.value, 2u);
+  EXPECT_EQ(r.home.memory_writes.value, 2u);
+  EXPECT_TRUE(r.home.idle());
+}
+
 // Set to run atomics near, an agent fetches the line unique and operates
 // on it in its cache: the time of a store's miss, and the line stays dirty
 // here with the result. A far agent that holds the line runs it near too.
