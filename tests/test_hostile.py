@@ -179,6 +179,11 @@ class FoundBeforeTheRun(Workdir):
                  % os.path.join(ROOT, 'topologies', 's000_n1sdp_au280.yaml'))
         self.expect_bad(study, '5 host cores, but the CCIX home has 4', regex=r'study\.yaml:3:\d+: workloads\.0\.cores: ')
 
+    def test_a_lock_table_polled_with_no_interval(self):
+        study = ('study: t\ntopology: %s\nworkloads: [{type: ccix_locks, device: au280, retry: 0ns, locks: 5}]\n'
+                 % os.path.join(ROOT, 'topologies', 's000_n1sdp_au280.yaml'))
+        self.expect_bad(study, 'a retry interval above zero', regex=r'study\.yaml:3:\d+: workloads\.0\.retry: ')
+
     def test_ccix_agent_on_virtual_addresses_without_ats(self):
         self.expect_bad(self.CCIX, "translates through the device's ATS switch: set bench.ats: true",
                         '--set', 'topology.nodes.au280.bench.ats=false')

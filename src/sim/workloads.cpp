@@ -970,6 +970,90 @@ class CcixLatency final : public Workload {
   bool m_done = false;
 };
 
+// S000's experiments 4 and 6 share their set-up: host cores at the CCIX
+// home and the accelerator's traffic generator working on one buffer at
+// once (`cores`, `fpga`), on 2 MiB pages unless `page_size` says, each
+// side timing its first m_n operations and going on until every side has
+// timed its own, so the fast side's load lasts while the slow one is
+// measured. The derived workload parses the rest and runs the sides.
+class HostAndFpga : public Workload {
+ protected:
+  // `keys`: every key the workload takes (checked first).
+  HostAndFpga(const char* type, const Cursor& c, const topo::Topology& p, const std::set<std::string>& keys,
+              const char* count_key, int count_default, const char* nobody)
+      : Workload(type) {
+    c.keys(keys);
+    if (c.has("name")) m_name = c.child("name").str();
+    m_dev = need_device(c.child("device"), p, "ccix_ra");
+    m_n = c.has(count_key) ? static_cast<int>(c.child(count_key).integer(1, 1000000)) : count_default;
+    const int host_cores = p.nodes[static_cast<std::size_t>(p.root)].ccix_home.cores;
+    m_cores = c.has("cores") ? static_cast<int>(c.child("cores").integer(0, 62)) : 1;
+    if (m_cores > host_cores)
+      c.child("cores").fail(std::to_string(m_cores) + " host cores, but the CCIX home has " + std::to_string(host_cores) +
+                            " (ccix.cores under the root complex)");
+    m_fpga = c.has("fpga") ? c.child("fpga").boolean() : true;
+    if (!m_fpga && m_cores == 0) c.child("fpga").fail(nobody);
+    m_backing = backing_of(c, p);
+    if (!c.has("page_size")) m_backing.page_shift = 21;  // S000 used huge pages
+  }
+  BufferNeed pages(std::uint64_t bytes) const {
+    const std::uint64_t page = 1ull << m_backing.page_shift;
+    return BufferNeed{(bytes + page - 1) / page * page, page, m_backing};
+  }
+  void begin() { m_running = m_timing = m_cores + (m_fpga ? 1 : 0); }
+  // The translations of [addr, addr+bytes) in the ATC, untimed (S000
+  // pre-warms it), from the device's process.
+  void warm_atc(ccix::RequestAgent* ra, std::uint64_t addr, std::uint64_t bytes, sc_core::sc_event& ev) const {
+    if (!ra->config().ats) return;
+    const std::uint64_t page = 1ull << m_backing.page_shift;
+    for (std::uint64_t a = addr; a < addr + bytes; a += page) {
+      bool ok = false;
+      ra->dma().translate_page(a, [&](Tick) {
+        ok = true;
+        notify_now(ev);
+      });
+      if (!ok) sc_core::wait(ev);
+    }
+  }
+  // The i-th operation of a side is over: `ns` timed into `h` if it is
+  // among the first m_n (h null: over but not timed).
+  void timed(Histogram* h, int i, double ns) {
+    if (i >= m_n) return;
+    if (h) h->add(ns);
+    if (i == m_n - 1) --m_timing;
+  }
+  bool timing(int i) const { return i < m_n || m_timing > 0; }
+  // Each side's median, p99, mean (and deciles) and its histogram `<side><hist>`.
+  void report_sides(Results& res, const std::string& hist, bool deciles) const {
+    for (const auto& [side, h] : {std::pair<const char*, const Histogram*>{"host", &m_host}, {"device", &m_device}}) {
+      if (!h->count()) continue;
+      const std::string n = m_name + "." + side;
+      res.metric(n + "_median_ns", h->percentile(50), "ns");
+      res.metric(n + "_p99_ns", h->percentile(99), "ns");
+      res.metric(n + "_mean_ns", h->mean(), "ns");
+      if (deciles)
+        for (int q = 10; q <= 90; q += 10) res.metric(n + "_p" + std::to_string(q) + "_ns", h->percentile(q), "ns");
+      res.hist(n + hist, *h, "ns");
+    }
+  }
+
+ public:
+  std::vector<std::string> exclusive_devices() const override { return {m_dev}; }
+  bool done() const override { return m_running == 0; }
+  double progress() const override {
+    const int sides = m_cores + (m_fpga ? 1 : 0);
+    return static_cast<double>(m_host.count() + m_device.count()) / (static_cast<double>(sides) * m_n);
+  }
+
+ protected:
+  std::string m_dev;
+  int m_n = 1, m_cores = 1;
+  bool m_fpga = true;
+  Backing m_backing;
+  int m_running = -1, m_timing = -1;  // sides still running, and still timing
+  Histogram m_host, m_device;
+};
+
 // S000 experiment 4: the host's cores and the accelerator read-modify-write
 // random lines of one shared buffer at the same time. Each side repeats,
 // one access at a time: a random line of the buffer (its own random
@@ -977,49 +1061,36 @@ class CcixLatency final : public Workload {
 // timed from the load's issue to the store's completion. The device's
 // side is the traffic generator's AXI read then write of the line through
 // the system cache (translations warmed first, as in `ccix_lat`'s warm
-// pattern); each host core's is its private cache at the CCIX home. With
-// `cores: 0` the device runs alone, with `fpga: false` the host alone:
-// the baselines that contention is measured against.
-class CcixShare final : public Workload {
+// pattern); each host core's is its private cache at the CCIX home. Every
+// side times its first `accesses` and goes on until all sides have timed
+// theirs, so the fast side's contention lasts as long as the slow side is
+// measured. With `cores: 0` the device runs alone, with `fpga: false` the
+// host alone: the baselines that contention is measured against.
+class CcixShare final : public HostAndFpga {
  public:
-  CcixShare(const Cursor& c, const topo::Topology& p) : Workload("ccix_share") {
-    c.keys({"type", "name", "device", "buffer", "accesses", "cores", "fpga", "page_size", "node"});
-    if (c.has("name")) m_name = c.child("name").str();
-    m_dev = need_device(c.child("device"), p, "ccix_ra");
+  CcixShare(const Cursor& c, const topo::Topology& p)
+      : HostAndFpga("ccix_share", c, p, {"type", "name", "device", "buffer", "accesses", "cores", "fpga", "page_size", "node"},
+                    "accesses", 1024, "nothing would access the buffer: cores: 0 and fpga: false") {
     m_bytes = c.has("buffer") ? c.child("buffer").size() : 32768;
     if (m_bytes < coherence::kLineB || m_bytes % coherence::kLineB || m_bytes > (1ull << 30))
       c.child("buffer").fail("a whole number of lines, 1 GiB at most");
-    m_n = c.has("accesses") ? static_cast<int>(c.child("accesses").integer(1, 1000000)) : 1024;
-    const int host_cores = p.nodes[static_cast<std::size_t>(p.root)].ccix_home.cores;
-    m_cores = c.has("cores") ? static_cast<int>(c.child("cores").integer(0, 62)) : 1;
-    if (m_cores > host_cores)
-      c.child("cores").fail(std::to_string(m_cores) + " host cores, but the CCIX home has " + std::to_string(host_cores) +
-                            " (ccix.cores under the root complex)");
-    m_fpga = c.has("fpga") ? c.child("fpga").boolean() : true;
-    if (!m_fpga && m_cores == 0) c.child("fpga").fail("nothing would access the buffer: cores: 0 and fpga: false");
-    m_backing = backing_of(c, p);
-    if (!c.has("page_size")) m_backing.page_shift = 21;  // S000 used huge pages
   }
-  std::vector<BufferNeed> buffers() const override {
-    const std::uint64_t page = 1ull << m_backing.page_shift;
-    return {BufferNeed{(m_bytes + page - 1) / page * page, page, m_backing}};
-  }
-  std::vector<std::string> exclusive_devices() const override { return {m_dev}; }
+  std::vector<BufferNeed> buffers() const override { return {pages(m_bytes)}; }
   void start(Platform& plat) override {
     auto* ra = plat.device<ccix::RequestAgent>(m_dev);
     ccix::HomePort* home = plat.ccix_home();
     const std::uint64_t buf = plat.alloc(buffers()).at(0);
     const std::uint64_t lines = m_bytes / coherence::kLineB;
-    m_running = m_cores + (m_fpga ? 1 : 0);
+    begin();
     for (int k = 0; k < m_cores; ++k) {
       sc_core::sc_spawn([this, home, k, buf, lines] {
         coherence::CoreThread core(home->core(k));
         Rng rng(global_seed(), m_name + ".core" + std::to_string(k));
-        for (int i = 0; i < m_n; ++i) {
+        for (int i = 0; timing(i); ++i) {
           const std::uint64_t line = buf / coherence::kLineB + rng.below(lines);
           const Tick t0 = now_tick();
           core.store(line, core.load(line) + 1);
-          m_host.add(to_ns(core.done_at() - t0));
+          timed(&m_host, i, to_ns(core.done_at() - t0));
         }
         --m_running;
       });
@@ -1036,53 +1107,196 @@ class CcixShare final : public Workload {
         });
         if (done_at == 0) sc_core::wait(ev);
       };
-      if (ra->config().ats) {  // translations in the ATC first, untimed
-        const std::uint64_t page = 1ull << m_backing.page_shift;
-        for (std::uint64_t a = buf; a < buf + m_bytes; a += page) {
-          bool ok = false;
-          ra->dma().translate_page(a, [&](Tick) {
-            ok = true;
-            notify_now(ev);
-          });
-          if (!ok) sc_core::wait(ev);
-        }
-      }
+      warm_atc(ra, buf, m_bytes, ev);
       Rng rng(global_seed(), m_name + ".fpga");
-      for (int i = 0; i < m_n; ++i) {
+      for (int i = 0; timing(i); ++i) {
         const std::uint64_t a = buf + rng.below(lines) * coherence::kLineB;
         const Tick t0 = now_tick();
         one(false, a);
         one(true, a);
-        m_device.add(to_ns(done_at - t0));
+        timed(&m_device, i, to_ns(done_at - t0));
       }
       --m_running;
     });
   }
-  bool done() const override { return m_running == 0; }
-  double progress() const override {
-    const int sides = m_cores + (m_fpga ? 1 : 0);
-    return static_cast<double>(m_host.count() + m_device.count()) / (static_cast<double>(sides) * m_n);
+  void report(Results& res) const override { report_sides(res, "_ns", true); }
+
+ private:
+  std::uint64_t m_bytes = 32768;
+};
+
+// S000 experiment 6: a lock table in host memory shared by host cores and
+// the accelerator. Each bucket is one line whose word holds the bucket's
+// lock queue: four 16-bit slots of locker ids (id + 1; 0 empty), the
+// owner first. A locker takes `locks` locks one after another, each on a
+// random bucket of `buckets` (fewer buckets: more contention): it joins
+// the queue by compare-and-swap (appending its id; a CAS that finds
+// another value retries with it; a full queue waits `retry` and reads
+// again), waits until it is at the head, holds the lock `hold`, and
+// releases it by CAS, shifting the queue so the next waiter is the owner.
+// A host core waits by polling the word in its cache (a load, then nothing
+// until a store takes its copy); the accelerator, which has no such watch,
+// reads the word at the home with an AtomicLoad of 0 every `retry`. The
+// lock latency is from the first CAS to being the owner. Every locker
+// times its first `locks` and goes on until all have timed theirs. A
+// locker whose CASes keep finding the word changed (the others change it
+// faster than its CAS's round trip) gives the lock up after `patience`:
+// counted as starved, not timed.
+class CcixLocks final : public HostAndFpga {
+ public:
+  CcixLocks(const Cursor& c, const topo::Topology& p)
+      : HostAndFpga("ccix_locks", c, p,
+                    {"type", "name", "device", "buckets", "locks", "cores", "fpga", "hold", "think", "retry", "patience",
+                     "page_size", "node"},
+                    "locks", 256, "nobody would take a lock: cores: 0 and fpga: false") {
+    m_buckets = c.has("buckets") ? c.child("buckets").integer(1, 1 << 20) : 64;
+    m_hold = c.has("hold") ? c.child("hold").time() : 200 * kNs;
+    m_think = c.has("think") ? c.child("think").time() : 500 * kNs;
+    m_retry = c.has("retry") ? c.child("retry").time() : 200 * kNs;
+    if (m_retry == 0) c.child("retry").fail("a retry interval above zero (a zero one spins at one instant)");
+    m_patience = c.has("patience") ? c.child("patience").time() : 100 * kUs;
+    if (m_patience == 0) c.child("patience").fail("a patience above zero");
+  }
+  std::vector<BufferNeed> buffers() const override { return {pages(m_buckets * coherence::kLineB)}; }
+
+  // The queue in a bucket's word: slot i is bits 16i..16i+15.
+  static std::uint64_t slot(std::uint64_t v, int i) { return v >> (16 * i) & 0xffff; }
+  static bool full(std::uint64_t v) { return slot(v, 3) != 0; }
+  static std::uint64_t append(std::uint64_t v, std::uint64_t who) {
+    int i = 0;
+    while (slot(v, i)) ++i;
+    return v | who << (16 * i);
+  }
+
+  void start(Platform& plat) override {
+    auto* ra = plat.device<ccix::RequestAgent>(m_dev);
+    ccix::HomePort* home = plat.ccix_home();
+    const std::uint64_t base = plat.alloc(buffers()).at(0) / coherence::kLineB;
+    begin();
+    for (int k = 0; k < m_cores; ++k) {
+      sc_core::sc_spawn([this, home, k, base] {
+        coherence::CoreThread core(home->core(k));
+        const std::uint64_t me = static_cast<std::uint64_t>(k) + 1;
+        Side side;
+        side.cas = [&core](std::uint64_t line, std::uint64_t expect, std::uint64_t swap) {
+          coherence::Rmw r;
+          r.op = coherence::AtomicOp::Compare;
+          r.compare = expect;
+          r.operand = swap;
+          return core.atomic(line, r);
+        };
+        side.wait_head = [this, &core, me](std::uint64_t line) {
+          core.poll(line, 0, [me](std::uint64_t v) { return slot(v, 0) == me; });
+        };
+        side.wait_room = [this, &core](std::uint64_t line) {
+          sc_core::wait(sc_core::sc_time::from_value(m_retry));
+          return core.load(line);
+        };
+        run(side, me, base, m_host, m_host_starved, "core" + std::to_string(k));
+      });
+    }
+    if (!m_fpga) return;
+    sc_core::sc_spawn([this, ra, base] {
+      const std::uint64_t me = static_cast<std::uint64_t>(m_cores) + 1;
+      sc_core::sc_event ev;
+      auto atomic = [&](std::uint64_t line, const coherence::Rmw& r) {
+        bool done = false;
+        std::uint64_t got = 0;
+        ra->atomic(line * coherence::kLineB, r, [&](Tick, std::uint64_t v) {
+          got = v;
+          done = true;
+          notify_now(ev);
+        });
+        if (!done) sc_core::wait(ev);
+        return got;
+      };
+      auto peek = [&](std::uint64_t line) {
+        coherence::Rmw r;
+        r.op = coherence::AtomicOp::Load;  // adds 0: the word as the home has it
+        return atomic(line, r);
+      };
+      warm_atc(ra, base * coherence::kLineB, m_buckets * coherence::kLineB, ev);
+      Side side;
+      side.cas = [&](std::uint64_t line, std::uint64_t expect, std::uint64_t swap) {
+        coherence::Rmw r;
+        r.op = coherence::AtomicOp::Compare;
+        r.compare = expect;
+        r.operand = swap;
+        return atomic(line, r);
+      };
+      side.wait_head = [&, me](std::uint64_t line) {
+        while (slot(peek(line), 0) != me) sc_core::wait(sc_core::sc_time::from_value(m_retry));
+      };
+      side.wait_room = [&](std::uint64_t line) {
+        sc_core::wait(sc_core::sc_time::from_value(m_retry));
+        return peek(line);
+      };
+      run(side, me, base, m_device, m_device_starved, "fpga");
+    });
   }
   void report(Results& res) const override {
-    for (const auto& [side, h] : {std::pair<const char*, const Histogram*>{"host", &m_host}, {"device", &m_device}}) {
-      if (!h->count()) continue;
-      const std::string n = m_name + "." + side;
-      res.metric(n + "_median_ns", h->percentile(50), "ns");
-      res.metric(n + "_p99_ns", h->percentile(99), "ns");
-      res.metric(n + "_mean_ns", h->mean(), "ns");
-      for (int q = 10; q <= 90; q += 10) res.metric(n + "_p" + std::to_string(q) + "_ns", h->percentile(q), "ns");
-      res.hist(n + "_ns", *h, "ns");
-    }
+    report_sides(res, "_lock_ns", false);
+    if (m_cores) res.metric(m_name + ".host_starved", static_cast<double>(m_host_starved), "1");
+    if (m_fpga) res.metric(m_name + ".device_starved", static_cast<double>(m_device_starved), "1");
+    res.metric(m_name + ".cas_retries", static_cast<double>(m_retries), "1");
+    res.metric(m_name + ".queued", static_cast<double>(m_queued), "1");
   }
 
  private:
-  std::string m_dev;
-  std::uint64_t m_bytes = 32768;
-  int m_n = 1024, m_cores = 1;
-  bool m_fpga = true;
-  Backing m_backing;
-  int m_running = -1;
-  Histogram m_host, m_device;
+  // How one side reaches a bucket's word.
+  struct Side {
+    std::function<std::uint64_t(std::uint64_t, std::uint64_t, std::uint64_t)> cas;  // line, expected, new: the old value
+    std::function<void(std::uint64_t)> wait_head;                                    // until this locker owns the lock
+    std::function<std::uint64_t(std::uint64_t)> wait_room;                          // a while, then the word again
+  };
+  void run(const Side& s, std::uint64_t me, std::uint64_t base, Histogram& lat, std::uint64_t& starved, const std::string& who) {
+    Rng rng(global_seed(), m_name + "." + who);
+    for (int i = 0; timing(i); ++i) {
+      const std::uint64_t line = base + rng.below(m_buckets);
+      const Tick t0 = now_tick();
+      // Join the queue, or give up after `patience`.
+      std::uint64_t v = 0;
+      bool joined = false;
+      while (now_tick() - t0 < m_patience) {
+        if (full(v)) {
+          v = s.wait_room(line);
+          continue;
+        }
+        const std::uint64_t old = s.cas(line, v, append(v, me));
+        if (old == v) {
+          joined = true;
+          break;
+        }
+        ++m_retries;
+        v = old;
+      }
+      if (!joined) {
+        if (i < m_n) ++starved;
+        timed(nullptr, i, 0);
+        continue;
+      }
+      if (slot(v, 0) != 0) {  // someone holds it: wait to be at the head
+        ++m_queued;
+        s.wait_head(line);
+      }
+      timed(&lat, i, to_ns(now_tick() - t0));
+      sc_core::wait(sc_core::sc_time::from_value(m_hold));
+      // Release: shift the queue (others may have joined meanwhile).
+      v = static_cast<std::uint64_t>(me);
+      while (true) {
+        const std::uint64_t old = s.cas(line, v, v >> 16);
+        if (old == v) break;
+        if (slot(old, 0) != me) throw SimError(m_name + ": " + who + " released a lock it does not hold");
+        ++m_retries;
+        v = old;
+      }
+      sc_core::wait(sc_core::sc_time::from_value(m_think));
+    }
+    --m_running;
+  }
+  std::uint64_t m_buckets = 64;
+  Tick m_hold = 0, m_think = 0, m_retry = 0, m_patience = 0;
+  std::uint64_t m_retries = 0, m_queued = 0, m_host_starved = 0, m_device_starved = 0;
 };
 
 // S003: Coyote perf_local. The host invokes transfers of `size` bytes from a
@@ -1207,7 +1421,7 @@ std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const 
     if (!c.is_map()) c.fail("a workload is a map with a type");
     const std::string type =
         c.child("type").choice({"rosta_dma", "rosta_peer", "rosta_echo", "calypte_loopback", "bench_lat", "bench_bw", "coyote_perf",
-                                 "calypte_burst", "ccix_lat", "ccix_share", "rtl_script", "coh_lat", "home_lat", "mmio_lat", "nic_loop"});
+                                 "calypte_burst", "ccix_lat", "ccix_share", "ccix_locks", "rtl_script", "coh_lat", "home_lat", "mmio_lat", "nic_loop"});
     std::unique_ptr<Workload> w;
     if (type == "rosta_dma") w = std::make_unique<RostaHostDma>(c, p);
     if (type == "rosta_peer") w = std::make_unique<RostaPeer>(c, p);
@@ -1219,6 +1433,7 @@ std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const 
     if (type == "calypte_burst") w = std::make_unique<CalypteBurst>(c, p);
     if (type == "ccix_lat") w = std::make_unique<CcixLatency>(c, p);
     if (type == "ccix_share") w = std::make_unique<CcixShare>(c, p);
+    if (type == "ccix_locks") w = std::make_unique<CcixLocks>(c, p);
     if (type == "rtl_script") w = make_rtl_script(c, p);
     if (type == "coh_lat") w = make_coherent_latency(c, p);
     if (type == "home_lat") w = make_home_latency(c, p);
@@ -1295,6 +1510,13 @@ const std::vector<MetricDoc>& metric_docs() {
       {"ccix_share", "<side>_mean_ns", "ns", "its mean"},
       {"ccix_share", "<side>_p<q>_ns", "ns", "its deciles, q = 10 .. 90 (the distribution's shape)"},
       {"ccix_share", "<side>_ns", "ns", "the latency per read-modify-write", true},
+      {"ccix_locks", "<side>_median_ns", "ns", "median lock latency of a side (first CAS to owning the lock); `<side>` is host (all its cores) or device"},
+      {"ccix_locks", "<side>_p99_ns", "ns", "its 99th percentile"},
+      {"ccix_locks", "<side>_mean_ns", "ns", "its mean"},
+      {"ccix_locks", "<side>_lock_ns", "ns", "the latency per lock taken", true},
+      {"ccix_locks", "cas_retries", "1", "compare-and-swaps that found another value than expected (joining or releasing)"},
+      {"ccix_locks", "queued", "1", "locks that had to wait in a queue"},
+      {"ccix_locks", "<side>_starved", "1", "of a side's timed locks, those given up after `patience` (its CASes kept finding the word changed)"},
       {"ccix_lat", "swapped", "1", "op cas: compare-and-swaps that succeeded (each expects the value the last one on its line saw)"},
       {"ccix_lat", "ats_rtt_ns", "ns", "median ATS translation round trip at the ATS switch (runs with ATC misses)"},
       {"ccix_lat", "atc_ns", "ns", "median time a missed request spends in the ATS switch besides that round trip"},
@@ -1462,6 +1684,7 @@ std::string workloads_reference() {
 | `calypte_loopback` | `mode` (fhf, hfh), `device`, `channel`, `size`, `reps`, `core` | S004 round-trip latency distribution |
 | `ccix_lat` | `device` (a ccix_ra endpoint), `path` (ccix: the request agent's system cache; dma: the device's DMA engine), `op` (rd, wr; cas: an AtomicCompare of one word, ccix path), `size`, `reps`, `pattern` (fresh: lines and a page never touched; warm: lines flushed from the system cache, on translated pages; hit: lines already in the system cache), `window` (warm: the bytes the transfers cycle through), `page_size`, `node` | S000 experiments 1-3 and 5 |
 | `ccix_share` | `device` (a ccix_ra endpoint), `buffer` (the shared buffer's size), `accesses` (per side: each host core and the device), `cores` (host cores at the CCIX home; 0: the device alone), `fpga` (false: the host alone), `page_size` (2 MiB by default), `node` | S000 experiment 4 |
+| `ccix_locks` | `device` (a ccix_ra endpoint), `buckets` (fewer: more contention), `locks` (per locker), `cores` (host cores at the CCIX home), `fpga`, `hold` (in the critical section), `think` (between locks), `retry` (the device's polling interval, and anyone's wait on a full queue), `patience` (how long a locker tries to join a queue before giving the lock up), `page_size`, `node` | S000 experiment 6 |
 | `bench_lat` | `device`, `op` (rd, wrrd), `size`, `window`, `reps`, `pattern` (seq, rand, fresh: every access on pages never touched before), `page_size`, `node` (near, far), `invalidate` (ATS invalidation of the pages before each access), `host_cache` (warm: the window starts in the host's LLC as far as it fits; cold), `host_node` (near, far: the socket whose core warmed the window, pcie-bench's control socket; default the buffer's `node`) | S011 LAT_DMA_RD / LAT_DMA_WRRD |
 | `bench_bw` | `device`, `op` (rd, wr, rw), `size`, `window`, `transactions`, `pattern`, `page_size`, `node`, `host_cache`, `host_node` | S011 BW_DMA_RD / WR / RW |
 | `coyote_perf` | `device`, `mode` (lat, thr), `size`, `reps`, `page_size`, `node`, `core`, `driver_core`, `mapped` | S003 Coyote perf_local: host -> FPGA -> host through the FPGA MMU; mean latency of `reps` single transfers, or throughput of `reps` transfers invoked back to back and waited for; `mapped` (default true): the driver installs the buffers' translations in the TLBs up front, false: each first touch of a page misses |
