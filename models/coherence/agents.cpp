@@ -145,7 +145,7 @@ void CachingAgent::run(const Access& a) {
   const bool atomic = a.op == RnEvent::Count;
   const bool far = atomic && m_cfg.far_atomics && l.state == RnState::I;
   const RnEvent e = !atomic ? a.op
-                    : far   ? static_cast<RnEvent>(static_cast<int>(RnEvent::AtomicStore) + static_cast<int>(a.rmw.op))
+                    : far   ? atomic_event(a.rmw.op)
                             : RnEvent::Store;
   if (e == RnEvent::Replace && l.state == RnState::I) {  // nothing to give up
     ++hits;
@@ -418,24 +418,24 @@ void HomeAgent::home_row_taken(const HomeRow& row) {
   m_mem.request(r, now_tick(), *this);
 }
 
+HomeAgent::Wait& HomeAgent::wait_of(std::uint64_t line) {
+  return m_cur && line == m_cur_line ? m_cur->wait : m_lines[line].wait;  // no look-up for the line being handled
+}
+
 void HomeAgent::send(const Msg& m) {
-  if (msg_class(m.type) == MsgClass::Snp) ++snoops;
-  if (msg_class(m.type) != MsgClass::Snp) {
-    Wait& w = m_cur && m.line == m_cur_line ? m_cur->wait : m_lines[m.line].wait;
-    if (w.reading && !w.dirty_in) {  // the data comes from memory: wait for it
-      m_parked[w.seq] = Parked{m, w.atomic_write};
-      return;
-    }
-    transmit(m, w.atomic_write);
+  if (msg_class(m.type) == MsgClass::Snp) {
+    ++snoops;
+    transmit(m, false);
     return;
   }
-  transmit(m, false);
+  const Wait& w = wait_of(m.line);
+  if (w.reading && !w.dirty_in) m_parked[w.seq] = Parked{m, w.atomic_write};  // the data comes from memory: wait for it
+  else transmit(m, w.atomic_write);
 }
 
 void HomeAgent::home_atomic(const Msg& req, std::uint64_t old, std::uint64_t now) {
   CoherenceChecker::instance().atomic(req.src, req.line, old, now, true);
-  Wait& w = m_cur && req.line == m_cur_line ? m_cur->wait : m_lines[req.line].wait;
-  w.atomic_write = old != now;
+  wait_of(req.line).atomic_write = old != now;
 }
 
 void HomeAgent::memory_done(const mem::MemRequest& r, Tick) {

@@ -236,6 +236,7 @@ class HomeAgent final : public Receiver, public Actor, public Sink, public mem::
     bool atomic_write = false;
   };
   void transmit(const Msg& m, bool atomic_write);
+  Wait& wait_of(std::uint64_t line);
   Channel& channel(AgentId agent);
   HomeAgentConfig m_cfg;
   std::string m_name;

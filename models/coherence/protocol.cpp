@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <string>
+
+#include "models/core/error.h"
 
 namespace hx::coherence {
 
@@ -217,6 +220,16 @@ RnEvent rn_event_of(MsgType m) {
     case M::WBAck: return E::WBAck;
     default: return E::Count;
   }
+}
+
+RnEvent atomic_event(AtomicOp op) {
+  static constexpr RnEvent k[] = {E::AtomicStore, E::AtomicLoad, E::AtomicSwap, E::AtomicCompare};
+  return k[static_cast<int>(op)];
+}
+AtomicOp atomic_op_of(RnEvent e) {
+  for (AtomicOp op : {AtomicOp::Store, AtomicOp::Load, AtomicOp::Swap, AtomicOp::Compare})
+    if (atomic_event(op) == e) return op;
+  throw SimError(std::string("event ") + rn_event_name(e) + " is no far atomic");
 }
 
 const RnRow* rn_row(RnState s, RnEvent e) { return index().rn[static_cast<int>(s) * kRnEvents + static_cast<int>(e)]; }

@@ -168,6 +168,10 @@ enum class RnEvent : std::uint8_t {
 constexpr int kRnEvents = static_cast<int>(RnEvent::Count);
 const char* rn_event_name(RnEvent e);
 RnEvent rn_event_of(MsgType m);  // the event a received message is; Count if none
+// A far atomic's core event for an operation, and the operation of one
+// (an event that is not a far atomic has none: a SimError).
+RnEvent atomic_event(AtomicOp op);
+AtomicOp atomic_op_of(RnEvent e);
 
 // What a row does, as flags applied in this order.
 enum RnOp : std::uint8_t {

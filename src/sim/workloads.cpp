@@ -808,6 +808,22 @@ class MmioLatency final : public Workload {
 };
 
 // ---------------------------------------------------------------------------
+// The translations of [addr, addr+bytes) in a CCIX request agent's ATC,
+// untimed (S000 pre-warms it before it measures), from a process of the
+// workload's; nothing if the agent works on physical addresses.
+void warm_atc(ccix::RequestAgent& ra, std::uint64_t addr, std::uint64_t bytes, unsigned page_shift, sc_core::sc_event& ev) {
+  if (!ra.config().ats) return;
+  const std::uint64_t page = 1ull << page_shift;
+  for (std::uint64_t a = addr; a < addr + bytes; a += page) {
+    bool ok = false;
+    ra.dma().translate_page(a, [&](Tick) {
+      ok = true;
+      notify_now(ev);
+    });
+    if (!ok) sc_core::wait(ev);
+  }
+}
+
 // S000: the on-FPGA traffic generator. One transfer of `size` at a time,
 // timed from issue until all its data has arrived (a read) or its write
 // response is back, on one of two paths of the same device: `ccix`, AXI
@@ -890,17 +906,7 @@ class CcixLatency final : public Workload {
       };
       // warm: translate every page first (untimed), as S000 does before
       // its measurements; hit: bring the lines in once.
-      if (!m_fresh && ra->config().ats && m_ccix) {
-        const std::uint64_t page = 1ull << m_backing.page_shift;
-        for (std::uint64_t a = buf; a < buf + m_window; a += page) {
-          bool ok = false;
-          ra->dma().translate_page(a, [&](Tick) {
-            ok = true;
-            notify_now(ev);
-          });
-          if (!ok) sc_core::wait(ev);
-        }
-      }
+      if (!m_fresh && m_ccix) warm_atc(*ra, buf, m_window, m_backing.page_shift, ev);
       if (m_hit) {
         warming = true;
         one(buf);  // the line in, unique (a cas: written, then one atomic that learns its value)
@@ -1001,20 +1007,6 @@ class HostAndFpga : public Workload {
     return BufferNeed{(bytes + page - 1) / page * page, page, m_backing};
   }
   void begin() { m_running = m_timing = m_cores + (m_fpga ? 1 : 0); }
-  // The translations of [addr, addr+bytes) in the ATC, untimed (S000
-  // pre-warms it), from the device's process.
-  void warm_atc(ccix::RequestAgent* ra, std::uint64_t addr, std::uint64_t bytes, sc_core::sc_event& ev) const {
-    if (!ra->config().ats) return;
-    const std::uint64_t page = 1ull << m_backing.page_shift;
-    for (std::uint64_t a = addr; a < addr + bytes; a += page) {
-      bool ok = false;
-      ra->dma().translate_page(a, [&](Tick) {
-        ok = true;
-        notify_now(ev);
-      });
-      if (!ok) sc_core::wait(ev);
-    }
-  }
   // The i-th operation of a side is over: `ns` timed into `h` if it is
   // among the first m_n (h null: over but not timed).
   void timed(Histogram* h, int i, double ns) {
@@ -1107,7 +1099,7 @@ class CcixShare final : public HostAndFpga {
         });
         if (done_at == 0) sc_core::wait(ev);
       };
-      warm_atc(ra, buf, m_bytes, ev);
+      warm_atc(*ra, buf, m_bytes, m_backing.page_shift, ev);
       Rng rng(global_seed(), m_name + ".fpga");
       for (int i = 0; timing(i); ++i) {
         const std::uint64_t a = buf + rng.below(lines) * coherence::kLineB;
@@ -1215,7 +1207,7 @@ class CcixLocks final : public HostAndFpga {
         r.op = coherence::AtomicOp::Load;  // adds 0: the word as the home has it
         return atomic(line, r);
       };
-      warm_atc(ra, base * coherence::kLineB, m_buckets * coherence::kLineB, ev);
+      warm_atc(*ra, base * coherence::kLineB, m_buckets * coherence::kLineB, m_backing.page_shift, ev);
       Side side;
       side.cas = [&](std::uint64_t line, std::uint64_t expect, std::uint64_t swap) {
         coherence::Rmw r;

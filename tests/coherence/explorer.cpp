@@ -262,7 +262,7 @@ struct Explorer : Sink {
     Rmw rmw;
     const bool atomic = e >= RnEvent::AtomicStore && e <= RnEvent::AtomicCompare;
     if (atomic) {
-      rmw.op = static_cast<AtomicOp>(static_cast<int>(e) - static_cast<int>(RnEvent::AtomicStore));
+      rmw.op = atomic_op_of(e);
       rmw.operand = value;
       rmw.compare = 1;
     }

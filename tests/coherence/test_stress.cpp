@@ -125,8 +125,7 @@ struct System {
       rmw.op = static_cast<AtomicOp>(rng.below(4));
       rmw.operand = rmw.op == AtomicOp::Store || rmw.op == AtomicOp::Load ? next_value++ << 24 : next_value++;
       rmw.compare = rng.below(2) ? golden[static_cast<std::size_t>(l)] : next_value++;
-      e = at(a, l).state == RnState::I ? static_cast<RnEvent>(static_cast<int>(RnEvent::AtomicStore) + static_cast<int>(rmw.op))
-                                       : RnEvent::Store;
+      e = at(a, l).state == RnState::I ? atomic_event(rmw.op) : RnEvent::Store;
     }
     const RnRow* row = rn_row(at(a, l).state, e);
     if (!row || (row->send != MsgType::None && outstanding(a) >= mshrs)) return 0;  // waits: try another
