@@ -134,9 +134,14 @@ S000_TOL = {'s000.exp2.read64_sc_miss': 10, 's000.exp2.read64_first': 10, 's000.
 recs = with_tolerances(s000['records'], S000_TOL)
 dump(os.path.join(REF, 's000_ccix.yaml'), GEN, {
     'source': 'S000', 'citation': 'Tamimi et al., "An Evaluation of Using CCIX for Cache-Coherent Host-FPGA Interfacing", FCCM 2022',
-    'platform': 'topologies/s000_n1sdp_au280.yaml', 'records': recs})
+    'platform': ['topologies/s000_n1sdp_au280.yaml', 'topologies/s000_n1sdp_vck5000.yaml'], 'records': recs})
+# Checks name their board's platform (the AU280's unless they say), for the report's per-platform table.
+def s000_case(name, study, checks, desc):
+    case(name, study, [dict({'platform': 's000_n1sdp_au280'}, **c) for c in checks], desc)
+
+
 fresh64 = {'workloads.0.pattern': 'fresh', 'workloads.0.size': '64B', 'topology.nodes.au280.bench.atc_prefetch': 0}
-case('s000_ats', '../../configs/s000_ats.yaml', [
+s000_case('s000_ats', '../../configs/s000_ats.yaml', [
     {'ref': 's000.exp2.read64_sc_miss', 'point': {'workloads.0.pattern': 'warm', 'workloads.0.size': '64B',
                                                    'topology.nodes.au280.bench.atc_prefetch': 0},
      'metric': 'lat.median_ns'},
@@ -156,9 +161,20 @@ case('s000_ats', '../../configs/s000_ats.yaml', [
                    'sees later pages translated ahead by the host; atc_prefetch models that, but not yet for one '
                    'first access.')}],
     'S000 experiment 2 on the CCIX path: first 64 B access (ATC miss) and its parts, a hit, and the miss/hit factor by size')
-ccix_rd = {'workloads.0.path': 'ccix', 'workloads.0.op': 'rd', 'workloads.0.size': '64B', 'topology.links.0.rate': '0GT/s'}
+# Experiments 1 and 3 run on both boards: one study sweeps the two platforms.
+s000_topo = {b: '../topologies/s000_n1sdp_%s.yaml' % b for b in ('au280', 'vck5000')}
+ccix_rd = {'topology': s000_topo['au280'], 'workloads.0.path': 'ccix', 'workloads.0.op': 'rd', 'workloads.0.size': '64B',
+           'topology.links.0.rate': '0GT/s'}
 ccix_wr = dict(ccix_rd, **{'workloads.0.op': 'wr'})
-case('s000_ccix_latency', '../../configs/s000_ccix_latency.yaml', [
+crossover = [
+    # CCIX reads are faster below this size: the first size whose DMA/CCIX latency is at most 1. The record
+    # holds for both boards; on the VCK5000 nothing is fitted to it.
+    {'ref': 's000.exp1.read_crossover', 'point': {'topology': s000_topo[b], 'workloads.0.path': 'dma', 'workloads.0.op': 'rd',
+                                                  'topology.links.0.rate': '0GT/s'},
+     'metric': 'lat.median_ns', 'over': {'workloads.0.path': 'ccix'},
+     'first_at_most': {'axis': 'workloads.0.size', 'value': 1}, 'platform': 's000_n1sdp_' + b}
+    for b in ('au280', 'vck5000')]
+s000_case('s000_ccix_latency', '../../configs/s000_ccix_latency.yaml', [
     # CCIX relative to PCIe DMA, in percent: (CCIX / DMA - 1) x 100.
     {'ref': 's000.exp1.read_small_vs_pcie', 'point': ccix_rd, 'metric': 'lat.median_ns',
      'over': {'workloads.0.path': 'dma'}, 'change': True},
@@ -166,18 +182,16 @@ case('s000_ccix_latency', '../../configs/s000_ccix_latency.yaml', [
      'over': {'workloads.0.path': 'dma'}, 'change': True,
      'known_gap': ('A CCIX write here is a write-allocate miss of the system cache (ReadUnique, the line from memory), '
                    'as long as a read; the measured write pays more coherence overhead than that (+32% over the DMA '
-                   'write, the model +25%). The protocol has no WriteUnique or two-phase write yet.')},
-    # CCIX reads are faster below this size: the first size whose DMA/CCIX latency is at most 1.
-    {'ref': 's000.exp1.read_crossover', 'point': {'workloads.0.path': 'dma', 'workloads.0.op': 'rd', 'topology.links.0.rate': '0GT/s'},
-     'metric': 'lat.median_ns', 'over': {'workloads.0.path': 'ccix'},
-     'first_at_most': {'axis': 'workloads.0.size', 'value': 1}}],
-    'S000 experiment 1: CCIX against PCIe DMA latency, small reads and writes, and the read crossover size')
-hit = {'workloads.0.pattern': 'hit', 'workloads.0.size': '64B'}
-case('s000_hits', '../../configs/s000_hits.yaml', [
-    {'ref': 's000.exp3.hit.au280.read', 'point': dict(hit, **{'workloads.0.op': 'rd'}), 'metric': 'lat.median_ns'},
-    {'ref': 's000.exp3.hit.au280.write', 'point': dict(hit, **{'workloads.0.op': 'wr'}), 'metric': 'lat.median_ns'}],
-    'S000 experiment 3: device-cache hits on the AU280')
-case('s000_atomics', '../../configs/s000_atomics.yaml', [
+                   'write, the model +25%). The protocol has no WriteUnique or two-phase write yet.')}] + crossover,
+    'S000 experiment 1: CCIX against PCIe DMA latency, small reads and writes (AU280), and the read crossover size (both boards)')
+hits = []
+for b in ('au280', 'vck5000'):
+    for op, word in (('rd', 'read'), ('wr', 'write')):
+        hits.append({'ref': 's000.exp3.hit.%s.%s' % (b, word), 'metric': 'lat.median_ns', 'platform': 's000_n1sdp_' + b,
+                     'point': {'topology': s000_topo[b], 'workloads.0.pattern': 'hit', 'workloads.0.size': '64B',
+                               'workloads.0.op': op}})
+s000_case('s000_hits', '../../configs/s000_hits.yaml', hits, 'S000 experiment 3: device-cache hits on the AU280 and the VCK5000')
+s000_case('s000_atomics', '../../configs/s000_atomics.yaml', [
     {'ref': 's000.exp5.cas.host', 'point': {'topology.nodes.host.ccix.core_atomics': 'far', 'workloads.1.line': 'same'},
      'metric': 'host.median_ns'},
     {'ref': 's000.exp5.cas.device', 'point': {'topology.nodes.au280.ccix_ra.atomics': 'far', 'workloads.0.pattern': 'warm'},

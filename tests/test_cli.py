@@ -731,6 +731,19 @@ class Validate(unittest.TestCase):
             shutil.rmtree(d)
 
 
+class Platforms(unittest.TestCase):
+    def test_one_n1sdp_for_both_s000_boards(self):
+        # S000's two boards sit in the same host: the VCK5000 platform's host
+        # section (and link defaults) must stay the AU280 platform's, text for
+        # text, or a calibration of one would silently not reach the other.
+        def host(board):
+            text = open(os.path.join(ROOT, 'topologies', 's000_n1sdp_%s.yaml' % board)).read()
+            return text[text.index('link_defaults:'):text.index('\n  %s:\n' % board)]
+        au, vck = host('au280'), host('vck5000')
+        self.assertIn('ccix:', au)
+        self.assertEqual(au, vck)
+
+
 class Golden(unittest.TestCase):
     def test_platforms_match_golden(self):
         cases = json.load(open(os.path.join(ROOT, 'tests', 'golden', 'cases.json')))

@@ -78,6 +78,19 @@ std::string need_device(const Cursor& c, const topo::Topology& t, const std::str
   return n;
 }
 
+// The workload's `device` key if it has one; otherwise the topology's only
+// endpoint with a `kind` engine (so one study runs on every platform of a
+// source whose boards have different names).
+std::string device_or_only(const Cursor& c, const topo::Topology& t, const std::string& kind) {
+  if (c.has("device")) return need_device(c.child("device"), t, kind);
+  const auto names = endpoints_with(t, kind);
+  if (names.size() == 1) return names[0];
+  std::string all;
+  for (const auto& x : names) all += (all.empty() ? "" : ", ") + x;
+  c.fail(names.empty() ? "the topology has no endpoint with a " + kind + " device"
+                       : "name the device: the topology has several with a " + kind + " device (" + all + ")");
+}
+
 std::uint32_t size32(const Cursor& c, std::uint64_t lo, std::uint64_t hi) {
   const std::uint64_t v = c.size();
   if (v < lo || v > hi) c.fail(c.scalar() + " is outside " + std::to_string(lo) + "B.." + std::to_string(hi) + "B");
@@ -846,7 +859,7 @@ class CcixLatency final : public Workload {
   CcixLatency(const Cursor& c, const topo::Topology& p) : Workload("ccix_lat") {
     c.keys({"type", "name", "device", "path", "op", "size", "reps", "pattern", "window", "page_size", "node"});
     if (c.has("name")) m_name = c.child("name").str();
-    m_dev = need_device(c.child("device"), p, "ccix_ra");
+    m_dev = device_or_only(c, p, "ccix_ra");
     m_ccix = !c.has("path") || c.child("path").choice({"ccix", "dma"}) == "ccix";
     const std::string op = c.child("op").choice({"rd", "wr", "cas"});
     m_write = op == "wr";
@@ -990,7 +1003,7 @@ class HostAndFpga : public Workload {
       : Workload(type) {
     c.keys(keys);
     if (c.has("name")) m_name = c.child("name").str();
-    m_dev = need_device(c.child("device"), p, "ccix_ra");
+    m_dev = device_or_only(c, p, "ccix_ra");
     m_n = c.has(count_key) ? static_cast<int>(c.child(count_key).integer(1, 1000000)) : count_default;
     const int host_cores = p.nodes[static_cast<std::size_t>(p.root)].ccix_home.cores;
     m_cores = c.has("cores") ? static_cast<int>(c.child("cores").integer(0, 62)) : 1;
@@ -1674,9 +1687,9 @@ std::string workloads_reference() {
 | `rosta_echo` | `from`, `to`, `bytes`, `reps` | S001 latency: echo round trip / 2 |
 | `calypte_burst` | `device`, `channels`, `size`, `packets`, `core` | F2H packets back to back over several channels, then a marker; the F2H rate |
 | `calypte_loopback` | `mode` (fhf, hfh), `device`, `channel`, `size`, `reps`, `core` | S004 round-trip latency distribution |
-| `ccix_lat` | `device` (a ccix_ra endpoint), `path` (ccix: the request agent's system cache; dma: the device's DMA engine), `op` (rd, wr; cas: an AtomicCompare of one word, ccix path), `size`, `reps`, `pattern` (fresh: lines and a page never touched; warm: lines flushed from the system cache, on translated pages; hit: lines already in the system cache), `window` (warm: the bytes the transfers cycle through), `page_size`, `node` | S000 experiments 1-3 and 5 |
-| `ccix_share` | `device` (a ccix_ra endpoint), `buffer` (the shared buffer's size), `accesses` (per side: each host core and the device), `cores` (host cores at the CCIX home; 0: the device alone), `fpga` (false: the host alone), `page_size` (2 MiB by default), `node` | S000 experiment 4 |
-| `ccix_locks` | `device` (a ccix_ra endpoint), `buckets` (fewer: more contention), `locks` (per locker), `cores` (host cores at the CCIX home), `fpga`, `hold` (in the critical section), `think` (between locks), `retry` (the device's polling interval, and anyone's wait on a full queue), `patience` (how long a locker tries to join a queue before giving the lock up), `page_size`, `node` | S000 experiment 6 |
+| `ccix_lat` | `device` (a ccix_ra endpoint; by default the topology's only one), `path` (ccix: the request agent's system cache; dma: the device's DMA engine), `op` (rd, wr; cas: an AtomicCompare of one word, ccix path), `size`, `reps`, `pattern` (fresh: lines and a page never touched; warm: lines flushed from the system cache, on translated pages; hit: lines already in the system cache), `window` (warm: the bytes the transfers cycle through), `page_size`, `node` | S000 experiments 1-3 and 5 |
+| `ccix_share` | `device` (a ccix_ra endpoint; by default the only one), `buffer` (the shared buffer's size), `accesses` (per side: each host core and the device), `cores` (host cores at the CCIX home; 0: the device alone), `fpga` (false: the host alone), `page_size` (2 MiB by default), `node` | S000 experiment 4 |
+| `ccix_locks` | `device` (a ccix_ra endpoint; by default the only one), `buckets` (fewer: more contention), `locks` (per locker), `cores` (host cores at the CCIX home), `fpga`, `hold` (in the critical section), `think` (between locks), `retry` (the device's polling interval, and anyone's wait on a full queue), `patience` (how long a locker tries to join a queue before giving the lock up), `page_size`, `node` | S000 experiment 6 |
 | `bench_lat` | `device`, `op` (rd, wrrd), `size`, `window`, `reps`, `pattern` (seq, rand, fresh: every access on pages never touched before), `page_size`, `node` (near, far), `invalidate` (ATS invalidation of the pages before each access), `host_cache` (warm: the window starts in the host's LLC as far as it fits; cold), `host_node` (near, far: the socket whose core warmed the window, pcie-bench's control socket; default the buffer's `node`) | S011 LAT_DMA_RD / LAT_DMA_WRRD |
 | `bench_bw` | `device`, `op` (rd, wr, rw), `size`, `window`, `transactions`, `pattern`, `page_size`, `node`, `host_cache`, `host_node` | S011 BW_DMA_RD / WR / RW |
 | `coyote_perf` | `device`, `mode` (lat, thr), `size`, `reps`, `page_size`, `node`, `core`, `driver_core`, `mapped` | S003 Coyote perf_local: host -> FPGA -> host through the FPGA MMU; mean latency of `reps` single transfers, or throughput of `reps` transfers invoked back to back and waited for; `mapped` (default true): the driver installs the buffers' translations in the TLBs up front, false: each first touch of a page misses |
