@@ -156,7 +156,7 @@ void snoops_done(HomeLine& h, AgentId self, Sink& out, const HomePolicy& policy)
 
 void start(HomeLine& h, const Msg& m, AgentId self, Sink& out, const HomePolicy& policy) {
   const DirCond c = h.cond_of(m.src);
-  const HomeRow* row = home_row(m.type, c, policy.forward);
+  const HomeRow* row = home_row(m.type, c, policy.forward, policy.migratory);
   if (!row)
     fail("home " + std::to_string(self), m.line,
          std::string("directory ") + dir_state_name(h.dir()) + " (requester " + dir_cond_name(c) + ") received " + describe(m) +

@@ -33,6 +33,9 @@ struct HomePolicy {
   // agents can reach each other (a socket system's fabric; not CCIX, whose
   // request agents each talk to their home alone).
   bool forward = false;
+  // Migratory sharing: a ReadShared that finds a unique owner takes the
+  // line unique (protocol.h, kHomeMigrate). A forwarding home ignores it.
+  bool migratory = false;
 };
 
 class Sink {

@@ -89,7 +89,7 @@ constexpr RnRow kRn[] = {
 using C = DirCond;
 using W = SnoopWhom;
 using U = DirUpdate;
-constexpr std::uint8_t Mw = kHomeMemWrite, Na = kHomeNoAck, Fw = kHomeForward, At = kHomeAtomic;
+constexpr std::uint8_t Mw = kHomeMemWrite, Na = kHomeNoAck, Fw = kHomeForward, At = kHomeAtomic, Mg = kHomeMigrate;
 
 // The home's table: how it serves each request, by the requester's standing
 // in the directory. A (request, standing) pair without a row is a protocol
@@ -138,19 +138,34 @@ constexpr HomeRow kHome[] = {
     {M::ReadShared, C::Owner, W::Owner, M::SnpToSFwd, M::CompDataSC, U::AddSharer, Fw},
     {M::ReadUnique, C::Owner, W::Owner, M::SnpToIFwd, M::CompDataUC, U::MakeOwner, Fw},
     {M::CleanUnique, C::Owner, W::Owner, M::SnpToIFwd, M::CompDataUC, U::MakeOwner, Fw},
+    // A migratory home's row: a ReadShared that finds a unique owner is
+    // served as a ReadUnique is, the owner's dirty data coming home. Not
+    // with forwarding: an owner would have to pass its dirty line on as
+    // dirty, a grant (UD) the protocol does not have; the search finds the
+    // stale memory a clean one leaves.
+    {M::ReadShared, C::Owner, W::Others, M::SnpToI, M::CompDataUC, U::MakeOwner, Mg},
 };
 
-// Direct look-up tables, built once from the rows.
+// Direct look-up tables, built once from the rows: one home table per
+// policy (forwarding, migratory: bits 0 and 1), each holding, per request
+// and standing, the row with the most of the policy's flags among the rows
+// whose flags the policy has.
 struct Index {
+  static constexpr int kPolicies = 4;
   std::array<const RnRow*, kRnStates * kRnEvents> rn{};
-  std::array<const HomeRow*, kMsgTypes * static_cast<int>(DirCond::Count)> home{}, home_fwd{};
+  std::array<std::array<const HomeRow*, kMsgTypes * static_cast<int>(DirCond::Count)>, kPolicies> home{};
   static int at(MsgType req, DirCond c) { return static_cast<int>(req) * static_cast<int>(DirCond::Count) + static_cast<int>(c); }
+  static int policy_of(std::uint8_t ops) { return ((ops & kHomeForward) ? 1 : 0) | ((ops & kHomeMigrate) ? 2 : 0); }
   Index() {
     for (const RnRow& r : kRn) rn[static_cast<int>(r.state) * kRnEvents + static_cast<int>(r.event)] = &r;
-    for (const HomeRow& r : kHome) {
-      if (!(r.ops & kHomeForward)) home[at(r.req, r.cond)] = &r;
-      if ((r.ops & kHomeForward) || !home_fwd[at(r.req, r.cond)]) home_fwd[at(r.req, r.cond)] = &r;
-    }
+    for (int p = 0; p < kPolicies; ++p)
+      for (const HomeRow& r : kHome) {
+        const int need = policy_of(r.ops);
+        if ((need & p) != need) continue;
+        const HomeRow*& slot = home[static_cast<std::size_t>(p)][static_cast<std::size_t>(at(r.req, r.cond))];
+        if (!slot || __builtin_popcount(static_cast<unsigned>(need)) > __builtin_popcount(static_cast<unsigned>(policy_of(slot->ops))))
+          slot = &r;
+      }
   }
 };
 const Index& index() {
@@ -243,8 +258,9 @@ const char* dir_cond_name(DirCond c) {
   return n[static_cast<int>(c)];
 }
 
-const HomeRow* home_row(MsgType req, DirCond c, bool forward) {
-  return (forward ? index().home_fwd : index().home)[Index::at(req, c)];
+const HomeRow* home_row(MsgType req, DirCond c, bool forward, bool migrate) {
+  // A forwarding home does not migrate (see the migratory row).
+  return index().home[forward ? 1u : migrate ? 2u : 0u][static_cast<std::size_t>(Index::at(req, c))];
 }
 
 bool msg_forwarded(MsgType m) { return m == M::SnpRespFwded_I || m == M::SnpRespFwded_SC || m == M::SnpRespDataFwded_SC; }

@@ -240,6 +240,11 @@ enum HomeOp : std::uint8_t {
   // snoop returned), writes the result to memory, and the grant carries
   // the old value.
   kHomeAtomic = 8,
+  // Migratory sharing, a home's policy: a read for a shared copy that finds
+  // a unique owner takes the line unique, the owner invalidated, as a
+  // ReadUnique would; a read-modify-write that then writes the line needs
+  // no upgrade, at the cost of the owner's copy. Not for a forwarding home.
+  kHomeMigrate = 16,
 };
 
 struct HomeRow {
@@ -252,9 +257,11 @@ struct HomeRow {
   std::uint8_t ops;
 };
 
-// The row for (req, c); with `forward`, the forwarding row where there is
-// one. nullptr if the protocol has none.
-const HomeRow* home_row(MsgType req, DirCond c, bool forward = false);
+// The row for (req, c) under a home's policy: with `forward`, the
+// forwarding row where there is one; otherwise, with `migrate`, the
+// migratory one (a forwarding home does not migrate). nullptr if the
+// protocol has none.
+const HomeRow* home_row(MsgType req, DirCond c, bool forward = false, bool migrate = false);
 bool msg_forwarded(MsgType m);  // a snoop response saying the data went to the requester
 
 // Every row, for the checks that every (state, event) pair either has a row

@@ -507,11 +507,15 @@ const ParamTable<ccix::RequestAgentConfig>& ccix_ra_params() {
 const ParamTable<ccix::HomePortConfig>& ccix_home_params() {
   using C = ccix::HomePortConfig;
   static const ParamTable<C> t = {
-      P<C>("home_lookup", "time", "10ns", "the home's latency per message: CCIX gateway, mesh, home node and its directory",
+      P<C>("home_lookup", "time", "10ns", "the home node's latency per message: its pipeline and directory (the CCIX port's is ccix_latency)",
            [](C& c, const Cursor& v) { c.home.lookup = v.time(); }),
       P<C>("ccix_latency", "time", "0ns", "the host's CCIX transaction and link layers, each way", [](C& c, const Cursor& v) { c.ccix.latency = v.time(); }),
       P<C>("atomic_latency", "time", "0ns", "an atomic's operation at the home, once the line's value is there",
            [](C& c, const Cursor& v) { c.home.atomic_latency = v.time(); }),
+      P<C>("migratory", "bool", "false",
+           "a read for a shared copy of a line another agent holds unique takes the line unique (the owner invalidated), "
+           "so a read-modify-write needs no upgrade",
+           [](C& c, const Cursor& v) { c.home.policy.migratory = v.boolean(); }),
       P<C>("cores", "int", "0", "host cores as coherent requesters of this home, each a caching agent (private L1/L2) on the mesh",
            [](C& c, const Cursor& v) { c.cores = static_cast<int>(v.integer(0, 62)); }),
       P<C>("core_lookup", "time", "2ns", "a host core's private cache: from an access to its miss leaving, and per message it receives",

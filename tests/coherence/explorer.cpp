@@ -279,6 +279,7 @@ struct Explorer : Sink {
       if (m.dst != home_of(l)) throw SimError(describe(m) + " reached a home that is not its line's");
       HomePolicy policy;
       policy.forward = cfg.forward;
+      policy.migratory = cfg.migratory;
       home_receive(x.home[static_cast<std::size_t>(l)], m, home_of(l), *this, policy);
       return;
     }

@@ -48,6 +48,7 @@ struct ExploreConfig {
   int homes = 1;          // line l's home is home l % homes
   int mshrs = 1;          // requests outstanding per agent at once
   bool forward = false;   // the homes forward (HomePolicy): owners send the line to requesters
+  bool migratory = false; // the homes serve a ReadShared that finds an owner as a ReadUnique (HomePolicy)
   bool atomics = false;   // the cores also issue far atomics (every kind)
   std::size_t max_states = 20'000'000;
   Mutation mutation = Mutation::None;

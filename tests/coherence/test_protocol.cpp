@@ -16,7 +16,8 @@
 namespace hx::coherence::test {
 namespace {
 
-ExploreResult run(int agents, int lines, int mshrs, int homes = 1, bool forward = false, bool atomics = false) {
+ExploreResult run(int agents, int lines, int mshrs, int homes = 1, bool forward = false, bool atomics = false,
+                  bool migratory = false) {
   ExploreConfig c;
   c.agents = agents;
   c.lines = lines;
@@ -24,12 +25,13 @@ ExploreResult run(int agents, int lines, int mshrs, int homes = 1, bool forward 
   c.homes = homes;
   c.forward = forward;
   c.atomics = atomics;
+  c.migratory = migratory;
   const ExploreResult r = explore(c);
   EXPECT_EQ(r.error, "") << agents << " agents, " << lines << " lines";
   EXPECT_TRUE(r.complete) << r.states << " states";
-  std::printf("%d agents, %d lines, %d homes, %d MSHRs%s%s: %zu states, %zu transitions, at most %d messages in flight\n",
-              agents, lines, homes, mshrs, forward ? ", forwarding" : "", atomics ? ", far atomics" : "", r.states,
-              r.transitions, r.max_in_flight);
+  std::printf("%d agents, %d lines, %d homes, %d MSHRs%s%s%s: %zu states, %zu transitions, at most %d messages in flight\n",
+              agents, lines, homes, mshrs, forward ? ", forwarding" : "", migratory ? ", migratory" : "",
+              atomics ? ", far atomics" : "", r.states, r.transitions, r.max_in_flight);
   return r;
 }
 
@@ -56,7 +58,7 @@ void expect_every_row_taken(const std::vector<ExploreResult>& rs) {
 TEST(CoherenceExhaustive, TwoAgentsOneLine) { run(2, 1, 1); }
 
 TEST(CoherenceExhaustive, ThreeAgentsOneLineTakeEveryRow) {
-  expect_every_row_taken({run(3, 1, 1, 1, false, true), run(3, 1, 1, 1, true, true)});
+  expect_every_row_taken({run(3, 1, 1, 1, false, true), run(3, 1, 1, 1, true, true), run(3, 1, 1, 1, false, true, true)});
 }
 
 // Two lines and two requests outstanding per agent, with far atomics
@@ -79,22 +81,32 @@ TEST(CoherenceExhaustive, FindsAnAtomicThatLeavesACopy) {
   EXPECT_NE(r.error.find("holds a stale readable copy"), std::string::npos) << r.error;
 }
 
-// Without forwarding no forwarding row is ever taken, and with it none of
-// the rows it replaces.
+// A home takes the rows of its policy (forwarding, migratory, or neither;
+// a forwarding home set to migrate takes the forwarding rows alone) and
+// never a row of another policy, nor one its policy's rows replace.
 TEST(CoherenceExhaustive, AHomeTakesTheRowsOfItsPolicyOnly) {
-  const ExploreResult plain = run(3, 1, 1), fwd = run(3, 1, 1, 1, true);
   int n = 0;
   const HomeRow* home = home_rows(&n);
-  for (int i = 0; i < n; ++i) {
-    const auto k = static_cast<std::size_t>(i);
-    if (home[i].ops & kHomeForward) {
-      EXPECT_EQ(plain.home_rows_used[k], 0) << msg_name(home[i].req);
-      EXPECT_GT(fwd.home_rows_used[k], 0) << msg_name(home[i].req);
-    } else if (home_row(home[i].req, home[i].cond, true) != &home[i]) {
-      EXPECT_EQ(fwd.home_rows_used[k], 0) << msg_name(home[i].req) << " x " << dir_cond_name(home[i].cond);
+  for (const bool fwd : {false, true})
+    for (const bool mig : {false, true}) {
+      const ExploreResult r = run(3, 1, 1, 1, fwd, false, mig);
+      for (int i = 0; i < n; ++i) {
+        const auto k = static_cast<std::size_t>(i);
+        const bool mine = home_row(home[i].req, home[i].cond, fwd, mig) == &home[i];
+        const bool policy_row = home[i].ops & (kHomeForward | kHomeMigrate);
+        if (!mine) {
+          EXPECT_EQ(r.home_rows_used[k], 0) << msg_name(home[i].req) << " x " << dir_cond_name(home[i].cond)
+                                            << (fwd ? ", forwarding" : "") << (mig ? ", migratory" : "");
+        } else if (policy_row) {
+          EXPECT_GT(r.home_rows_used[k], 0) << msg_name(home[i].req) << " x " << dir_cond_name(home[i].cond);
+        }
+      }
     }
-  }
 }
+
+// Migratory sharing with two lines and two requests per agent, far atomics
+// beside: a ReadShared that takes a line unique meets every other flow.
+TEST(CoherenceExhaustive, MigratoryTwoAgentsTwoLinesTwoMshrs) { run(2, 2, 2, 1, false, true, true); }
 
 // The search sees a forwarding owner that keeps its unique copy: once the
 // home has its response, the directory no longer lists it (the step before

@@ -164,11 +164,12 @@ struct System {
 
 // 200 seeds x 5000 operations = a million operations, on 4 agents, 3 lines
 // (so lines collide constantly) and 2 MSHRs per agent.
-void stress(bool forward) {
+void stress(bool forward, bool migratory = false) {
   std::uint64_t ops = 0, loads = 0, stores = 0, forwarded = 0, near = 0, far = 0;
   for (std::uint64_t seed = 1; seed <= 200; ++seed) {
     System r(4, 3, 2);
     r.policy.forward = forward;
+    r.policy.migratory = migratory;
     Rng rng(seed, "coherence-stress");
     while (r.ops < 5000) {
       forwarded += r.step(rng, true);
@@ -203,6 +204,10 @@ TEST(CoherenceStress, AMillionRandomOperationsAgainstAGoldenMemory) { stress(fal
 
 // The same with homes that have owners forward lines to requesters.
 TEST(CoherenceStress, AMillionRandomOperationsForwardingAgainstAGoldenMemory) { stress(true); }
+
+// The same with migratory homes (a ReadShared that finds an owner takes the
+// line unique).
+TEST(CoherenceStress, AMillionRandomOperationsMigratoryAgainstAGoldenMemory) { stress(false, true); }
 
 }  // namespace
 }  // namespace hx::coherence
