@@ -49,6 +49,18 @@ def size_of(v):
     return int(float(s))
 
 
+def size_axes(ax, title, ylabel='latency (ns)', ylog=True, legend_size=6):
+    """A transfer-size x axis (log 2), a latency y axis (log unless `ylog`
+    is false), the title and the legend."""
+    ax.set_xscale('log', base=2)
+    if ylog:
+        ax.set_yscale('log')
+    ax.set_xlabel('transfer size (B)')
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=legend_size)
+
+
 def save(fig, out_dir, name):
     for ext in ('png', 'pdf'):
         fig.savefig(os.path.join(out_dir, name + '.' + ext))

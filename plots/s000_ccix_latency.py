@@ -5,7 +5,7 @@ PCIe DMA, at 16 GT/s and with Extended Speed Mode (25 GT/s), per board; and
 CCIX relative to PCIe in percent for each board, with the measured
 small-transfer figures (-33% reads, +32% writes) and the measured read
 crossover (4 KiB, both boards)."""
-from common import args, need, plt, points, reference, save, size_of
+from common import args, need, plt, points, reference, save, size_axes, size_of
 
 res, out = args()
 ref = reference('s000_ccix')
@@ -31,12 +31,7 @@ for a1, (b, name) in zip(axes[0], boards):
         esm = series(b, path, op, '25GT/s')
         if esm and path == 'ccix':
             a1.plot([s for s, _ in esm], [v for _, v in esm], style[:2] + ':', lw=0.8, label='CCIX %s, ESM 25 GT/s' % op)
-    a1.set_xscale('log', base=2)
-    a1.set_yscale('log')
-    a1.set_xlabel('transfer size (B)')
-    a1.set_ylabel('latency (ns)')
-    a1.set_title('S000: CCIX vs PCIe DMA (%s)' % name)
-    a1.legend(fontsize=5.5)
+    size_axes(a1, 'S000: CCIX vs PCIe DMA (%s)' % name, legend_size=5.5)
 a2 = axes[0][-1]
 for (b, name), marker in zip(boards, ('o', 's')):
     for op, color in (('rd', 'C0'), ('wr', 'C3')):
@@ -51,9 +46,5 @@ for op, rid in (('rd', 's000.exp1.read_small_vs_pcie'), ('wr', 's000.exp1.write_
 a2.axhline(0, color='k', lw=0.6)
 if 's000.exp1.read_crossover' in ref:
     a2.axvline(ref['s000.exp1.read_crossover']['value'] * 1024, color='k', ls='--', lw=0.8, label='measured read crossover')
-a2.set_xscale('log', base=2)
-a2.set_xlabel('transfer size (B)')
-a2.set_ylabel('CCIX vs PCIe latency (%)')
-a2.set_title('S000: CCIX relative to PCIe')
-a2.legend(fontsize=5.5)
+size_axes(a2, 'S000: CCIX relative to PCIe', 'CCIX vs PCIe latency (%)', ylog=False, legend_size=5.5)
 save(fig, out, 's000_ccix_latency')

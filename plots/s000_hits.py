@@ -3,7 +3,7 @@
 cache (the AU280's one-level system cache, the VCK5000's L2 in its CPM),
 against the same transfers missing it and going to the host, vs size, per
 board; the measured small-transfer hit latencies as markers."""
-from common import args, need, plt, points, reference, save, size_of
+from common import args, need, plt, points, reference, save, size_axes, size_of
 
 res, out = args()
 ref = reference('s000_ccix')
@@ -30,12 +30,7 @@ for ax, (b, name) in zip(axes[0], boards):
         rid = 's000.exp3.hit.%s.%s' % (b, op)
         if rid in ref:
             ax.plot([64], [ref[rid]['value']], mark, label='measured %s hit' % op)
-    ax.set_xscale('log', base=2)
-    ax.set_yscale('log')
-    ax.set_xlabel('transfer size (B)')
-    ax.set_ylabel('latency (ns)')
-    ax.set_title('S000: device-cache hits (%s)' % name)
-    ax.legend(fontsize=6)
+    size_axes(ax, 'S000: device-cache hits (%s)' % name)
 # The boards' hits side by side: the VCK5000's longer path to its cache
 # against its faster line rate.
 ax = axes[0][-1]
@@ -44,10 +39,5 @@ for (b, name), color in zip(boards, ('C0', 'C3')):
         data = series(b, 'hit', op)
         if data:
             ax.plot([s for s, _ in data], [v for _, v in data], color + style, ms=3, label='%s %s hit' % (name, 'read' if op == 'rd' else 'write'))
-ax.set_xscale('log', base=2)
-ax.set_yscale('log')
-ax.set_xlabel('transfer size (B)')
-ax.set_ylabel('latency (ns)')
-ax.set_title('S000: hits, one board against the other')
-ax.legend(fontsize=6)
+size_axes(ax, 'S000: hits, one board against the other')
 save(fig, out, 's000_hits')
