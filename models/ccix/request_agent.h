@@ -19,6 +19,9 @@
 //  - the device's DMA engine (dma::BenchDma, S000's TaPaSCo baseline) sits
 //    behind the same endpoint on VC0, on physical addresses unless
 //    `dma_translates`;
+//  - a write that misses is done only once the line has arrived and the
+//    write has passed the SC's pipeline again to merge into it
+//    (`write_fill`); a read's data goes back as it arrives;
 //  - a transfer is done when its last line is, plus the response's way
 //    back over AXI: read data (`read_return`) or the write response
 //    (`write_return`);

@@ -237,9 +237,10 @@ void CachingAgent::receive(Packet* p) {
   // (Scratch lists are members: nothing is allocated here once they have grown.)
   m_again.clear();
   bool head = true;
+  const Tick done = now_tick() + (r.stored ? m_cfg.store_fill : 0);
   m_mshr.complete(m.line, [&](const Access& a) {
     if (!head) m_again.push_back(a);
-    else if (a.core) a.core->access_done(a.tag, r.rmw ? r.old : r.value, now_tick());  // (a prefetch tells no core)
+    else if (a.core) a.core->access_done(a.tag, r.rmw ? r.old : r.value, done);  // (a prefetch tells no core)
     head = false;
   });
   for (const Access& a : m_again) run(a);

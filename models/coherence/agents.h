@@ -95,6 +95,10 @@ struct CachingAgentConfig {
   // CCIX/CHI's atomic transactions) or here (near: the line is fetched
   // unique, as for a store). A line the agent holds runs its atomic near.
   bool far_atomics = true;
+  // A store that missed: from its line's arrival to the store being done
+  // (a write-allocate cache that merges the write into the arrived line by
+  // passing it through its pipeline again); 0: done on arrival.
+  Tick store_fill = 0;
   CohEndConfig port;
 };
 

@@ -54,8 +54,8 @@ CohEndConfig infinite() {
 }
 
 struct Rig {
-  explicit Rig(CohEndConfig home_port0 = infinite(), int prefetch = 0, bool far_atomics = true)
-      : mem("mem", memory()), home("home", home_config(home_port0), mem), a0("a0", agent(0, prefetch, far_atomics)),
+  explicit Rig(CohEndConfig home_port0 = infinite(), int prefetch = 0, bool far_atomics = true, Tick store_fill = 0)
+      : mem("mem", memory()), home("home", home_config(home_port0), mem), a0("a0", agent(0, prefetch, far_atomics, store_fill)),
         a1("a1", agent(1)) {
     CohPort::connect(a0.port(), home.port(0), link());
     CohPort::connect(a1.port(), home.port(1), link());
@@ -68,11 +68,12 @@ struct Rig {
     h.ports = {port0, infinite()};
     return h;
   }
-  static CachingAgentConfig agent(AgentId id, int prefetch = 0, bool far_atomics = true) {
+  static CachingAgentConfig agent(AgentId id, int prefetch = 0, bool far_atomics = true, Tick store_fill = 0) {
     CachingAgentConfig c;
     c.id = id;
     c.prefetch = prefetch;
     c.far_atomics = far_atomics;
+    c.store_fill = store_fill;
     c.home = 2;
     c.lookup = 2 * kNs;
     c.port = infinite();
@@ -110,6 +111,26 @@ TEST(CoherenceAgents, AMissServedByMemoryIsTheSumOfItsStages) {
   EXPECT_EQ(r.a0.state(5), RnState::UC);
   EXPECT_EQ(r.home.memory_reads.value, 1u);
   EXPECT_TRUE(r.home.idle());
+}
+
+// A write-allocate cache that merges a missing store into the arrived line
+// through its pipeline again: the store miss is the load miss's sum and
+// `store_fill` more; the line is unique and dirty at the fill. A store that
+// hits does not pay it.
+TEST(CoherenceAgents, AStoreMissIsDoneItsFillTimeAfterTheLineArrives) {
+  Rig r(infinite(), 0, true, 40 * kNs);
+  r.a0.access(true, 5, 7, 1, r.c0);
+  sc_core::sc_start();
+  ASSERT_EQ(r.c0.done.size(), 1u);
+  const Tick at_home = kRn + kHdr + kLat + kHome;
+  const Tick arrived = next_slot(at_home, 5 * kNs) + 80 * kNs + kData + kLat + kRn;
+  EXPECT_EQ(std::get<2>(r.c0.done[0]), arrived + 40 * kNs);
+  EXPECT_EQ(r.a0.state(5), RnState::UD);
+  const Tick t1 = sc_core::sc_time_stamp().value();
+  r.a0.access(true, 5, 8, 2, r.c0);
+  sc_core::sc_start();
+  ASSERT_EQ(r.c0.done.size(), 2u);
+  EXPECT_EQ(std::get<2>(r.c0.done[1]), t1 + kRn);
 }
 
 // A message alone on an idle link goes out from the send itself, at the
