@@ -33,7 +33,7 @@ SMALL = {
                   '../topologies/s000_n1sdp_vck5000.yaml]}, {path: workloads.0.pattern, values: [hit, warm]}, '
                   '{path: workloads.0.op, values: [rd, wr]}, {path: workloads.0.size, values: [64B, 1KiB]}]'],
     's000_contention': ['workloads.0.accesses=100', 'sweep.0.values=[32KiB, 2MiB]'],
-    's000_locks': ['workloads.0.locks=20', 'sweep.0.values=[64, 1]'],
+    's000_locks': ['workloads.0.locks=20', 'sweep.1.values=[64, 1]'],
     's011_hosts_lat': ['workloads.0.reps=20', 'sweep.2.values=[64B, 1024B]'],
     's011_hosts_bw': ['workloads.0.transactions=500', 'sweep.2.values=[64B, 1024B]'],
     's011_iommu_bw': ['workloads.0.transactions=500', 'sweep=[{path: topology, values: [../topologies/s011_hsw_e5_2620v3.yaml]}, '

@@ -1147,13 +1147,21 @@ class CcixShare final : public HostAndFpga {
 // locker whose CASes keep finding the word changed (the others change it
 // faster than its CAS's round trip) gives the lock up after `patience`:
 // counted as starved, not timed.
+// With `lock: ticket` the word is a ticket lock instead (the next ticket in
+// its low 32 bits, the ticket being served in its high 32): a locker takes
+// a ticket with an AtomicLoad that adds 1 (it always succeeds, so nobody
+// starves and the lock goes in order of arrival), waits until its ticket
+// is served (as a queue's locker waits for the head), and releases with an
+// AtomicStore that adds 1 to the served ticket.
 class CcixLocks final : public HostAndFpga {
  public:
   CcixLocks(const Cursor& c, const topo::Topology& p)
       : HostAndFpga("ccix_locks", c, p,
-                    {"type", "name", "device", "buckets", "locks", "cores", "fpga", "hold", "think", "retry", "patience",
-                     "page_size", "node"},
+                    {"type", "name", "device", "lock", "buckets", "locks", "cores", "fpga", "hold", "think", "retry",
+                     "patience", "page_size", "node"},
                     "locks", 256, "nobody would take a lock: cores: 0 and fpga: false") {
+    m_ticket = c.has("lock") && c.child("lock").choice({"queue", "ticket"}) == "ticket";
+    if (m_ticket && c.has("patience")) c.child("patience").fail("patience applies to lock: queue (a ticket is never given up)");
     m_buckets = c.has("buckets") ? c.child("buckets").integer(1, 1 << 20) : 64;
     m_hold = c.has("hold") ? c.child("hold").time() : 200 * kNs;
     m_think = c.has("think") ? c.child("think").time() : 500 * kNs;
@@ -1197,6 +1205,10 @@ class CcixLocks final : public HostAndFpga {
           sc_core::wait(sc_core::sc_time::from_value(m_retry));
           return core.load(line);
         };
+        side.add = [&core](std::uint64_t line, std::uint64_t n, bool store) { return core.atomic(line, add(n, store)); };
+        side.wait_turn = [&core](std::uint64_t line, std::uint64_t ticket) {
+          core.poll(line, 0, [ticket](std::uint64_t v) { return serving(v) == ticket; });
+        };
         run(side, me, base, m_host, m_host_starved, "core" + std::to_string(k));
       });
     }
@@ -1236,6 +1248,10 @@ class CcixLocks final : public HostAndFpga {
         sc_core::wait(sc_core::sc_time::from_value(m_retry));
         return peek(line);
       };
+      side.add = [&](std::uint64_t line, std::uint64_t n, bool store) { return atomic(line, add(n, store)); };
+      side.wait_turn = [&](std::uint64_t line, std::uint64_t ticket) {
+        while (serving(peek(line)) != ticket) sc_core::wait(sc_core::sc_time::from_value(m_retry));
+      };
       run(side, me, base, m_device, m_device_starved, "fpga");
     });
   }
@@ -1248,17 +1264,45 @@ class CcixLocks final : public HostAndFpga {
   }
 
  private:
+  // A ticket lock's word: the ticket being served is its high half.
+  static std::uint64_t serving(std::uint64_t v) { return v >> 32; }
+  static constexpr std::uint64_t kServeNext = std::uint64_t{1} << 32;
+  // An atomic that adds n: AtomicStore (no value back) or AtomicLoad.
+  static coherence::Rmw add(std::uint64_t n, bool store) {
+    coherence::Rmw r;
+    r.op = store ? coherence::AtomicOp::Store : coherence::AtomicOp::Load;
+    r.operand = n;
+    return r;
+  }
+
   // How one side reaches a bucket's word.
   struct Side {
     std::function<std::uint64_t(std::uint64_t, std::uint64_t, std::uint64_t)> cas;  // line, expected, new: the old value
     std::function<void(std::uint64_t)> wait_head;                                    // until this locker owns the lock
     std::function<std::uint64_t(std::uint64_t)> wait_room;                          // a while, then the word again
+    std::function<std::uint64_t(std::uint64_t, std::uint64_t, bool)> add;  // line, n, store: an atomic add; the old value
+    std::function<void(std::uint64_t, std::uint64_t)> wait_turn;          // line, ticket: until it is served
   };
   void run(const Side& s, std::uint64_t me, std::uint64_t base, Histogram& lat, std::uint64_t& starved, const std::string& who) {
     Rng rng(global_seed(), m_name + "." + who);
     for (int i = 0; timing(i); ++i) {
       const std::uint64_t line = base + rng.below(m_buckets);
       const Tick t0 = now_tick();
+      if (m_ticket) {
+        // Take a ticket (the word it read holds the ticket being served);
+        // wait for it to be served; hold; serve the next.
+        const std::uint64_t v = s.add(line, 1, false);
+        const std::uint64_t ticket = v & 0xffffffffu;
+        if (serving(v) != ticket) {
+          ++m_queued;
+          s.wait_turn(line, ticket);
+        }
+        timed(&lat, i, to_ns(now_tick() - t0));
+        sc_core::wait(sc_core::sc_time::from_value(m_hold));
+        s.add(line, kServeNext, true);
+        sc_core::wait(sc_core::sc_time::from_value(m_think));
+        continue;
+      }
       // Join the queue, or give up after `patience`.
       std::uint64_t v = 0;
       bool joined = false;
@@ -1299,6 +1343,7 @@ class CcixLocks final : public HostAndFpga {
     }
     --m_running;
   }
+  bool m_ticket = false;
   std::uint64_t m_buckets = 64;
   Tick m_hold = 0, m_think = 0, m_retry = 0, m_patience = 0;
   std::uint64_t m_retries = 0, m_queued = 0, m_host_starved = 0, m_device_starved = 0;
@@ -1689,7 +1734,7 @@ std::string workloads_reference() {
 | `calypte_loopback` | `mode` (fhf, hfh), `device`, `channel`, `size`, `reps`, `core` | S004 round-trip latency distribution |
 | `ccix_lat` | `device` (a ccix_ra endpoint; by default the topology's only one), `path` (ccix: the request agent's system cache; dma: the device's DMA engine), `op` (rd, wr; cas: an AtomicCompare of one word, ccix path), `size`, `reps`, `pattern` (fresh: lines and a page never touched; warm: lines flushed from the system cache, on translated pages; hit: lines already in the system cache), `window` (warm: the bytes the transfers cycle through), `page_size`, `node` | S000 experiments 1-3 and 5 |
 | `ccix_share` | `device` (a ccix_ra endpoint; by default the only one), `buffer` (the shared buffer's size), `accesses` (per side: each host core and the device), `cores` (host cores at the CCIX home; 0: the device alone), `fpga` (false: the host alone), `page_size` (2 MiB by default), `node` | S000 experiment 4 |
-| `ccix_locks` | `device` (a ccix_ra endpoint; by default the only one), `buckets` (fewer: more contention), `locks` (per locker), `cores` (host cores at the CCIX home), `fpga`, `hold` (in the critical section), `think` (between locks), `retry` (the device's polling interval, and anyone's wait on a full queue), `patience` (how long a locker tries to join a queue before giving the lock up), `page_size`, `node` | S000 experiment 6 |
+| `ccix_locks` | `device` (a ccix_ra endpoint; by default the only one), `lock` (queue: a queue of lockers joined by compare-and-swap, the default; ticket: a ticket lock, a ticket taken by an atomic add), `buckets` (fewer: more contention), `locks` (per locker), `cores` (host cores at the CCIX home), `fpga`, `hold` (in the critical section), `think` (between locks), `retry` (the device's polling interval, and anyone's wait on a full queue), `patience` (how long a locker tries to join a queue before giving the lock up), `page_size`, `node` | S000 experiment 6 |
 | `bench_lat` | `device`, `op` (rd, wrrd), `size`, `window`, `reps`, `pattern` (seq, rand, fresh: every access on pages never touched before), `page_size`, `node` (near, far), `invalidate` (ATS invalidation of the pages before each access), `host_cache` (warm: the window starts in the host's LLC as far as it fits; cold), `host_node` (near, far: the socket whose core warmed the window, pcie-bench's control socket; default the buffer's `node`) | S011 LAT_DMA_RD / LAT_DMA_WRRD |
 | `bench_bw` | `device`, `op` (rd, wr, rw), `size`, `window`, `transactions`, `pattern`, `page_size`, `node`, `host_cache`, `host_node` | S011 BW_DMA_RD / WR / RW |
 | `coyote_perf` | `device`, `mode` (lat, thr), `size`, `reps`, `page_size`, `node`, `core`, `driver_core`, `mapped` | S003 Coyote perf_local: host -> FPGA -> host through the FPGA MMU; mean latency of `reps` single transfers, or throughput of `reps` transfers invoked back to back and waited for; `mapped` (default true): the driver installs the buffers' translations in the TLBs up front, false: each first touch of a page misses |
