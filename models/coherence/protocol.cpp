@@ -147,11 +147,11 @@ constexpr HomeRow kHome[] = {
 };
 
 // Direct look-up tables, built once from the rows: one home table per
-// policy (forwarding, migratory: bits 0 and 1), each holding, per request
-// and standing, the row with the most of the policy's flags among the rows
-// whose flags the policy has.
+// policy (0: plain, 1: forwarding, 2: migratory; a home does not do both),
+// each holding, per request and standing, the policy's own row where it has
+// one, the plain row otherwise.
 struct Index {
-  static constexpr int kPolicies = 4;
+  static constexpr int kPolicies = 3;
   std::array<const RnRow*, kRnStates * kRnEvents> rn{};
   std::array<std::array<const HomeRow*, kMsgTypes * static_cast<int>(DirCond::Count)>, kPolicies> home{};
   static int at(MsgType req, DirCond c) { return static_cast<int>(req) * static_cast<int>(DirCond::Count) + static_cast<int>(c); }
