@@ -184,6 +184,16 @@ class FoundBeforeTheRun(Workdir):
                  % os.path.join(ROOT, 'topologies', 's000_n1sdp_au280.yaml'))
         self.expect_bad(study, 'a retry interval above zero', regex=r'study\.yaml:3:\d+: workloads\.0\.retry: ')
 
+    def test_a_ticket_lock_given_patience(self):
+        study = ('study: t\ntopology: %s\nworkloads: [{type: ccix_locks, lock: ticket, patience: 1us, locks: 5}]\n'
+                 % os.path.join(ROOT, 'topologies', 's000_n1sdp_au280.yaml'))
+        self.expect_bad(study, 'patience applies to lock: queue', regex=r'study\.yaml:3:\d+: workloads\.0\.patience: ')
+
+    def test_a_ccix_workload_with_no_request_agent_to_take(self):
+        study = ('study: t\ntopology: %s\nworkloads: [{type: ccix_lat, op: rd, reps: 5}]\n'
+                 % os.path.join(ROOT, 'topologies', 's011_hsw_e5_2620v3.yaml'))
+        self.expect_bad(study, 'the topology has no endpoint with a ccix_ra device', regex=r'study\.yaml:3:\d+: workloads\.0: ')
+
     def test_ccix_agent_on_virtual_addresses_without_ats(self):
         self.expect_bad(self.CCIX, "translates through the device's ATS switch: set bench.ats: true",
                         '--set', 'topology.nodes.au280.bench.ats=false')
