@@ -486,6 +486,21 @@ class Runs(unittest.TestCase):
             with open(os.path.join(a, f), 'rb') as fa, open(os.path.join(b, f), 'rb') as fb:
                 self.assertEqual(fa.read(), fb.read(), f + ' differs between --mpi and a local run')
 
+    def test_mpi_ranks_report_their_points_progress(self):
+        # Two points: the short one on rank 0's own server, the long one on
+        # rank 1, whose progress must reach the log as rank 0's would.
+        study = os.path.join(ROOT, 'configs', 'bench', 'ccnic_peak.yaml')
+        rc, _, err = run('run', study, '--mpi', '-q', '-o', os.path.join(self.d, 'one'), '--set', 'workloads.0.packets=1000')
+        if 'built without MPI' in err or not shutil.which('mpirun'):
+            self.skipTest('hxsim built without MPI or no mpirun')
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1', OMPI_MCA_btl='self,vader',
+                   HXSIM_PROGRESS_EVERY='1')
+        p = subprocess.run(['mpirun', '--oversubscribe', '-np', '2', HXSIM, 'run', study, '--mpi', '-o', os.path.join(self.d, 'mpi'),
+                            '--set', 'sweep=[{path: workloads.0.packets, values: [1000, 1600000]}]'],
+                           capture_output=True, text=True, timeout=300, env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stderr, r'point 1: \d+% of its work at [\d.]+ (us|ms|s) simulated, ETA \d+s \(\d+s elapsed\)\n')
+
     def test_version_is_the_commit_built(self):
         # Read at build time: a build directory configured at an older
         # commit and rebuilt must not report that older commit.

@@ -3,8 +3,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 #include "models/core/error.h"
 #include "src/sim/runner.h"
@@ -21,7 +23,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-enum : int { kTagWork = 1, kTagStop = 2, kTagDone = 3 };
+enum : int { kTagWork = 1, kTagStop = 2, kTagDone = 3, kTagProgress = 4 };
+
+// A rank's report on the point it runs, about once a second: its index and
+// its PointProgress.
+constexpr int kProgressDoubles = 4;
 
 void send_string(const std::string& s, int dest) {
   MPI_Send(s.data(), static_cast<int>(s.size()), MPI_CHAR, dest, kTagDone, MPI_COMM_WORLD);
@@ -42,6 +48,8 @@ std::string recv_string(int src) {
 // reports, so with K ranks K servers run points: `mpirun -np 2` on one
 // two-core machine uses both cores. Waiting polls both sides, sleeping in
 // between (a blocking MPI receive would spin on a CPU the points need).
+// The other ranks report their points' progress while they run; the
+// progress line shows them as it shows rank 0's own.
 class MpiPool final : public PointPool {
  public:
   MpiPool(const RunArgs& a, const std::string& self, const StudyFiles& f, std::uint64_t seed, std::string dir)
@@ -69,31 +77,50 @@ class MpiPool final : public PointPool {
     }
     const int r = m_idle.back();
     m_idle.pop_back();
+    m_assigned[r] = k;
     long long idx = static_cast<long long>(k);
     MPI_Send(&idx, 1, MPI_LONG_LONG, r, kTagWork, MPI_COMM_WORLD);
   }
-  // Rank 0's own point tells its progress; the other ranks' do not.
-  std::vector<Running> running() const override { return m_local->running(); }
-  Finished wait() override {
+  // Rank 0's own point, and the latest report of each other rank's.
+  std::vector<Running> running() const override {
+    std::vector<Running> v = m_local->running();
+    for (const auto& [r, run] : m_remote) v.push_back(run);
+    return v;
+  }
+  // Whether a point has finished, looking for up to `timeout_ms` (-1: until
+  // one has); the ranks' progress reports are taken meanwhile.
+  bool finished_within(int timeout_ms) override {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms < 0 ? 0 : timeout_ms);
     const bool remote = static_cast<int>(m_idle.size()) < m_ranks;
-    if (!remote && m_local_out == 0) throw SimError("waited for a point when none was running");
+    if (!remote && m_local_out == 0) return true;  // wait() says what is wrong
     for (;;) {
       if (remote) {
+        take_progress();
         int ready = 0;
-        MPI_Status st;
-        MPI_Iprobe(MPI_ANY_SOURCE, kTagDone, MPI_COMM_WORLD, &ready, &st);
-        if (ready) return from_rank();
+        MPI_Iprobe(MPI_ANY_SOURCE, kTagDone, MPI_COMM_WORLD, &ready, MPI_STATUS_IGNORE);
+        if (ready) return true;
       }
       if (m_local_out > 0) {
         // Only rank 0's server is busy: block on it alone.
-        if (m_local->finished_within(remote ? 1 : -1)) {
-          --m_local_out;
-          return m_local->wait();
-        }
+        if (m_local->finished_within(remote ? 1 : timeout_ms)) return true;
       } else {
         ::usleep(500);
       }
+      if (timeout_ms >= 0 && std::chrono::steady_clock::now() >= until) return false;
     }
+  }
+  Finished wait() override {
+    const bool remote = static_cast<int>(m_idle.size()) < m_ranks;
+    if (!remote && m_local_out == 0) throw SimError("waited for a point when none was running");
+    while (!finished_within(-1)) {
+    }
+    if (remote) {
+      int ready = 0;
+      MPI_Iprobe(MPI_ANY_SOURCE, kTagDone, MPI_COMM_WORLD, &ready, MPI_STATUS_IGNORE);
+      if (ready) return from_rank();
+    }
+    --m_local_out;
+    return m_local->wait();
   }
 
  private:
@@ -106,6 +133,8 @@ class MpiPool final : public PointPool {
     const int r = st.MPI_SOURCE;
     const std::string point = recv_string(r), timing = recv_string(r), err = recv_string(r), trace = recv_string(r);
     m_idle.push_back(r);
+    m_assigned.erase(r);
+    m_remote.erase(r);
     Finished f{static_cast<std::size_t>(head[0]), static_cast<int>(head[1]), {}, {}};
     const std::string pf = point_file(m_dir, f.index);
     if (f.code == 0) {
@@ -123,9 +152,27 @@ class MpiPool final : public PointPool {
     }
     return f;
   }
+  // Every progress report waiting, kept for the point its rank runs now (a
+  // report that arrives after its point is done is dropped).
+  void take_progress() {
+    for (;;) {
+      int ready = 0;
+      MPI_Status st;
+      MPI_Iprobe(MPI_ANY_SOURCE, kTagProgress, MPI_COMM_WORLD, &ready, &st);
+      if (!ready) return;
+      double m[kProgressDoubles];
+      MPI_Recv(m, kProgressDoubles, MPI_DOUBLE, st.MPI_SOURCE, kTagProgress, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      const auto k = static_cast<std::size_t>(m[0]);
+      const auto it = m_assigned.find(st.MPI_SOURCE);
+      if (it == m_assigned.end() || it->second != k) continue;
+      m_remote[st.MPI_SOURCE] = Running{k, PointProgress{m[1], m[2], m[3]}};
+    }
+  }
   std::string m_dir;
   std::string m_fingerprint;
   std::unique_ptr<PointPool> m_local;
+  std::map<int, std::size_t> m_assigned;  // rank -> the point it runs
+  std::map<int, Running> m_remote;        // rank -> its point's latest progress
   int m_local_out = 0;
   int m_ranks = 0;
   std::vector<int> m_idle;
@@ -163,6 +210,13 @@ int serve(const RunArgs& a, const std::string& self) {
     if (pool) {
       try {
         pool->start(k);
+        // While it runs, its progress goes to rank 0 about once a second.
+        while (!pool->finished_within(1000))
+          for (const PointPool::Running& run : pool->running()) {
+            const double m[kProgressDoubles] = {static_cast<double>(run.index), run.progress.simulated_ns, run.progress.done,
+                                                run.progress.wall_s};
+            MPI_Send(m, kProgressDoubles, MPI_DOUBLE, 0, kTagProgress, MPI_COMM_WORLD);
+          }
         const PointPool::Finished fin = pool->wait();
         head[1] = fin.code;
         const std::string pf = point_file(scratch.string(), k);
