@@ -39,6 +39,11 @@ class Workdir(unittest.TestCase):
             f.write(text)
         return p
 
+    @staticmethod
+    def one_workload(platform, workload):
+        """A study of one workload (flow-style YAML) on topologies/PLATFORM.yaml."""
+        return 'study: t\ntopology: %s\nworkloads: [%s]\n' % (os.path.join(ROOT, 'topologies', platform + '.yaml'), workload)
+
     def expect_bad(self, study_text, needle, *extra, regex=None, topo=None, binary=False):
         """Exit 2, one error line containing `needle` (and matching `regex`), nothing written."""
         if topo is not None:
@@ -169,29 +174,24 @@ class FoundBeforeTheRun(Workdir):
                         regex=r'study\.yaml:3:\d+: workloads\.0\.op: ')
 
     def test_host_core_latency_without_host_cores(self):
-        study = ('study: t\ntopology: %s\nworkloads: [{type: home_lat, op: cas, line: same, reps: 5}]\n'
-                 % os.path.join(ROOT, 'topologies', 's000_n1sdp_au280.yaml'))
+        study = self.one_workload('s000_n1sdp_au280', "{type: home_lat, op: cas, line: same, reps: 5}")
         self.expect_bad(study, 'home_lat needs host cores at the CCIX home', '--set', 'topology.nodes.host.ccix.cores=0',
                         regex=r'study\.yaml:3:\d+: workloads\.0\.type: ')
 
     def test_more_sharing_cores_than_the_home_has(self):
-        study = ('study: t\ntopology: %s\nworkloads: [{type: ccix_share, device: au280, cores: 5, accesses: 5}]\n'
-                 % os.path.join(ROOT, 'topologies', 's000_n1sdp_au280.yaml'))
+        study = self.one_workload('s000_n1sdp_au280', "{type: ccix_share, device: au280, cores: 5, accesses: 5}")
         self.expect_bad(study, '5 host cores, but the CCIX home has 4', regex=r'study\.yaml:3:\d+: workloads\.0\.cores: ')
 
     def test_a_lock_table_polled_with_no_interval(self):
-        study = ('study: t\ntopology: %s\nworkloads: [{type: ccix_locks, device: au280, retry: 0ns, locks: 5}]\n'
-                 % os.path.join(ROOT, 'topologies', 's000_n1sdp_au280.yaml'))
+        study = self.one_workload('s000_n1sdp_au280', "{type: ccix_locks, device: au280, retry: 0ns, locks: 5}")
         self.expect_bad(study, 'a retry interval above zero', regex=r'study\.yaml:3:\d+: workloads\.0\.retry: ')
 
     def test_a_ticket_lock_given_patience(self):
-        study = ('study: t\ntopology: %s\nworkloads: [{type: ccix_locks, lock: ticket, patience: 1us, locks: 5}]\n'
-                 % os.path.join(ROOT, 'topologies', 's000_n1sdp_au280.yaml'))
+        study = self.one_workload('s000_n1sdp_au280', "{type: ccix_locks, lock: ticket, patience: 1us, locks: 5}")
         self.expect_bad(study, 'patience applies to lock: queue', regex=r'study\.yaml:3:\d+: workloads\.0\.patience: ')
 
     def test_a_ccix_workload_with_no_request_agent_to_take(self):
-        study = ('study: t\ntopology: %s\nworkloads: [{type: ccix_lat, op: rd, reps: 5}]\n'
-                 % os.path.join(ROOT, 'topologies', 's011_hsw_e5_2620v3.yaml'))
+        study = self.one_workload('s011_hsw_e5_2620v3', "{type: ccix_lat, op: rd, reps: 5}")
         self.expect_bad(study, 'the topology has no endpoint with a ccix_ra device', regex=r'study\.yaml:3:\d+: workloads\.0: ')
 
     def test_ccix_agent_on_virtual_addresses_without_ats(self):
