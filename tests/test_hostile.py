@@ -319,6 +319,58 @@ class Friction(Workdir):
         p.communicate()
         self.assertRegex(first, r'^checked \d+/2999 points of the sweep$')
 
+    def test_point_servers_do_not_hold_a_listed_sweep(self):
+        # The driver holds the study with its list of values; each point
+        # server used to read the whole list as well (770 MB each for a
+        # million values). They now read the study without its sweep and
+        # are sent each point's values.
+        values = ', '.join(str(i) for i in range(1, 300001))
+        study = self.write('study.yaml', GOOD + 'sweep: [{path: seed, values: [%s]}]\n' % values)
+        p = subprocess.Popen([HXSIM, 'run', study, '-o', os.path.join(self.d, 'out'), '-j', '2'],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            lines = []
+            for line in p.stderr:  # until the servers have run points
+                lines.append(line)
+                if line.startswith('point ') and len(lines) > 12:
+                    break
+            self.assertRegex(''.join(lines), r'point \d+/300000 done')
+
+            def peak_kib(pid):
+                with open('/proc/%d/status' % pid) as f:
+                    return int(next(l for l in f if l.startswith('VmHWM:')).split()[1])
+            servers = []
+            for d in os.listdir('/proc'):
+                try:
+                    with open('/proc/%s/stat' % d) as f:
+                        ppid = int(f.read().rsplit(')', 1)[1].split()[1])
+                    with open('/proc/%s/cmdline' % d, 'rb') as f:
+                        args = f.read().split(b'\0')
+                except (OSError, ValueError, IndexError):
+                    continue
+                if ppid == p.pid and b'_serve' in args:
+                    servers.append(int(d))
+            self.assertEqual(len(servers), 2)
+            driver = peak_kib(p.pid)
+            for s in servers:
+                self.assertLess(peak_kib(s) * 4, driver, (peak_kib(s), driver))
+        finally:
+            p.kill()
+            p.communicate()
+
+    def test_a_point_too_long_for_one_command_still_runs(self):
+        # A point's values go to its server in a command of 1 KiB; longer
+        # ones go through a file beside the point's, removed once read.
+        long = 'x' * 3000
+        study = self.write('study.yaml', GOOD + 'sweep: [{path: description, values: [short, %s]}]\n' % long)
+        out = os.path.join(self.d, 'out')
+        rc, _, err = run('run', study, '-o', out, '-q', '-j', '2')
+        self.assertEqual(rc, 0, err)
+        points = results(out)['points']
+        self.assertEqual([q['point']['description'] for q in points], ['short', long])
+        self.assertEqual(points[0]['metrics'], points[1]['metrics'])
+        self.assertEqual(sorted(os.listdir(os.path.join(out, 'points'))), ['0.json', '1.json'])
+
     def test_metrics_choose_the_csv_columns(self):
         # `metrics:` was accepted and ignored; now it picks results.csv's
         # metric columns, in its order, and a pattern that matches nothing

@@ -534,6 +534,89 @@ TEST(Sweep, APointsCopyLeavesTheStudyAlone) {
   }
 }
 
+// A point server is sent each point as text: what it reads back must be
+// the point the driver made, value for value (as apply_point applies
+// them), place for place, and the same results key.
+TEST(Sweep, APointSentAsTextIsThePoint) {
+  const sim::StudyFiles f = study_in_memory(R"(study: s
+sweep:
+  - {path: a, values: [1, '010', 'null', '', ~, 'true', "a: b", '#x', "two\nlines", {k: [1, 'y']}, 64KiB, ' lead', 'é']}
+  - {path: r, range: {from: 0.1, to: 0.3, step: 0.1}}
+  - zip: [{path: topology.nodes.x.y, values: [[1, 2], {m: n}]}, {path: c, values: [-0, 1e3]}]
+)");
+  const sim::Sweep sweep(f);
+  ASSERT_EQ(sweep.size(), 13u * 3u * 2u);
+  for (std::size_t k = 0; k < sweep.size(); ++k) {
+    const sim::SweepPoint p = sweep.at(k);
+    const sim::SweepPoint back = sim::point_from_text(sim::point_text(p));
+    EXPECT_EQ(back.point.dump(), p.point.dump()) << k;
+    ASSERT_EQ(back.sets.size(), p.sets.size());
+    for (std::size_t i = 0; i < p.sets.size(); ++i) {
+      EXPECT_EQ(back.sets[i].path, p.sets[i].path);
+      EXPECT_EQ(sim::emit(back.sets[i].value), sim::emit(p.sets[i].value)) << k;
+      EXPECT_EQ(back.sets[i].value.Type(), p.sets[i].value.Type()) << k;
+      EXPECT_EQ(back.sets[i].where, p.sets[i].where);
+    }
+  }
+  EXPECT_THROW(sim::point_from_text(sim::point_text(sweep.at(0)).substr(0, 9)), SimError);
+}
+
+namespace {
+std::string write_study(const std::string& text) {
+  // One file per process: ctest runs these tests in parallel processes.
+  const std::string path = ::testing::TempDir() + std::to_string(::getpid()) + "_hxsim_study.yaml";
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+}  // namespace
+
+// A point server reads the study without its sweep: every other value as
+// the whole study has it, at the same file:line:col, and the --set
+// overrides of the sweep left out; a study in which that text is not the
+// study without its sweep is read whole.
+TEST(Sweep, TheStudyWithoutItsSweepKeepsEveryOtherPlace) {
+  const std::string path = write_study(R"(study: s   # a comment
+topology: {nodes: {host: {type: root_complex}}}
+sweep:
+  # the axes
+  - path: seed
+    values:
+      - 1
+      - 2
+  - {path: workloads.0.bytes, values: [64B,
+        128B]}
+workloads: [{type: bench_bw, bytes: 1KiB}]
+set: {topology.nodes.host.rc.posted_buffer: 8}
+)");
+  sim::StudyFiles f = sim::load_study_files(path);
+  for (const auto& [p, v] : std::vector<std::pair<std::string, std::string>>{{"sweep.0.values", "[5]"}, {"seed", "7"}}) {
+    sim::apply_set(f, p, v, "--set " + p);
+    f.sets.emplace_back(p, v);
+  }
+  const auto light = sim::study_without_sweep(f);
+  ASSERT_TRUE(light.has_value());
+  EXPECT_FALSE(light->files.study["sweep"].IsDefined());
+  EXPECT_EQ(sim::emit(light->files.study), sim::emit(sim::copy_without_sweep(f).study));
+  EXPECT_EQ(sim::emit(light->files.topo), sim::emit(f.topo));
+  const YAML::Mark whole = f.study["workloads"][0]["bytes"].Mark(), part = light->files.study["workloads"][0]["bytes"].Mark();
+  EXPECT_EQ(part.line, whole.line);
+  EXPECT_EQ(part.column, whole.column);
+  EXPECT_EQ(part.line, 10);
+  // What a point server loads from the span is that study.
+  const sim::StudyFiles again = sim::load_study_files(path, light->sweep);
+  EXPECT_FALSE(again.study["sweep"].IsDefined());
+  EXPECT_EQ(again.study["workloads"][0]["bytes"].Mark().line, 10);
+
+  // A flow map, an alias into the sweep, no sweep: none.
+  for (const char* text : {"{study: s, topology: {nodes: {}}, sweep: [{path: seed, values: [1, 2]}]}\n",
+                           "study: s\ntopology: {nodes: {}}\nsweep: [{path: seed, values: [&one 1, 2]}]\ndescription: *one\n",
+                           "study: s\ntopology: {nodes: {}}\n"}) {
+    const sim::StudyFiles g = sim::load_study_files(write_study(text));
+    EXPECT_FALSE(sim::study_without_sweep(g).has_value()) << text;
+  }
+  std::remove(path.c_str());
+}
+
 TEST(Overrides, CreateSectionsAndRejectBadIndices) {
   YAML::Node n = YAML::Load("a: {b: 1}\nl: [1, 2]\n");
   cfg::apply_override(n, "a.c.d", "5ns", "--set");

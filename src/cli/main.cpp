@@ -88,6 +88,9 @@ int run_cli(int argc, char** argv) {
   serve->add_option("--study-hash", serve_hash)->required();
   long serve_driver = 0;
   serve->add_option("--driver-pid", serve_driver);
+  std::size_t without_from = 0, without_to = 0;
+  serve->add_option("--without-from", without_from);
+  auto* without = serve->add_option("--without-to", without_to);
 
   std::string topo_file, dot_file;
   auto* topo = app.add_subcommand("topo", "Check a topology; print routes, address map and bottlenecks");
@@ -156,7 +159,11 @@ int run_cli(int argc, char** argv) {
     return hx::sim::run_study_mpi(ra, self, [&] { return hx::sim::run_study(ra, self); });
   }
   if (*point) return hx::sim::run_one_point(ra, index, out_file);
-  if (*serve) return hx::sim::run_point_server(ra, serve_dir, serve_cmd, serve_rep, serve_hash, serve_driver);
+  if (*serve) {
+    std::optional<hx::cfg::TextSpan> without_sweep;
+    if (*without) without_sweep = hx::cfg::TextSpan{without_from, without_to};
+    return hx::sim::run_point_server(ra, serve_dir, serve_cmd, serve_rep, serve_hash, serve_driver, without_sweep);
+  }
   if (*topo) {
     const auto root = hx::cfg::load_file(topo_file);
     const auto t = hx::topo::load_topology(hx::cfg::root_cursor(root, topo_file), topo_file);

@@ -1,5 +1,6 @@
 #include "src/config/yaml_util.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -422,7 +423,9 @@ YAML::Node load_text(const std::string& text, const TextPlace& place) {
 
 }  // namespace
 
-YAML::Node load_file(const std::string& path) {
+YAML::Node load_file(const std::string& path) { return load_file(path, TextSpan{}); }
+
+YAML::Node load_file(const std::string& path, const TextSpan& blank) {
   std::error_code ec;
   if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
     throw InputError(path + ": not a regular file");
@@ -435,6 +438,8 @@ YAML::Node load_file(const std::string& path) {
   std::string text;
   text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   if (in.bad()) throw InputError(path + ": cannot read file");
+  for (std::size_t i = blank.from; i < std::min(blank.to, text.size()); ++i)
+    if (text[i] != '\n') text[i] = ' ';
   return load_text(text, TextPlace{path, true});
 }
 

@@ -80,6 +80,13 @@ constexpr std::uint64_t kMaxInputBytes = std::uint64_t{64} << 20;
 // inputs that expand past the node limit become one InputError with
 // file:line:col.
 YAML::Node load_file(const std::string& path);
+// Bytes [from, to) of a file's text.
+struct TextSpan {
+  std::size_t from = 0, to = 0;
+};
+// load_file with the bytes of `blank` read as spaces: its line breaks are
+// kept, so every value outside it keeps its line and column.
+YAML::Node load_file(const std::string& path, const TextSpan& blank);
 // The same for a value given apart from a file (--set, a sweep value);
 // errors start with `origin`.
 YAML::Node load_value(const std::string& value, const std::string& origin);

@@ -459,7 +459,7 @@ int run_study(const RunArgs& a, const std::string& self) {
   // handed the study once it has been checked.)
   std::unique_ptr<PointPool> pool;
   if (!a.mpi)
-    pool = make_local_pool(args, self, f, seed, dir, static_cast<int>(std::min<std::size_t>(jobs, todo.size())));
+    pool = make_local_pool(args, self, f, points, seed, dir, static_cast<int>(std::min<std::size_t>(jobs, todo.size())));
   // A large sweep's checks take a while: they say how far they are.
   const bool tty = ::isatty(2) && !a.quiet;
   CheckProgress shown;
@@ -488,12 +488,13 @@ int run_study(const RunArgs& a, const std::string& self) {
   fs::remove(fs::path(dir) / "fingerprint", gone);
   for (const std::size_t k : todo)
     if (left[k])
-      for (const std::string& stale : {point_file(dir, k), point_file(dir, k, ".stderr"), point_trace_file(dir, k)})
+      for (const std::string& stale : {point_file(dir, k), point_file(dir, k, ".stderr"), point_file(dir, k, ".sets"),
+                                       point_trace_file(dir, k)})
         if (!fs::remove(stale, gone) && gone)
           throw InputError("-o " + dir + ": cannot remove the earlier " + stale + ": " + gone.message());
 
   // 2. One process per point.
-  if (a.mpi) pool = make_mpi_pool(args, self, f, seed, dir);
+  if (a.mpi) pool = make_mpi_pool(args, self, f, points, seed, dir);
   std::size_t next = 0, done = 0, failed = 0;
   // Wall-clock figures per point: this run's, and an earlier run's for the
   // points reused from it.

@@ -52,8 +52,9 @@ std::string recv_string(int src) {
 // progress line shows them as it shows rank 0's own.
 class MpiPool final : public PointPool {
  public:
-  MpiPool(const RunArgs& a, const std::string& self, const StudyFiles& f, std::uint64_t seed, std::string dir)
-      : m_dir(std::move(dir)), m_fingerprint(a.fingerprint), m_local(make_local_pool(a, self, f, seed, m_dir, 1)) {
+  MpiPool(const RunArgs& a, const std::string& self, const StudyFiles& f, const Sweep& points, std::uint64_t seed,
+          std::string dir)
+      : m_dir(std::move(dir)), m_fingerprint(a.fingerprint), m_local(make_local_pool(a, self, f, points, seed, m_dir, 1)) {
     int size = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     for (int r = size - 1; r >= 1; --r) m_idle.push_back(r);
@@ -195,7 +196,7 @@ int serve(const RunArgs& a, const std::string& self) {
   std::string lost = "this rank cannot read the study";
   try {
     const StudyFiles f = prepared(a);
-    pool = make_local_pool(a, self, f, study_seed(a, f), scratch.string(), 1);
+    pool = make_local_pool(a, self, f, Sweep(f), study_seed(a, f), scratch.string(), 1);
   } catch (const std::exception&) {
     pool.reset();
   }
@@ -251,9 +252,9 @@ int serve(const RunArgs& a, const std::string& self) {
 
 bool mpi_available() { return true; }
 
-std::unique_ptr<PointPool> make_mpi_pool(const RunArgs& a, const std::string& self, const StudyFiles& f, std::uint64_t seed,
-                                         const std::string& dir) {
-  return std::make_unique<MpiPool>(a, self, f, seed, dir);
+std::unique_ptr<PointPool> make_mpi_pool(const RunArgs& a, const std::string& self, const StudyFiles& f, const Sweep& points,
+                                         std::uint64_t seed, const std::string& dir) {
+  return std::make_unique<MpiPool>(a, self, f, points, seed, dir);
 }
 
 int run_study_mpi(const RunArgs& a, const std::string& self, const std::function<int()>& rank0) {
@@ -285,7 +286,7 @@ int run_study_mpi(const RunArgs& a, const std::string& self, const std::function
 
 bool mpi_available() { return false; }
 
-std::unique_ptr<PointPool> make_mpi_pool(const RunArgs&, const std::string&, const StudyFiles&, std::uint64_t,
+std::unique_ptr<PointPool> make_mpi_pool(const RunArgs&, const std::string&, const StudyFiles&, const Sweep&, std::uint64_t,
                                          const std::string&) {
   throw InputError("--mpi: this hxsim was built without MPI (HXSIM_ENABLE_MPI=OFF or OpenMPI not found)");
 }

@@ -20,8 +20,8 @@ namespace hx::sim {
 
 bool mpi_available();
 // The pool rank 0 uses inside run_study.
-std::unique_ptr<PointPool> make_mpi_pool(const RunArgs& a, const std::string& self, const StudyFiles& f, std::uint64_t seed,
-                                         const std::string& dir);
+std::unique_ptr<PointPool> make_mpi_pool(const RunArgs& a, const std::string& self, const StudyFiles& f, const Sweep& points,
+                                         std::uint64_t seed, const std::string& dir);
 // `hxsim run --mpi`: every rank calls this; rank 0 runs `rank0` (the
 // driver's run_study, which takes its pool from make_mpi_pool), the others
 // serve points. Returns the process exit code.

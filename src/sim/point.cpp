@@ -29,9 +29,10 @@ std::vector<std::pair<std::string, std::string>> split_sets(const std::vector<st
   return out;
 }
 
-StudyFiles prepared(const RunArgs& a) {
-  StudyFiles f = load_study_files(a.study);
+StudyFiles prepared(const RunArgs& a, const std::optional<cfg::TextSpan>& without_sweep) {
+  StudyFiles f = load_study_files(a.study, without_sweep.value_or(cfg::TextSpan{}));
   for (const auto& [p, v] : split_sets(a.sets)) {
+    if (without_sweep && sets_sweep(p)) continue;
     apply_set(f, p, v, "--set " + p);
     f.sets.emplace_back(p, v);
   }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,8 +60,10 @@ PointTiming timing_from_json(const nlohmann::json& j);
 std::string point_file(const std::string& dir, std::size_t k, const char* ext = "");
 std::string point_trace_file(const std::string& dir, std::size_t k);  // DIR/points/K.trace.json
 std::uint64_t study_seed(const RunArgs& a, const StudyFiles& f);
-// The study file with the --set overrides applied.
-StudyFiles prepared(const RunArgs& a);
+// The study file with the --set overrides applied. With `without_sweep`
+// those bytes of the study file are read as blank and the overrides of the
+// sweep left out: the study as study_without_sweep gives it.
+StudyFiles prepared(const RunArgs& a, const std::optional<cfg::TextSpan>& without_sweep = std::nullopt);
 // The resolved study and topology, as one number (a point server checks it
 // reads what its driver checked).
 std::uint64_t study_hash(const StudyFiles& f);

@@ -1,6 +1,7 @@
 #include "src/sim/pool.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <malloc.h>
 #include <poll.h>
 #include <sched.h>
@@ -163,10 +164,26 @@ ProgressSink progress_to(int rep, std::size_t k) {
 }
 static_assert(sizeof(Report) <= 512, "a report must be one atomic pipe write");
 
+// What the driver sends a server: a point's index and its values
+// (point_text), or, for values too long for one command, word that they
+// are in points/K.json.sets. A command is one pipe write of fewer than
+// PIPE_BUF bytes, read whole by one server: the servers share one pipe.
+struct Command {
+  static constexpr std::size_t kBytes = 1024;
+  std::uint64_t index;
+  std::uint32_t bytes;    // of `text` used
+  std::uint32_t in_file;  // 1: the values are in the file instead
+  char text[kBytes - 16];
+};
+static_assert(sizeof(Command) == Command::kBytes && Command::kBytes <= PIPE_BUF, "a command must be one atomic pipe write");
+
 // Local sweeps: `jobs` point servers, each an `hxsim _serve` process started
-// afresh, take point indices from one command pipe (the driver writes them
-// 8 bytes at a time, a few ahead of need; a pipe read of 8 bytes is whole)
-// and run each point in a process forked from the server, one at a time.
+// afresh, take points from one command pipe (the driver writes a Command
+// for each, a few ahead of need; a pipe read of a Command is whole) and
+// run each point in a process forked from the server, one at a time. A
+// server reads the study without its sweep where it can (design note 66):
+// the driver sends each point's values, so that a sweep listing a million
+// values is held once, by the driver, not once more by every server.
 // Each server sends back a Report (the point's index, exit code and
 // wall-clock figures), having kept a failed point's stderr in
 // points/K.json.stderr.
@@ -180,8 +197,7 @@ static_assert(sizeof(Report) <= 512, "a report must be one atomic pipe write");
 // separate sweeps do (design note 18). Nothing of SystemC is elaborated in
 // a server, so each point process elaborates exactly once. (The MPI pool
 // starts `hxsim _point` processes instead: an MPI process must not fork.)
-void serve(int cmd, int rep, const RunArgs& a, const StudyFiles& f, const Sweep& points,
-           std::uint64_t seed, const std::string& dir) {
+void serve(int cmd, int rep, const RunArgs& a, const StudyFiles& f, std::uint64_t seed, const std::string& dir) {
   ::signal(SIGPIPE, SIG_IGN);  // a driver that has gone makes report() fail, not kill this process
   const pid_t server = ::getpid();
   // A point process leaves its wall-clock figures in a page shared with
@@ -197,10 +213,20 @@ void serve(int cmd, int rep, const RunArgs& a, const StudyFiles& f, const Sweep&
     return write_all(rep, &r, sizeof r);
   };
   for (;;) {
-    std::uint64_t msg;
-    if (!read_all(cmd, &msg, sizeof msg)) return;  // the driver is done or gone
-    const std::size_t k = static_cast<std::size_t>(msg);
-    if (k >= points.size()) throw SimError("the point server was sent a point that does not exist");
+    Command c;
+    if (!read_all(cmd, &c, sizeof c)) return;  // the driver is done or gone
+    const std::size_t k = static_cast<std::size_t>(c.index);
+    std::string text;
+    if (c.in_file) {
+      const std::string sets = point_file(dir, k, ".sets");
+      text = read_file(sets);
+      std::error_code ec;
+      fs::remove(sets, ec);
+    } else {
+      if (c.bytes > sizeof c.text) throw SimError("the point server was sent a malformed command");
+      text.assign(c.text, c.bytes);
+    }
+    const SweepPoint point = point_from_text(text);
     // The point's stderr goes to memory, kept in a file only if it fails.
     const int err = ::memfd_create("hxsim-point-stderr", MFD_CLOEXEC);
     const pid_t pid = err < 0 ? -1 : ::fork();
@@ -215,7 +241,7 @@ void serve(int cmd, int rep, const RunArgs& a, const StudyFiles& f, const Sweep&
         code = on_fresh_arena([&] {
           StudyFiles own = f;  // this process's own copy of the checked study
           return exit_status_of([&] {
-            *shared = write_point(a, own, points.at(k), k, seed, point_file(dir, k), progress_to(rep, k));
+            *shared = write_point(a, own, point, k, seed, point_file(dir, k), progress_to(rep, k));
             return 0;
           });
         });
@@ -249,18 +275,31 @@ void serve(int cmd, int rep, const RunArgs& a, const StudyFiles& f, const Sweep&
 
 class LocalPool final : public PointPool {
  public:
-  LocalPool(const RunArgs& a, const std::string& self, const StudyFiles& f, std::uint64_t seed, std::string dir, int jobs)
-      : m_dir(std::move(dir)), m_ahead(jobs + std::min(jobs, 64)) {
+  LocalPool(const RunArgs& a, const std::string& self, const StudyFiles& f, const Sweep& points, std::uint64_t seed,
+            std::string dir, int jobs)
+      : m_dir(std::move(dir)), m_points(points), m_ahead(jobs + std::min(jobs, 64)) {
     int cmd[2], rep[2];
     if (::pipe2(cmd, O_CLOEXEC) != 0 || ::pipe2(rep, O_CLOEXEC) != 0) throw SimError("cannot start the point server");
     // The servers inherit their ends; not the driver's (EOF must reach both sides).
     ::fcntl(cmd[0], F_SETFD, 0);
     ::fcntl(rep[1], F_SETFD, 0);
+    // Room for every command sent ahead (best effort: a full pipe only
+    // makes the driver wait).
+    const int room = m_ahead * static_cast<int>(Command::kBytes);
+    if (::fcntl(cmd[1], F_GETPIPE_SZ) < room) ::fcntl(cmd[1], F_SETPIPE_SZ, room);
+    // The servers read the study without its sweep where that reads the
+    // same study; what they check is what this driver checked.
+    const std::optional<StudyWithoutSweep> light = study_without_sweep(f);
     std::vector<std::string> args = worker_args(a, self, "_serve", seed);
     for (const std::string& x : {std::string("--dir"), m_dir, std::string("--cmd-fd"), std::to_string(cmd[0]),
                                  std::string("--rep-fd"), std::to_string(rep[1]), std::string("--study-hash"),
-                                 std::to_string(study_hash(f)), std::string("--driver-pid"), std::to_string(::getpid())})
+                                 std::to_string(study_hash(light ? light->files : f)), std::string("--driver-pid"),
+                                 std::to_string(::getpid())})
       args.push_back(x);
+    if (light)
+      for (const std::string& x : {std::string("--without-from"), std::to_string(light->sweep.from),
+                                   std::string("--without-to"), std::to_string(light->sweep.to)})
+        args.push_back(x);
     std::vector<char*> argv;
     for (auto& x : args) argv.push_back(x.data());
     argv.push_back(nullptr);
@@ -309,8 +348,17 @@ class LocalPool final : public PointPool {
   }
   bool can_start() const override { return m_outstanding < m_ahead; }
   void start(std::size_t k) override {
-    const std::uint64_t msg = k;
-    if (!write_all(m_cmd, &msg, sizeof msg)) throw SimError("lost the point server");
+    Command c{};
+    c.index = k;
+    const std::string text = point_text(m_points.at(k));
+    if (text.size() <= sizeof c.text) {
+      c.bytes = static_cast<std::uint32_t>(text.size());
+      std::memcpy(c.text, text.data(), text.size());
+    } else {
+      write_atomic(point_file(m_dir, k, ".sets"), text);
+      c.in_file = 1;
+    }
+    if (!write_all(m_cmd, &c, sizeof c)) throw SimError("lost the point server");
     ++m_outstanding;
   }
   // Reads reports until a point's end comes (kept for wait()), the time is
@@ -376,6 +424,7 @@ class LocalPool final : public PointPool {
     }
   }
   std::string m_dir;
+  Sweep m_points;
   int m_ahead;
   int m_outstanding = 0;
   std::vector<pid_t> m_servers;
@@ -387,20 +436,20 @@ class LocalPool final : public PointPool {
 }  // namespace
 
 std::unique_ptr<PointPool> make_local_pool(const RunArgs& a, const std::string& self, const StudyFiles& f,
-                                           std::uint64_t seed, const std::string& dir, int jobs) {
-  return std::make_unique<LocalPool>(a, self, f, seed, dir, jobs);
+                                           const Sweep& points, std::uint64_t seed, const std::string& dir, int jobs) {
+  return std::make_unique<LocalPool>(a, self, f, points, seed, dir, jobs);
 }
 
-int run_point_server(const RunArgs& a, const std::string& dir, int cmd, int rep, std::uint64_t expect_hash, long driver) {
+int run_point_server(const RunArgs& a, const std::string& dir, int cmd, int rep, std::uint64_t expect_hash, long driver,
+                     const std::optional<cfg::TextSpan>& without_sweep) {
   // A server ends with its driver (killed or not): one still running would
   // go on writing point files into a directory a rerun now owns.
   if (driver > 0 && !end_with_parent(static_cast<pid_t>(driver))) return 3;
-  StudyFiles f = prepared(a);
-  const Sweep points(f);
+  const StudyFiles f = prepared(a, without_sweep);
   // The driver checked every point of what it read; a server that reads
   // something else (a file edited since) runs nothing.
   if (study_hash(f) != expect_hash) throw InputError(a.study + ": the study or its topology changed while the sweep started");
-  serve(cmd, rep, a, f, points, study_seed(a, f), dir);
+  serve(cmd, rep, a, f, study_seed(a, f), dir);
   return 0;
 }
 

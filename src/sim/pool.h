@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,13 +42,14 @@ class PointPool {
 // and its exit code from a wait status (3 if it did not exit).
 int spawn_point(const std::vector<std::string>& args, const std::string& errf);
 int exit_code(int status);
-// `jobs` point servers (`hxsim _serve`), each forking the points it is
-// sent from the study in memory; a point's files go to DIR/points/.
+// `jobs` point servers (`hxsim _serve`), each forking the points of f's
+// sweep (`points`) it is sent; a point's files go to DIR/points/.
 std::unique_ptr<PointPool> make_local_pool(const RunArgs& a, const std::string& self, const StudyFiles& f,
-                                           std::uint64_t seed, const std::string& dir, int jobs);
-// `hxsim _serve`: one point server of a local sweep (see pool.cpp).
+                                           const Sweep& points, std::uint64_t seed, const std::string& dir, int jobs);
+// `hxsim _serve`: one point server of a local sweep (see pool.cpp), on
+// the study read without the bytes `without_sweep` (its sweep) if given.
 // It ends when the process `driver_pid` (its parent) does.
 int run_point_server(const RunArgs& a, const std::string& dir, int cmd_fd, int rep_fd, std::uint64_t study_hash,
-                     long driver_pid);
+                     long driver_pid, const std::optional<cfg::TextSpan>& without_sweep);
 
 }  // namespace hx::sim

@@ -2,18 +2,20 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <limits>
 #include <sstream>
 
 namespace hx::sim {
 
 namespace fs = std::filesystem;
 
-StudyFiles load_study_files(const std::string& path) {
+StudyFiles load_study_files(const std::string& path, const cfg::TextSpan& without) {
   StudyFiles f;
   f.from_files = true;
   f.study_file = path;
-  f.study = cfg::load_file(path);
+  f.study = cfg::load_file(path, without);
   const cfg::Cursor root = cfg::root_cursor(f.study, path);
   if (!f.study.IsMap()) root.fail("a study is a map with study, topology, workloads");
   const cfg::Cursor t = root.child("topology");
@@ -238,8 +240,11 @@ std::vector<Axis> sweep_axes(const StudyFiles& f) {
         if (!part.vals.node.IsSequence() || part.vals.node.size() == 0) part.vals.fail("values must be a non-empty list");
         part.n = part.vals.node.size();
       }
-      // A path that names no parameter is an error at the axis, not at a point.
-      StudyFiles probe = clone(f);
+      // A path that names no parameter is an error at the axis, not at a
+      // point. Its errors name the axis, so the probe needs no positions:
+      // a copy in memory, not the files read again (a million-value list
+      // took a third of a sweep's start to read once more).
+      StudyFiles probe = copy_without_sweep(f);
       apply_set(probe, part.path, part.value(0), a.child("path").where());
       parts.push_back(std::move(part));
     };
@@ -360,6 +365,79 @@ std::pair<SweepPoint, std::size_t> sweep_point(const StudyFiles& f, std::size_t 
 
 void apply_point(StudyFiles& f, const SweepPoint& point) {
   for (const auto& set : point.sets) apply_set(f, set.path, set.value, set.where);
+}
+
+namespace {
+void put_text(std::string& out, const std::string& s) {
+  const auto n = static_cast<std::uint32_t>(s.size());
+  out.append(reinterpret_cast<const char*>(&n), sizeof n);
+  out += s;
+}
+std::string take_text(const std::string& in, std::size_t& at) {
+  std::uint32_t n = 0;
+  if (at + sizeof n > in.size()) throw SimError("a point's text ends early");
+  std::memcpy(&n, in.data() + at, sizeof n);
+  at += sizeof n;
+  if (n > in.size() - at) throw SimError("a point's text ends early");
+  at += n;
+  return in.substr(at - n, n);
+}
+}  // namespace
+
+// Each set as three strings (path, value, place), each after its length.
+std::string point_text(const SweepPoint& point) {
+  std::string out;
+  for (const auto& set : point.sets) {
+    put_text(out, set.path);
+    put_text(out, emit(set.value));
+    put_text(out, set.where);
+  }
+  return out;
+}
+
+// The value is read back as apply_set reads it (it emits the node and
+// loads that text): the point runs exactly as it would from the study.
+SweepPoint point_from_text(const std::string& text) {
+  SweepPoint p;
+  for (std::size_t at = 0; at < text.size();) {
+    SweepPoint::Set set;
+    set.path = take_text(text, at);
+    set.value = YAML::Load(take_text(text, at));
+    set.where = take_text(text, at);
+    p.point[set.path] = yaml_to_json(set.value);
+    p.sets.push_back(std::move(set));
+  }
+  return p;
+}
+
+bool sets_sweep(const std::string& path) { return path == "sweep" || path.rfind("sweep.", 0) == 0; }
+
+std::optional<StudyWithoutSweep> study_without_sweep(const StudyFiles& f) {
+  if (!f.from_files || !f.study.IsMap() || f.study.Style() == YAML::EmitterStyle::Flow) return std::nullopt;
+  // The `sweep` key of the block map runs to the next key written after it.
+  long from = -1;
+  for (auto it = f.study.begin(); it != f.study.end(); ++it) {
+    const YAML::Mark m = it->first.Mark();
+    if (it->first.IsScalar() && it->first.Scalar() == "sweep" && !m.is_null() && m.pos >= 0) from = m.pos;
+  }
+  if (from < 0) return std::nullopt;
+  cfg::TextSpan span{static_cast<std::size_t>(from), std::numeric_limits<std::size_t>::max()};
+  for (auto it = f.study.begin(); it != f.study.end(); ++it) {
+    const YAML::Mark m = it->first.Mark();
+    if (!m.is_null() && m.pos > from && static_cast<std::size_t>(m.pos) < span.to) span.to = static_cast<std::size_t>(m.pos);
+  }
+  try {
+    StudyWithoutSweep w{span, load_study_files(f.study_file, span)};
+    for (const auto& [p, v] : f.sets) {
+      if (sets_sweep(p)) continue;
+      apply_set(w.files, p, v, "--set " + p);
+      w.files.sets.emplace_back(p, v);
+    }
+    if (emit(w.files.study) == emit(copy_without_sweep(f).study) && emit(w.files.topo) == emit(f.topo)) return w;
+  } catch (const InputError&) {
+    // The text without the sweep is not a study: the sweep is read with it.
+  }
+  return std::nullopt;
 }
 
 const cfg::KeyTable& study_keys() {

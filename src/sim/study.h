@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,7 +31,8 @@ struct StudyFiles {
   cfg::Cursor topo_root() const { return cfg::root_cursor(topo, topo_file, &topo_origins); }
 };
 
-StudyFiles load_study_files(const std::string& path);
+// `without`: bytes of the study file read as blank (see study_without_sweep).
+StudyFiles load_study_files(const std::string& path, const cfg::TextSpan& without = {});
 // A fresh copy to apply a sweep point to. Files are read again (keeping
 // every value's file:line:col) and the command-line overrides replayed.
 StudyFiles clone(const StudyFiles& f);
@@ -89,6 +91,25 @@ class Sweep {
 std::pair<SweepPoint, std::size_t> sweep_point(const StudyFiles& f, std::size_t index);
 // Apply a sweep point's values to f.
 void apply_point(StudyFiles& f, const SweepPoint& point);
+// A point as text, and back (the values as apply_point applies them, each
+// with its place): how a point server is sent its points.
+std::string point_text(const SweepPoint& point);
+SweepPoint point_from_text(const std::string& text);
+
+// Whether a parameter path is the sweep or inside it.
+bool sets_sweep(const std::string& path);
+// The study without its sweep, loaded from its file with the bytes of the
+// `sweep:` entry read as blank, so every other value keeps its file:line:col
+// (yaml-cpp gives no memory back for part of a tree: a list of a million
+// values is most of the study). The command-line overrides are replayed,
+// but those of the sweep. None when the study is not a block map of a
+// file of its own, or when the file read so is not exactly the study
+// without its sweep (an alias into the sweep, say).
+struct StudyWithoutSweep {
+  cfg::TextSpan sweep;  // the bytes left out
+  StudyFiles files;
+};
+std::optional<StudyWithoutSweep> study_without_sweep(const StudyFiles& f);
 
 
 struct Study {
