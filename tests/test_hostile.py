@@ -371,6 +371,14 @@ class Friction(Workdir):
         self.assertEqual(points[0]['metrics'], points[1]['metrics'])
         self.assertEqual(sorted(os.listdir(os.path.join(out, 'points'))), ['0.json', '1.json'])
 
+    def test_a_description_is_text(self):
+        # Free text that no point copies any more (each point read it into
+        # a string it never used): it is still checked, at its place.
+        self.expect_bad(GOOD + 'description: [a, b]\n', 'expected a single value, not a list or map',
+                        regex=r'study\.yaml:4:14: description')
+        self.expect_bad(GOOD, 'expected a single value, not a list or map', '--set', 'topology.description={a: 1}',
+                        regex=r'^error: --set topology\.description')
+
     def test_metrics_choose_the_csv_columns(self):
         # `metrics:` was accepted and ignored; now it picks results.csv's
         # metric columns, in its order, and a pattern that matches nothing

@@ -87,8 +87,12 @@ bool Cursor::has(const std::string& key) const {
   return cn[key].IsDefined();
 }
 
-std::string Cursor::scalar() const {
+void Cursor::expect_scalar() const {
   if (!node.IsScalar()) fail(node.IsNull() ? "a value is required" : "expected a single value, not a list or map");
+}
+
+std::string Cursor::scalar() const {
+  expect_scalar();
   return node.Scalar();
 }
 

@@ -45,6 +45,7 @@ struct Cursor {
   bool is_map() const { return node.IsMap(); }
 
   std::string scalar() const;         // fails unless a scalar
+  void expect_scalar() const;         // fails as scalar() does, copying nothing
   std::string str() const { return scalar(); }
   long long integer(long long lo, long long hi) const;
   double number(double lo, double hi) const;

@@ -410,6 +410,25 @@ SweepPoint point_from_text(const std::string& text) {
   return p;
 }
 
+namespace {
+// Two trees alike, node for node (emitting both to compare them cost a
+// second per 5 MB of text).
+bool same_tree(const YAML::Node& a, const YAML::Node& b) {
+  if (a.Type() != b.Type()) return false;
+  if (a.IsScalar()) return a.Scalar() == b.Scalar();
+  if (a.size() != b.size()) return false;
+  if (a.IsSequence()) {
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (!same_tree(a[i], b[i])) return false;
+    return true;
+  }
+  if (!a.IsMap()) return true;
+  for (auto i = a.begin(), j = b.begin(); i != a.end(); ++i, ++j)
+    if (!same_tree(i->first, j->first) || !same_tree(i->second, j->second)) return false;
+  return true;
+}
+}  // namespace
+
 bool sets_sweep(const std::string& path) { return path == "sweep" || path.rfind("sweep.", 0) == 0; }
 
 std::optional<StudyWithoutSweep> study_without_sweep(const StudyFiles& f) {
@@ -433,7 +452,7 @@ std::optional<StudyWithoutSweep> study_without_sweep(const StudyFiles& f) {
       apply_set(w.files, p, v, "--set " + p);
       w.files.sets.emplace_back(p, v);
     }
-    if (emit(w.files.study) == emit(copy_without_sweep(f).study) && emit(w.files.topo) == emit(f.topo)) return w;
+    if (same_tree(w.files.study, copy_without_sweep(f).study) && same_tree(w.files.topo, f.topo)) return w;
   } catch (const InputError&) {
     // The text without the sweep is not a study: the sweep is read with it.
   }
@@ -492,7 +511,10 @@ Study parse_study_keys(const StudyFiles& f) {
       std::any_of(s.name.begin(), s.name.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; }))
     root.child("study").fail("not a study name (it names the results directory): one to 200 characters, no '/', "
                              "'\\' or control characters, not '.' or '..'");
-  if (root.has("description")) s.description = root.child("description").str();
+  // Free text nothing reads: checked, not copied. Every point reads the
+  // study: a 5 MB description made each point about 25 ms of CPU dearer
+  // (docs/performance.md).
+  if (root.has("description")) root.child("description").expect_scalar();
   if (root.has("seed")) s.seed = static_cast<std::uint64_t>(root.child("seed").integer(0, (1ll << 62)));
   if (root.has("deadline")) s.deadline = root.child("deadline").time();
   s.workloads = root.child("workloads");

@@ -113,7 +113,7 @@ std::optional<StudyWithoutSweep> study_without_sweep(const StudyFiles& f);
 
 
 struct Study {
-  std::string name, description;
+  std::string name;
   std::uint64_t seed = 1;
   Tick deadline = 1000 * kMs;
   topo::Topology topo;

@@ -381,7 +381,8 @@ Topology load_topology(const Cursor& root, const std::string& file) {
   t.file = file;
   root.keys(cfg::key_names(topology_keys()));
   t.platform = root.child("platform").str();
-  if (root.has("description")) t.description = root.child("description").str();
+  // Free text nothing reads: checked, not copied (each point reads the topology).
+  if (root.has("description")) root.child("description").expect_scalar();
   const Cursor defaults = root.child("defaults");
   defaults.keys({"root_complex", "switch", "endpoint"});
   for (const char* k : {"root_complex", "switch", "endpoint"})

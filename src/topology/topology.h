@@ -58,7 +58,7 @@ struct LinkSpec {
 };
 
 struct Topology {
-  std::string platform, description, file;
+  std::string platform, file;
   std::vector<NodeSpec> nodes;
   std::map<std::string, int> index;
   std::vector<LinkSpec> links;
