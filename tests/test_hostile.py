@@ -379,6 +379,27 @@ class Friction(Workdir):
         self.expect_bad(GOOD, 'expected a single value, not a list or map', '--set', 'topology.description={a: 1}',
                         regex=r'^error: --set topology\.description')
 
+    def test_common_seeds_keep_a_points_draws_when_an_axis_grows(self):
+        # Each point's seed comes from its index: put a value before a
+        # point and its draws change. `point_seeds: common` gives every
+        # point the study's seed (common random numbers).
+        base = self.one_workload('s011_hsw_e5_2620v3', '{type: bench_lat, name: lat, device: nfp, op: rd, size: 64B, '
+                                 'window: 64MiB, pattern: rand, reps: 300, page_size: 4KiB}')
+        one = 'sweep: [{path: workloads.0.size, values: [64B]}]\n'
+        two = 'sweep: [{path: workloads.0.size, values: [128B, 64B]}]\n'
+
+        def metrics(text, out):
+            study = self.write(out + '.yaml', text)
+            rc, _, err = run('run', study, '-o', os.path.join(self.d, out), '-q')
+            self.assertEqual(rc, 0, err)
+            return [p['metrics'] for p in results(os.path.join(self.d, out))['points']]
+        by_index = metrics(base + one, 'i1')[0], metrics(base + two, 'i2')[1]
+        self.assertNotEqual(by_index[0], by_index[1])  # one configuration, other draws
+        common = metrics(base + 'point_seeds: common\n' + one, 'c1')[0], metrics(base + 'point_seeds: common\n' + two, 'c2')[1]
+        self.assertEqual(common[0], common[1])
+        self.assertEqual(common[0], by_index[0])  # point 0's seed either way
+        self.expect_bad(base + 'point_seeds: shared\n', "'shared': index or common", regex=r'study\.yaml:4:14: point_seeds')
+
     def test_metrics_choose_the_csv_columns(self):
         # `metrics:` was accepted and ignored; now it picks results.csv's
         # metric columns, in its order, and a pattern that matches nothing

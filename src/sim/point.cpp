@@ -137,11 +137,22 @@ int run_one_point(const RunArgs& a, std::size_t index, const std::string& out_fi
 }
 
 namespace {
-// A point's seed: derived from the study's seed and the point's index, or,
-// for a point that sets `seed` itself (a sweep over seeds, for replicas),
-// from that value alone, so that equal values give equal results wherever
-// they stand in the sweep.
-std::uint64_t seed_of(const SweepPoint& point, std::uint64_t study_seed, std::size_t index) {
+// A point's seed: derived from the study's seed and the point's index; with
+// `point_seeds: common` (the study's, or the point's own value of it), the
+// study's seed alone, as point 0 of a sweep over seeds would have it; for a
+// point that sets `seed` itself (a sweep over seeds, for replicas), that
+// value alone, so that equal values give equal results wherever they stand
+// in the sweep. (The driver's check read point_seeds as the point does.)
+std::uint64_t seed_of(const StudyFiles& f, const SweepPoint& point, std::uint64_t study_seed, std::size_t index) {
+  std::string mode;
+  if (f.study.IsMap()) {
+    const YAML::Node& study = f.study;  // const: looking a key up adds nothing
+    const YAML::Node given = study["point_seeds"];
+    if (given.IsDefined() && given.IsScalar()) mode = given.Scalar();
+  }
+  for (const auto& set : point.sets)
+    if (set.path == "point_seeds" && set.value.IsScalar()) mode = set.value.Scalar();
+  if (mode == "common") index = 0;
   for (const auto& set : point.sets) {
     if (set.path != "seed") continue;
     // Read as the study reads its seed; an error names the sweep value.
@@ -160,7 +171,7 @@ PointTiming write_point(const RunArgs& a, StudyFiles& f, const SweepPoint& point
     const auto [from, to] = trace_window(a);
     Trace::instance().enable(from, to, static_cast<std::size_t>(a.trace_max));
   }
-  nlohmann::json r = run_point_in_place(f, point, seed_of(point, seed, index), progress,
+  nlohmann::json r = run_point_in_place(f, point, seed_of(f, point, seed, index), progress,
                                         point.sets.empty() ? "" : std::to_string(index));
   if (a.trace) {
     const std::string tf = out_file.substr(0, out_file.size() - 5) + ".trace.json";

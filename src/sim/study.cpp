@@ -464,7 +464,8 @@ const cfg::KeyTable& study_keys() {
       {"study", "the study's name: the results directory (`results/<study>`) and a key of every result"},
       {"description", "free text"},
       {"topology", "the platform: a topology file's path relative to the study, or the topology itself inline"},
-      {"seed", "the study's seed (default 1); each point's seed derives from it and the point's index"},
+      {"seed", "the study's seed (default 1); each point's seed derives from it and the point's index (see point_seeds)"},
+      {"point_seeds", "how each point's seed is drawn: `index` (default: from the study's seed and the point's index, so every point has draws of its own) or `common` (every point the study's seed: common random numbers, so that points differ by their configuration alone and adding a sweep axis changes no point's draws); a point that sets `seed` takes that value either way"},
       {"deadline", "simulated time after which a point is a simulation error (default 1000ms)"},
       {"set", "parameter settings applied before any --set: a map of path -> value (`topology.nodes.X.Y` for the platform)"},
       {"workloads", "the list of workloads, each a map with a `type` (see Workload types)"},
@@ -516,6 +517,12 @@ Study parse_study_keys(const StudyFiles& f) {
   // (docs/performance.md).
   if (root.has("description")) root.child("description").expect_scalar();
   if (root.has("seed")) s.seed = static_cast<std::uint64_t>(root.child("seed").integer(0, (1ll << 62)));
+  if (root.has("point_seeds")) {
+    const cfg::Cursor c = root.child("point_seeds");
+    const std::string v = c.str();
+    if (v != "index" && v != "common") c.fail("'" + v + "': index or common");
+    s.common_seeds = v == "common";
+  }
   if (root.has("deadline")) s.deadline = root.child("deadline").time();
   s.workloads = root.child("workloads");
   if (!s.workloads.node.IsSequence() || s.workloads.node.size() == 0) s.workloads.fail("a study needs a list of workloads");
