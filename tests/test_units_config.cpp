@@ -607,6 +607,13 @@ set: {topology.nodes.host.rc.posted_buffer: 8}
   EXPECT_FALSE(again.study["sweep"].IsDefined());
   EXPECT_EQ(again.study["workloads"][0]["bytes"].Mark().line, 10);
 
+  // A byte-order mark: positions count from after it.
+  const std::string bom = write_study("\xEF\xBB\xBFstudy: s\ntopology: {nodes: {}}\nsweep: [{path: seed, values: [1, 2]}]\nseed: 3\n");
+  const auto after_bom = sim::study_without_sweep(sim::load_study_files(bom));
+  ASSERT_TRUE(after_bom.has_value());
+  EXPECT_EQ(after_bom->files.study["seed"].as<int>(), 3);
+  EXPECT_FALSE(after_bom->files.study["sweep"].IsDefined());
+
   // A flow map, an alias into the sweep, no sweep: none.
   for (const char* text : {"{study: s, topology: {nodes: {}}, sweep: [{path: seed, values: [1, 2]}]}\n",
                            "study: s\ntopology: {nodes: {}}\nsweep: [{path: seed, values: [&one 1, 2]}]\ndescription: *one\n",

@@ -442,8 +442,12 @@ YAML::Node load_file(const std::string& path, const TextSpan& blank) {
   std::string text;
   text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   if (in.bad()) throw InputError(path + ": cannot read file");
-  for (std::size_t i = blank.from; i < std::min(blank.to, text.size()); ++i)
-    if (text[i] != '\n') text[i] = ' ';
+  // The span is in the parser's positions (YAML::Mark::pos), which count
+  // from after a byte-order mark.
+  const std::size_t bom = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+  if (blank.to > blank.from)
+    for (std::size_t i = blank.from + bom; i < std::min(blank.to, text.size() - bom) + bom; ++i)
+      if (text[i] != '\n') text[i] = ' ';
   return load_text(text, TextPlace{path, true});
 }
 

@@ -81,7 +81,8 @@ constexpr std::uint64_t kMaxInputBytes = std::uint64_t{64} << 20;
 // inputs that expand past the node limit become one InputError with
 // file:line:col.
 YAML::Node load_file(const std::string& path);
-// Bytes [from, to) of a file's text.
+// Bytes [from, to) of a file's text, counted as YAML::Mark::pos counts
+// them (from after a byte-order mark).
 struct TextSpan {
   std::size_t from = 0, to = 0;
 };
