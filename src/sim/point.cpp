@@ -139,7 +139,7 @@ int run_one_point(const RunArgs& a, std::size_t index, const std::string& out_fi
 namespace {
 // A point's seed: derived from the study's seed and the point's index; with
 // `point_seeds: common` (the study's, or the point's own value of it), the
-// study's seed alone, as point 0 of a sweep over seeds would have it; for a
+// seed the study's point 0 has, for every point; for a
 // point that sets `seed` itself (a sweep over seeds, for replicas), that
 // value alone, so that equal values give equal results wherever they stand
 // in the sweep. (The driver's check read point_seeds as the point does.)
