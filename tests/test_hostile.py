@@ -398,7 +398,7 @@ class Friction(Workdir):
         common = metrics(base + 'point_seeds: common\n' + one, 'c1')[0], metrics(base + 'point_seeds: common\n' + two, 'c2')[1]
         self.assertEqual(common[0], common[1])
         self.assertEqual(common[0], by_index[0])  # point 0's seed either way
-        self.expect_bad(base + 'point_seeds: shared\n', "'shared': index or common", regex=r'study\.yaml:4:14: point_seeds')
+        self.expect_bad(base + 'point_seeds: shared\n', "'shared' is not one of: index, common", regex=r'study\.yaml:4:14: point_seeds')
 
     def test_metrics_choose_the_csv_columns(self):
         # `metrics:` was accepted and ignored; now it picks results.csv's

@@ -517,12 +517,8 @@ Study parse_study_keys(const StudyFiles& f) {
   // (docs/performance.md).
   if (root.has("description")) root.child("description").expect_scalar();
   if (root.has("seed")) s.seed = static_cast<std::uint64_t>(root.child("seed").integer(0, (1ll << 62)));
-  if (root.has("point_seeds")) {
-    const cfg::Cursor c = root.child("point_seeds");
-    const std::string v = c.str();
-    if (v != "index" && v != "common") c.fail("'" + v + "': index or common");
-    s.common_seeds = v == "common";
-  }
+  // Checked here; each point reads it as it derives its seed (point.cpp).
+  if (root.has("point_seeds")) root.child("point_seeds").choice({"index", "common"});
   if (root.has("deadline")) s.deadline = root.child("deadline").time();
   s.workloads = root.child("workloads");
   if (!s.workloads.node.IsSequence() || s.workloads.node.size() == 0) s.workloads.fail("a study needs a list of workloads");

@@ -115,7 +115,6 @@ std::optional<StudyWithoutSweep> study_without_sweep(const StudyFiles& f);
 struct Study {
   std::string name;
   std::uint64_t seed = 1;
-  bool common_seeds = false;  // `point_seeds: common`: every point draws from the study's seed
   Tick deadline = 1000 * kMs;
   topo::Topology topo;
   cfg::Cursor workloads;
