@@ -50,6 +50,7 @@ CachingAgent::CachingAgent(const std::string& name, const CachingAgentConfig& cf
   reg.add_counter(name + ".forwards", &forwards, "line", "lines sent straight to a requesting agent on a forwarding snoop");
   reg.add_counter(name + ".atomics_far", &atomics_far, "1", "atomics sent to the home (the line not held)");
   reg.add_counter(name + ".atomics_near", &atomics_near, "1", "atomics run in this cache");
+  reg.add_counter(name + ".uncached", &uncached, "1", "accesses that kept no copy (a ReadOnce or WriteUnique sent to the home)");
 }
 
 CohPort& CachingAgent::port() {
@@ -78,6 +79,10 @@ std::uint64_t CachingAgent::data(std::uint64_t line) const {
 void CachingAgent::access(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core,
                           std::uint64_t mask) {
   issue(store ? RnEvent::Store : RnEvent::Load, line, value, mask, tag, core);
+}
+
+void CachingAgent::access_once(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core) {
+  issue(store ? RnEvent::WriteUnique : RnEvent::ReadOnce, line, value, ~0ull, tag, core);
 }
 
 void CachingAgent::evict(std::uint64_t line, std::uint64_t tag, CoreSide& core) {
@@ -144,9 +149,12 @@ void CachingAgent::run(const Access& a) {
   // (near: a store whose value is the operation's).
   const bool atomic = a.op == RnEvent::Count;
   const bool far = atomic && m_cfg.far_atomics && l.state == RnState::I;
-  const RnEvent e = !atomic ? a.op
-                    : far   ? atomic_event(a.rmw.op)
-                            : RnEvent::Store;
+  // An access that keeps no copy goes to the home from a line not held;
+  // a line held is loaded or stored here.
+  const bool once = a.op == RnEvent::ReadOnce || a.op == RnEvent::WriteUnique;
+  const RnEvent e = atomic ? (far ? atomic_event(a.rmw.op) : RnEvent::Store)
+                    : once && l.state != RnState::I ? (a.op == RnEvent::ReadOnce ? RnEvent::Load : RnEvent::Store)
+                                                     : a.op;
   if (e == RnEvent::Replace && l.state == RnState::I) {  // nothing to give up
     ++hits;
     a.core->access_done(a.tag, 0, now_tick());
@@ -163,6 +171,7 @@ void CachingAgent::run(const Access& a) {
   check(a.line, before, l.state, r);
   placed(a.line, before, l.state);
   if (atomic) ++(far ? atomics_far : atomics_near);
+  if (e == RnEvent::ReadOnce || e == RnEvent::WriteUnique) ++uncached;
   if (r.loaded || r.stored) {
     ++hits;
     a.core->access_done(a.tag, r.rmw ? r.old : r.value, now_tick());
@@ -240,7 +249,7 @@ void CachingAgent::receive(Packet* p) {
   const Tick done = now_tick() + (r.stored ? m_cfg.store_fill : 0);
   m_mshr.complete(m.line, [&](const Access& a) {
     if (!head) m_again.push_back(a);
-    else if (a.core) a.core->access_done(a.tag, r.rmw ? r.old : r.value, done);  // (a prefetch tells no core)
+    else if (a.core) a.core->access_done(a.tag, r.rmw ? r.old : a.op == RnEvent::WriteUnique ? a.value : r.value, done);  // (a prefetch tells no core)
     head = false;
   });
   for (const Access& a : m_again) run(a);
@@ -323,6 +332,7 @@ HomeAgent::HomeAgent(const std::string& name, const HomeAgentConfig& cfg, mem::M
   reg.add_counter(name + ".memory_writes", &memory_writes, "line", "dirty lines written to memory");
   reg.add_counter(name + ".forwarded", &forwarded, "1", "requests whose data an owner sent the requester (the memory read wasted)");
   reg.add_counter(name + ".atomics", &atomics, "1", "atomics executed at the home");
+  reg.add_counter(name + ".whole_writes", &whole_writes, "line", "whole lines written by agents that keep no copy (WriteUnique)");
 }
 
 CohPort& HomeAgent::port(AgentId agent) {
@@ -389,11 +399,14 @@ void HomeAgent::on_action(std::uint32_t, std::uint64_t, void* ptr) {
   m_cur = &l;
   if (msg_forwarded(m.type)) ++forwarded;
   if (msg_line_data(m.type)) {
-    // Dirty data comes home: memory is written (its channel is occupied),
-    // and a grant of this transaction need not wait for memory.
+    // Dirty data comes home, or a whole line is written: memory is written
+    // (its channel is occupied), and a grant of this transaction need not
+    // wait for memory.
     ++memory_writes;
     m_mem.write(m.line * kLineB, kLineB, now_tick());
-    if (m.type != MsgType::WriteBack) l.wait.dirty_in = true;
+    // (A request's data, a WriteBack's or a WriteUnique's, is no snoop's:
+    // it may wait behind the line's transaction in progress.)
+    if (msg_class(m.type) != MsgClass::Req) l.wait.dirty_in = true;
   }
   home_receive(l.dir, m, m_cfg.id, *this, m_cfg.policy);
   m_cur = nullptr;
@@ -405,6 +418,7 @@ void HomeAgent::home_row_taken(const HomeRow& row) {
   w = Wait{};
   w.seq = ++m_seq;
   const bool atomic = row.ops & kHomeAtomic;
+  w.atomic = atomic;
   if (atomic) ++atomics;
   if (!msg_has_data(row.grant) && !atomic) return;
   // The grant carries data, or an atomic needs the line's: read memory
@@ -426,17 +440,22 @@ HomeAgent::Wait& HomeAgent::wait_of(std::uint64_t line) {
 void HomeAgent::send(const Msg& m) {
   if (msg_class(m.type) == MsgClass::Snp) {
     ++snoops;
-    transmit(m, false);
+    transmit(m, false, false);
     return;
   }
   const Wait& w = wait_of(m.line);
-  if (w.reading && !w.dirty_in) m_parked[w.seq] = Parked{m, w.atomic_write};  // the data comes from memory: wait for it
-  else transmit(m, w.atomic_write);
+  if (w.reading && !w.dirty_in) m_parked[w.seq] = Parked{m, w.atomic, w.atomic_write};  // the data comes from memory: wait for it
+  else transmit(m, w.atomic, w.atomic_write);
 }
 
 void HomeAgent::home_atomic(const Msg& req, std::uint64_t old, std::uint64_t now) {
   CoherenceChecker::instance().atomic(req.src, req.line, old, now, true);
   wait_of(req.line).atomic_write = old != now;
+}
+
+void HomeAgent::home_write(const Msg& req, std::uint64_t old) {
+  CoherenceChecker::instance().written_at_home(req.src, req.line, old, req.data);
+  ++whole_writes;
 }
 
 void HomeAgent::memory_done(const mem::MemRequest& r, Tick) {
@@ -446,12 +465,12 @@ void HomeAgent::memory_done(const mem::MemRequest& r, Tick) {
   if (it == m_parked.end()) return;  // the grant left on dirty data, or is not made yet
   const Parked p = it->second;
   m_parked.erase(it);
-  transmit(p.grant, p.atomic_write);
+  transmit(p.grant, p.atomic, p.atomic_write);
 }
 
-void HomeAgent::transmit(const Msg& m, bool atomic_write) {
+void HomeAgent::transmit(const Msg& m, bool atomic, bool atomic_write) {
   Packet* p = packet_of(m);
-  if (m.type == MsgType::CompDataI || m.type == MsgType::Comp) {  // an atomic's answer: the operation, and its result to memory
+  if (atomic) {  // an atomic's answer: the operation, and its result to memory
     p->ready += m_cfg.atomic_latency;
     if (atomic_write) {
       ++memory_writes;

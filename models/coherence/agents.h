@@ -115,6 +115,12 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   // store writes the bits of `mask` of the line (all of it by default).
   void access(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core,
               std::uint64_t mask = ~0ull);
+  // A core access that keeps no copy of `line` (a streaming access, or an
+  // I/O-coherent agent's): from a line not held, a ReadOnce (the load gets
+  // the home's snapshot) or a WriteUnique of the whole line (the store is
+  // done once the home has written it); a line held is loaded or stored in
+  // the cache, as by access().
+  void access_once(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core);
   // A core's atomic on `line`'s value (config().far_atomics says where it
   // runs); `core` hears the old value.
   void atomic(const Rmw& rmw, std::uint64_t line, std::uint64_t tag, CoreSide& core);
@@ -142,12 +148,13 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   Counter forwards;                         // lines sent straight to another agent (a forwarding snoop)
   Counter evictions, writebacks;            // lines given up for room (writebacks: dirty ones)
   Counter atomics_far, atomics_near;        // atomics sent to the home, and run here
+  Counter uncached;                         // accesses that kept no copy (ReadOnce, WriteUnique sent)
 
  private:
   struct Access {
     static constexpr const char* kPoolName = "a core access";
     std::uint64_t id = 0;
-    RnEvent op = RnEvent::Load;  // Load, Store or Replace; AtomicStore..AtomicCompare: an atomic (`rmw`)
+    RnEvent op = RnEvent::Load;  // Load, Store, Replace, ReadOnce or WriteUnique; Count: an atomic (`rmw`)
     std::uint64_t line = 0, value = 0, mask = ~0ull, tag = 0;
     Rmw rmw;
     CoreSide* core = nullptr;
@@ -218,17 +225,20 @@ class HomeAgent final : public Receiver, public Actor, public Sink, public mem::
   void send(const Msg& m) override;
   void home_row_taken(const HomeRow& row) override;
   void home_atomic(const Msg& req, std::uint64_t old, std::uint64_t now) override;
+  void home_write(const Msg& req, std::uint64_t old) override;
   void memory_done(const mem::MemRequest& r, Tick at) override;
 
   Counter requests, snoops, memory_reads, memory_writes;
   Counter forwarded;  // transactions whose data an owner sent the requester (the memory read wasted)
   Counter atomics;    // atomics executed here
+  Counter whole_writes;  // WriteUniques: lines written by agents that keep no copy
 
  private:
   // What the home waits for on a line, beside the engine's state.
   struct Wait {
     bool reading = false;      // a memory read is under way for the transaction
     bool dirty_in = false;     // a snoop brought the line's data
+    bool atomic = false;       // the transaction is an atomic (its grant costs the operation)
     bool atomic_write = false; // an atomic's result that memory must take (not a failed compare)
     std::uint64_t seq = 0;     // the transaction's number: a late read of an earlier one is ignored
   };
@@ -237,9 +247,10 @@ class HomeAgent final : public Receiver, public Actor, public Sink, public mem::
   // line's next transaction may start meanwhile.
   struct Parked {
     Msg grant;
+    bool atomic = false;
     bool atomic_write = false;
   };
-  void transmit(const Msg& m, bool atomic_write);
+  void transmit(const Msg& m, bool atomic, bool atomic_write);
   Wait& wait_of(std::uint64_t line);
   Channel& channel(AgentId agent);
   HomeAgentConfig m_cfg;

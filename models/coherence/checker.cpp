@@ -21,13 +21,22 @@ void CoherenceChecker::observe(std::uint16_t agent, std::uint64_t line, RnState 
 }
 
 void CoherenceChecker::atomic(std::uint16_t agent, std::uint64_t line, std::uint64_t old, std::uint64_t now, bool at_home) {
+  replaced("an atomic", agent, line, old, now, at_home);
+}
+
+void CoherenceChecker::written_at_home(std::uint16_t agent, std::uint64_t line, std::uint64_t old, std::uint64_t now) {
+  replaced("a WriteUnique", agent, line, old, now, true);
+}
+
+void CoherenceChecker::replaced(const char* what, std::uint16_t agent, std::uint64_t line, std::uint64_t old, std::uint64_t now,
+                                bool at_home) {
   Line& l = m_lines[line];
   ++m_checks;
   if (at_home && l.readers > 0)
-    sim_fail("coherence checker", "line " + std::to_string(line) + ": an atomic of agent " + std::to_string(agent) +
+    sim_fail("coherence checker", "line " + std::to_string(line) + ": " + what + " of agent " + std::to_string(agent) +
                                       " ran at the home while " + std::to_string(l.readers) + " agents hold the line");
   if (old != l.golden)
-    sim_fail("coherence checker", "line " + std::to_string(line) + ": an atomic of agent " + std::to_string(agent) + " read " +
+    sim_fail("coherence checker", "line " + std::to_string(line) + ": " + what + " of agent " + std::to_string(agent) + " found " +
                                       std::to_string(old) + ", the last store wrote " + std::to_string(l.golden));
   l.golden = now;
 }

@@ -27,6 +27,10 @@ class CoherenceChecker {
   // agent's cache, or a far one at the home, where no agent may hold the
   // line): `old` must be the last store's value.
   void atomic(std::uint16_t agent, std::uint64_t line, std::uint64_t old, std::uint64_t now, bool at_home);
+  // The home wrote agent's whole line `now` over `old` (a WriteUnique; no
+  // agent may hold the line): `old` must be the last store's value, as
+  // every dirty copy came home first.
+  void written_at_home(std::uint16_t agent, std::uint64_t line, std::uint64_t old, std::uint64_t now);
   std::uint64_t checks() const { return m_checks; }
   void clear() { m_lines.clear(); m_checks = 0; }
 
@@ -35,6 +39,7 @@ class CoherenceChecker {
     int readers = 0, writers = 0;
     std::uint64_t golden = 0;
   };
+  void replaced(const char* what, std::uint16_t agent, std::uint64_t line, std::uint64_t old, std::uint64_t now, bool at_home);
   void changed(std::uint16_t agent, std::uint64_t line, Line& l, RnState before, RnState after);
   void loaded(std::uint16_t agent, std::uint64_t line, const Line& l, std::uint64_t value);
   LineMap<Line> m_lines;

@@ -28,7 +28,7 @@ RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId hom
     if (in) fail(agent(self), line, std::string("in ") + rn_state_name(l.state) + " received " + describe(*in) + ", which the protocol has no row for");
     return r;  // a core operation that waits for the outstanding request
   }
-  const std::uint8_t ops = r.row->ops;
+  const std::uint16_t ops = r.row->ops;
   if (ops & kOpInstall) {
     if (!in || !msg_has_data(in->type)) fail(agent(self), line, "a row installs data from a message without data");
     l.data = in->data;
@@ -49,7 +49,7 @@ RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId hom
     r.value = l.data;
   }
   if (ops & kOpResult) {
-    if (!in || in->type != MsgType::CompDataI) fail(agent(self), line, "an atomic's result from a message without one");
+    if (!in || in->type != MsgType::CompDataAtomic) fail(agent(self), line, "an atomic's result from a message without one");
     r.result = true;
     r.value = in->data;
   }
@@ -72,6 +72,10 @@ RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId hom
     m.dst = home;
     m.line = line;
     if (ops & kOpData) m.data = l.data;
+    if (ops & kOpStoreData) {
+      if (store_mask != ~0ull) fail(agent(self), line, std::string("a ") + msg_name(m.type) + " writes a whole line, not some of its bytes");
+      m.data = store_value;
+    }
     if (ops & kOpOperands) {
       if (!rmw || atomic_request(rmw->op) != m.type) fail(agent(self), line, std::string("a ") + msg_name(m.type) + " without its operation's operands");
       m.data = rmw->operand;
@@ -144,6 +148,13 @@ void grant(HomeLine& h, AgentId self, Sink& out) {
     h.mem = rmw_apply(rmw, old);
     out.home_atomic(h.cur, old, h.mem);
     g.data = old;
+  } else if (row.ops & kHomeWriteLine) {
+    // Every copy is gone: the line is the request's, whatever memory or a
+    // snoop's dirty data held.
+    if (h.sharers) fail("home " + std::to_string(self), h.cur.line, "a whole-line write done while agents still hold the line: " + describe(h.cur));
+    const std::uint64_t old = h.mem;
+    h.mem = h.cur.data;
+    out.home_write(h.cur, old);
   } else if (msg_has_data(g.type)) {
     g.data = h.mem;
   }
@@ -227,6 +238,8 @@ void home_receive(HomeLine& h, const Msg& m, AgentId self, Sink& out, const Home
     case MsgType::AtomicLoad:
     case MsgType::AtomicSwap:
     case MsgType::AtomicCompare:
+    case MsgType::ReadOnce:
+    case MsgType::WriteUnique:
       if (h.busy) h.waiting.push_back(m);  // serialised: one transaction per line
       else start(h, m, self, out, policy);
       return;

@@ -47,6 +47,8 @@ class Sink {
   // The home applied the atomic `req` to its line: the value was `old`
   // and is now `now` (equal when a compare failed: nothing was written).
   virtual void home_atomic(const Msg& req, std::uint64_t old, std::uint64_t now) {}
+  // The home wrote the whole line of `req` (a WriteUnique) over `old`.
+  virtual void home_write(const Msg& req, std::uint64_t old) {}
 };
 
 // One line at a caching agent.

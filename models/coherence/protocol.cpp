@@ -23,8 +23,8 @@ constexpr MsgInfo kMsgs[] = {
 using S = RnState;
 using E = RnEvent;
 using M = MsgType;
-constexpr std::uint8_t L = kOpLoad, St = kOpStore, In = kOpInstall, D = kOpData, A = kOpAck, R = kOpRetire,
-                       Op = kOpOperands, Res = kOpResult;
+constexpr std::uint16_t L = kOpLoad, St = kOpStore, In = kOpInstall, D = kOpData, A = kOpAck, R = kOpRetire,
+                        Op = kOpOperands, Res = kOpResult, Sd = kOpStoreData;
 
 // The caching agent's table. A core operation without a row waits (the
 // line has a request outstanding); a message without a row is a protocol
@@ -47,6 +47,10 @@ constexpr RnRow kRn[] = {
     {S::I, E::AtomicLoad, S::AT_P, M::AtomicLoad, Op},
     {S::I, E::AtomicSwap, S::AT_P, M::AtomicSwap, Op},
     {S::I, E::AtomicCompare, S::AT_P, M::AtomicCompare, Op},
+    // accesses that keep no copy, from a line not held (one held is
+    // loaded or stored in the cache)
+    {S::I, E::ReadOnce, S::RO_P, M::ReadOnce, 0},
+    {S::I, E::WriteUnique, S::WU_P, M::WriteUnique, Sd},
     // stable states: snoops
     {S::SC, E::SnpToI, S::I, M::SnpResp_I, 0},
     {S::UC, E::SnpToS, S::SC, M::SnpResp_SC, 0},
@@ -70,8 +74,11 @@ constexpr RnRow kRn[] = {
     {S::EV_P, E::WBAck, S::I, M::None, R},
     {S::WB_P, E::WBAck, S::I, M::None, R},
     {S::WBI_P, E::WBAck, S::I, M::None, R},
-    {S::AT_P, E::CompDataI, S::I, M::None, Res | R},
+    {S::AT_P, E::CompDataAtomic, S::I, M::None, Res | R},
     {S::AT_P, E::Comp, S::I, M::None, R},
+    // the snapshot is loaded on its way through: the line is not kept
+    {S::RO_P, E::CompDataI, S::I, M::None, In | L | A | R},
+    {S::WU_P, E::Comp, S::I, M::None, R},
     // requests outstanding: snoops that race with them
     {S::SM_P, E::SnpToI, S::SMI_P, M::SnpResp_I, 0},
     {S::EV_P, E::SnpToS, S::EV_P, M::SnpResp_I, 0},
@@ -89,7 +96,8 @@ constexpr RnRow kRn[] = {
 using C = DirCond;
 using W = SnoopWhom;
 using U = DirUpdate;
-constexpr std::uint8_t Mw = kHomeMemWrite, Na = kHomeNoAck, Fw = kHomeForward, At = kHomeAtomic, Mg = kHomeMigrate;
+constexpr std::uint8_t Mw = kHomeMemWrite, Na = kHomeNoAck, Fw = kHomeForward, At = kHomeAtomic, Mg = kHomeMigrate,
+                       Wl = kHomeWriteLine;
 
 // The home's table: how it serves each request, by the requester's standing
 // in the directory. A (request, standing) pair without a row is a protocol
@@ -123,15 +131,25 @@ constexpr HomeRow kHome[] = {
     {M::AtomicStore, C::Invalid, W::None, M::None, M::Comp, U::Keep, At | Na},
     {M::AtomicStore, C::Sharers, W::Others, M::SnpToI, M::Comp, U::Keep, At | Na},
     {M::AtomicStore, C::Owner, W::Others, M::SnpToI, M::Comp, U::Keep, At | Na},
-    {M::AtomicLoad, C::Invalid, W::None, M::None, M::CompDataI, U::Keep, At | Na},
-    {M::AtomicLoad, C::Sharers, W::Others, M::SnpToI, M::CompDataI, U::Keep, At | Na},
-    {M::AtomicLoad, C::Owner, W::Others, M::SnpToI, M::CompDataI, U::Keep, At | Na},
-    {M::AtomicSwap, C::Invalid, W::None, M::None, M::CompDataI, U::Keep, At | Na},
-    {M::AtomicSwap, C::Sharers, W::Others, M::SnpToI, M::CompDataI, U::Keep, At | Na},
-    {M::AtomicSwap, C::Owner, W::Others, M::SnpToI, M::CompDataI, U::Keep, At | Na},
-    {M::AtomicCompare, C::Invalid, W::None, M::None, M::CompDataI, U::Keep, At | Na},
-    {M::AtomicCompare, C::Sharers, W::Others, M::SnpToI, M::CompDataI, U::Keep, At | Na},
-    {M::AtomicCompare, C::Owner, W::Others, M::SnpToI, M::CompDataI, U::Keep, At | Na},
+    {M::AtomicLoad, C::Invalid, W::None, M::None, M::CompDataAtomic, U::Keep, At | Na},
+    {M::AtomicLoad, C::Sharers, W::Others, M::SnpToI, M::CompDataAtomic, U::Keep, At | Na},
+    {M::AtomicLoad, C::Owner, W::Others, M::SnpToI, M::CompDataAtomic, U::Keep, At | Na},
+    {M::AtomicSwap, C::Invalid, W::None, M::None, M::CompDataAtomic, U::Keep, At | Na},
+    {M::AtomicSwap, C::Sharers, W::Others, M::SnpToI, M::CompDataAtomic, U::Keep, At | Na},
+    {M::AtomicSwap, C::Owner, W::Others, M::SnpToI, M::CompDataAtomic, U::Keep, At | Na},
+    {M::AtomicCompare, C::Invalid, W::None, M::None, M::CompDataAtomic, U::Keep, At | Na},
+    {M::AtomicCompare, C::Sharers, W::Others, M::SnpToI, M::CompDataAtomic, U::Keep, At | Na},
+    {M::AtomicCompare, C::Owner, W::Others, M::SnpToI, M::CompDataAtomic, U::Keep, At | Na},
+    // Accesses that keep no copy. A ReadOnce takes memory's value, a unique
+    // owner snooped to shared first (its dirty data comes home); the home
+    // holds the line until the CompAck. A WriteUnique invalidates every
+    // copy, then writes its line; no CompAck (the requester holds nothing).
+    {M::ReadOnce, C::Invalid, W::None, M::None, M::CompDataI, U::Keep, 0},
+    {M::ReadOnce, C::Sharers, W::None, M::None, M::CompDataI, U::Keep, 0},
+    {M::ReadOnce, C::Owner, W::Owner, M::SnpToS, M::CompDataI, U::Keep, 0},
+    {M::WriteUnique, C::Invalid, W::None, M::None, M::Comp, U::Keep, Wl | Na},
+    {M::WriteUnique, C::Sharers, W::Others, M::SnpToI, M::Comp, U::Keep, Wl | Na},
+    {M::WriteUnique, C::Owner, W::Others, M::SnpToI, M::Comp, U::Keep, Wl | Na},
     // A forwarding home's rows, taking the place of the rows above for the
     // same request and standing: a request that finds a unique owner asks
     // it to send the line to the requester.
@@ -206,7 +224,8 @@ AtomicOp atomic_op_of(MsgType m) {
 }
 
 const char* rn_state_name(RnState s) {
-  static const char* const n[] = {"I", "SC", "UC", "UD", "IS_P", "IM_P", "SM_P", "SMI_P", "EV_P", "WB_P", "WBI_P", "AT_P"};
+  static const char* const n[] = {"I", "SC", "UC", "UD", "IS_P", "IM_P", "SM_P", "SMI_P", "EV_P", "WB_P", "WBI_P", "AT_P", "RO_P", "WU_P"};
+  static_assert(sizeof n / sizeof n[0] == kRnStates, "a name per state");
   return n[static_cast<int>(s)];
 }
 bool rn_readable(RnState s) { return s == S::SC || s == S::UC || s == S::UD || s == S::SM_P; }
@@ -214,9 +233,10 @@ bool rn_writable(RnState s) { return s == S::UC || s == S::UD; }
 bool rn_stable(RnState s) { return s == S::I || s == S::SC || s == S::UC || s == S::UD; }
 
 const char* rn_event_name(RnEvent e) {
-  static const char* const n[] = {"Load",       "Store",     "Replace",    "AtomicStore", "AtomicLoad", "AtomicSwap",
-                                  "AtomicCompare", "SnpToS", "SnpToI",     "SnpToSFwd",   "SnpToIFwd",  "CompDataSC",
-                                  "CompDataUC", "CompDataI", "CompUC",     "Comp",        "WBAck"};
+  static const char* const n[] = {"Load",       "Store",      "Replace",        "AtomicStore", "AtomicLoad", "AtomicSwap",
+                                  "AtomicCompare", "ReadOnce", "WriteUnique", "SnpToS",   "SnpToI",     "SnpToSFwd",
+                                  "SnpToIFwd",  "CompDataSC", "CompDataUC", "CompDataAtomic", "CompDataI", "CompUC",
+                                  "Comp",       "WBAck"};
   static_assert(sizeof n / sizeof n[0] == kRnEvents, "a name per event");
   return n[static_cast<int>(e)];
 }
@@ -229,6 +249,7 @@ RnEvent rn_event_of(MsgType m) {
     case M::SnpToIFwd: return E::SnpToIFwd;
     case M::CompDataSC: return E::CompDataSC;
     case M::CompDataUC: return E::CompDataUC;
+    case M::CompDataAtomic: return E::CompDataAtomic;
     case M::CompDataI: return E::CompDataI;
     case M::CompUC: return E::CompUC;
     case M::Comp: return E::Comp;

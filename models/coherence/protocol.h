@@ -11,6 +11,14 @@
 //    request is outstanding (one per line, held in the agent's MSHR);
 //  - requests: ReadShared, ReadUnique, CleanUnique (an upgrade from SC),
 //    Evict (a clean line given up), WriteBack (a dirty line, with data);
+//  - requests of an agent that keeps no copy (an I/O-coherent agent, or a
+//    caching agent's streaming access that must not displace its cache):
+//    ReadOnce (a snapshot of the line: the home snoops a unique owner to
+//    shared, answers CompDataI with the line's data, and waits for the
+//    CompAck, so that the value is still the line's when it arrives) and
+//    WriteUnique (a whole line, sent with the request: the home invalidates
+//    every copy, writes the line over memory and over any dirty data a
+//    snoop returned, and answers a dataless Comp);
 //  - snoops: SnpToS (keep a shared copy, return dirty data), SnpToI
 //    (invalidate, return dirty data); every snoop gets one response that
 //    names the state the line is left in (SnpResp_I/_SC, SnpRespData_I/_SC
@@ -29,7 +37,7 @@
 //    hold the line sends the operation with its operands; the home
 //    invalidates every copy (SnpToI), takes the line's value from memory or
 //    from the dirty data a snoop returns, applies the operation, writes the
-//    result to memory and answers with the old value (CompDataI) or, for
+//    result to memory and answers with the old value (CompDataAtomic) or, for
 //    AtomicStore, a dataless Comp; no copy is granted and no CompAck is
 //    awaited. An atomic on a line the requester holds runs in its cache
 //    instead (a near atomic: a store whose value is computed from the
@@ -42,7 +50,10 @@
 //    still waiting for its data, and the races left are those the tables
 //    name (a snoop meeting an upgrade, an eviction or a write-back in
 //    flight).
-// Simplifications in this version: no SD/UCE/UDP states (a forwarded
+// Simplifications in this version: a ReadOnce that finds a unique owner
+// snoops it to shared (CHI's SnpOnce would leave it unique); a WriteUnique
+// writes a whole line (no byte-enabled partial write) from an agent that
+// does not hold it (a held line is stored in the cache); no SD/UCE/UDP states (a forwarded
 // shared copy sends dirty data home instead of keeping it in SD); without
 // forwarding, data returns through the home; a line's value is one 64-bit
 // word, and an atomic works on all of it (AtomicStore and AtomicLoad add:
@@ -71,6 +82,8 @@ enum class MsgClass : std::uint8_t { Req, Snp, Rsp, Dat };
   X(AtomicLoad, Req, 8)           \
   X(AtomicSwap, Req, 8)           \
   X(AtomicCompare, Req, 16)       \
+  X(ReadOnce, Req, 0)             \
+  X(WriteUnique, Req, 64)         \
   X(SnpToS, Snp, 0)               \
   X(SnpToI, Snp, 0)               \
   X(SnpToSFwd, Snp, 0)            \
@@ -85,7 +98,8 @@ enum class MsgClass : std::uint8_t { Req, Snp, Rsp, Dat };
   X(CompAck, Rsp, 0)              \
   X(CompDataSC, Dat, 64)          \
   X(CompDataUC, Dat, 64)          \
-  X(CompDataI, Dat, 8)            \
+  X(CompDataAtomic, Dat, 8)       \
+  X(CompDataI, Dat, 64)           \
   X(CompUC, Rsp, 0)               \
   X(Comp, Rsp, 0)                 \
   X(WBAck, Rsp, 0)
@@ -135,6 +149,8 @@ enum class RnState : std::uint8_t {
   WB_P,   // WriteBack outstanding, the dirty data kept for snoops
   WBI_P,  // WriteBack outstanding, the data already given to a snoop
   AT_P,   // an atomic outstanding at the home, the line not held
+  RO_P,   // ReadOnce outstanding, the line not held
+  WU_P,   // WriteUnique outstanding, the line not held
   Count
 };
 constexpr int kRnStates = static_cast<int>(RnState::Count);
@@ -153,12 +169,15 @@ enum class RnEvent : std::uint8_t {
   AtomicLoad,
   AtomicSwap,
   AtomicCompare,
+  ReadOnce,     // a load that keeps no copy (the line not held)
+  WriteUnique,  // a whole-line store that keeps no copy (the line not held)
   SnpToS,
   SnpToI,
   SnpToSFwd,
   SnpToIFwd,
   CompDataSC,
   CompDataUC,
+  CompDataAtomic,
   CompDataI,
   CompUC,
   Comp,
@@ -174,7 +193,7 @@ RnEvent atomic_event(AtomicOp op);
 AtomicOp atomic_op_of(RnEvent e);
 
 // What a row does, as flags applied in this order.
-enum RnOp : std::uint8_t {
+enum RnOp : std::uint16_t {
   kOpLoad = 1,      // the load completes: it reads the line's data
   kOpStore = 2,     // the store completes: it writes the line's data
   kOpInstall = 4,   // the data of the received message becomes the line's
@@ -183,6 +202,7 @@ enum RnOp : std::uint8_t {
   kOpRetire = 32,   // the outstanding request is over (the MSHR entry frees)
   kOpOperands = 64, // the message sent carries the atomic's operands
   kOpResult = 128,  // the atomic completes with the value the message carries
+  kOpStoreData = 256,  // the message sent carries the store's value (a WriteUnique's line)
 };
 
 struct RnRow {
@@ -190,7 +210,7 @@ struct RnRow {
   RnEvent event;
   RnState next;
   MsgType send;  // to the home (a request, or the response to a snoop); None if nothing
-  std::uint8_t ops;
+  std::uint16_t ops;
   // To the requester a forwarding snoop names, with the line's data (a
   // CompData, as the home would have granted); None if nothing.
   MsgType forward = MsgType::None;
@@ -245,6 +265,10 @@ enum HomeOp : std::uint8_t {
   // ReadUnique would; a read-modify-write that then writes the line needs
   // no upgrade, at the cost of the owner's copy. Not for a forwarding home.
   kHomeMigrate = 16,
+  // A WriteUnique: once every snoop is answered (no copy is left), the
+  // request's line is written over memory's value, and over any dirty data
+  // a snoop returned.
+  kHomeWriteLine = 32,
 };
 
 struct HomeRow {

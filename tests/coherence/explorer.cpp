@@ -50,16 +50,20 @@ struct Explorer : Sink {
     if (old != g) throw SimError("an atomic at the home read a stale value");
     g = now;
   }
+  // A WriteUnique's line is the line's value from now on.
+  void home_write(const Msg& req, std::uint64_t) override { w->golden[static_cast<std::size_t>(req.line)] = req.data; }
 
   CacheLine& line(World& x, int a, int l) { return x.cl[static_cast<std::size_t>(a * cfg.lines + l)]; }
   AgentId home_of(int l) const { return static_cast<AgentId>(cfg.agents + l % cfg.homes); }
 
 
   // A message's line data as c(data); an atomic's operands are kept (they
-  // are the same in every state), its result dropped (nothing reads it).
+  // are the same in every state), its result dropped (nothing reads it); a
+  // WriteUnique's line is a value not yet written: 2, as a store's at issue.
   template <class C>
   static void canon_msg(Msg& m, const C& c) {
-    if (msg_line_data(m.type)) m.data = c(m.data);
+    if (m.type == MsgType::WriteUnique) m.data = 2;
+    else if (msg_line_data(m.type)) m.data = c(m.data);
     else if (!msg_atomic(m.type)) m.data = 0;
   }
 
@@ -231,8 +235,10 @@ struct Explorer : Sink {
       for (int a = 0; a < cfg.agents; ++a)
         for (int l = 0; l < cfg.lines; ++l)
           for (RnEvent e : {RnEvent::Load, RnEvent::Store, RnEvent::Replace, RnEvent::AtomicStore, RnEvent::AtomicLoad,
-                            RnEvent::AtomicSwap, RnEvent::AtomicCompare}) {
-            if (!cfg.atomics && e >= RnEvent::AtomicStore) continue;
+                            RnEvent::AtomicSwap, RnEvent::AtomicCompare, RnEvent::ReadOnce, RnEvent::WriteUnique}) {
+            const bool atomic = e >= RnEvent::AtomicStore && e <= RnEvent::AtomicCompare;
+            const bool once = e == RnEvent::ReadOnce || e == RnEvent::WriteUnique;
+            if ((atomic && !cfg.atomics) || (once && !cfg.once)) continue;
             const CacheLine& c = x_line(cur, a, l);
             const RnRow* row = rn_row(c.state, e);
             if (!row) continue;
@@ -292,7 +298,8 @@ struct Explorer : Sink {
     const RnStep r = rn_step(c, e, &m, m.dst, home_of(l), m.line, 2, *this);
     if (cfg.mutation == Mutation::IgnoreInvalidation && before == RnState::SC && e == RnEvent::SnpToI) c.state = RnState::SC;
     if (cfg.mutation == Mutation::KeepForwardedLine && rn_writable(before) && e == RnEvent::SnpToIFwd) c.state = before;
-    if (cfg.mutation == Mutation::AtomicKeepsCopy && e == RnEvent::CompDataI) {
+    if ((cfg.mutation == Mutation::AtomicKeepsCopy && e == RnEvent::CompDataAtomic) ||
+        (cfg.mutation == Mutation::ReadOnceKeepsCopy && e == RnEvent::CompDataI)) {
       c.state = RnState::SC;
       c.data = m.data;
     }

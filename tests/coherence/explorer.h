@@ -21,7 +21,8 @@
 //  - no deadlock: with nothing in flight, no agent waits and no home is
 //    busy;
 //  - every message meets a row of the tables (the engine throws otherwise);
-//  - an atomic at the home reads the last store's value.
+//  - an atomic at the home reads the last store's value;
+//  - a ReadOnce's snapshot is the last store's value when it arrives.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -40,6 +41,7 @@ enum class Mutation {
   LoseSnoop,           // every SnpToI (and SnpToIFwd) sent is lost
   KeepForwardedLine,   // a unique owner forwards the line unique but keeps its copy
   AtomicKeepsCopy,     // a far atomic's requester installs the old value as a shared copy
+  ReadOnceKeepsCopy,   // a ReadOnce's requester keeps the snapshot as a shared copy
 };
 
 struct ExploreConfig {
@@ -50,6 +52,7 @@ struct ExploreConfig {
   bool forward = false;   // the homes forward (HomePolicy): owners send the line to requesters
   bool migratory = false; // the homes serve a ReadShared that finds an owner as a ReadUnique (HomePolicy)
   bool atomics = false;   // the cores also issue far atomics (every kind)
+  bool once = false;      // the cores also issue accesses that keep no copy (ReadOnce, WriteUnique)
   std::size_t max_states = 20'000'000;
   Mutation mutation = Mutation::None;
 };

@@ -2,7 +2,8 @@
 // loads and stores in order, one access at a time (a blocking in-order
 // core: the strongest of the memory models the hosts allow), over the
 // protocol tables with an unordered network and evictions at any moment.
-// Every interleaving is searched. The outcomes (the registers at the end)
+// Some accesses keep no copy (ReadOnce, WriteUnique). Every interleaving
+// is searched. The outcomes (the registers at the end)
 // must be exactly those of sequential consistency, computed apart on a
 // flat memory: none more (the protocol keeps each line coherent and the
 // cores' order), none fewer (it forbids nothing SC allows). The outcomes
@@ -36,6 +37,7 @@ struct Op {
   bool store;
   int line;
   int value;  // a store's value; a load's register index
+  bool once = false;  // keeps no copy: a ReadOnce or WriteUnique from a line not held
 };
 using Program = std::vector<Op>;
 using Outcome = std::vector<int>;  // every register, by index
@@ -126,9 +128,10 @@ struct Machine : Sink {
     return k;
   }
 
-  // Completes the access of core c if `r` is it.
+  // Completes the access of core c if `r` is it (a WriteUnique's is the
+  // home's Comp: the request retires with nothing loaded or stored here).
   void complete(State& s, int c, const RnStep& r) {
-    if (!r.loaded && !r.stored) return;
+    if (!r.loaded && !r.stored && !(r.row && (r.row->ops & kOpRetire))) return;
     const Op o = progs[static_cast<std::size_t>(c)][s.pc[static_cast<std::size_t>(c)]];
     if (!o.store && r.loaded) s.regs[static_cast<std::size_t>(o.value)] = static_cast<int>(r.value);
     s.pc[static_cast<std::size_t>(c)]++;
@@ -167,7 +170,10 @@ struct Machine : Sink {
           State n = s;
           sent.clear();
           CacheLine& l = n.cl[static_cast<std::size_t>(c * lines + o.line)];
-          const RnStep r = rn_step(l, o.store ? RnEvent::Store : RnEvent::Load, nullptr, static_cast<AgentId>(c), home_id,
+          const RnEvent e = o.once && l.state == RnState::I ? (o.store ? RnEvent::WriteUnique : RnEvent::ReadOnce)
+                            : o.store                         ? RnEvent::Store
+                                                              : RnEvent::Load;
+          const RnStep r = rn_step(l, e, nullptr, static_cast<AgentId>(c), home_id,
                                    static_cast<std::uint64_t>(o.line), static_cast<std::uint64_t>(o.value), *this);
           if (r.row) {
             if (r.loaded || r.stored) complete(n, c, r);
@@ -222,6 +228,8 @@ std::set<Outcome> on_engine(const std::vector<Program>& ps, bool evictions, bool
 
 Op ld(int line, int reg) { return Op{false, line, reg}; }
 Op st(int line, int value) { return Op{true, line, value}; }
+Op ld_once(int line, int reg) { return Op{false, line, reg, true}; }
+Op st_once(int line, int value) { return Op{true, line, value, true}; }
 
 // Runs a litmus test, with homes that return data themselves and with
 // homes that have owners forward it: the engine's outcomes equal SC's, and
@@ -256,6 +264,17 @@ TEST(CoherenceLitmus, CoWW) { litmus("CoWW", {{st(x, 1), st(x, 2)}, {ld(x, 0), l
 TEST(CoherenceLitmus, MessagePassing) { litmus("MP", {{st(x, 1), st(y, 1)}, {ld(y, 0), ld(x, 1)}}, {{1, 0}}); }
 // Store buffering: both reads old is allowed by TSO and Arm, but not by SC cores.
 TEST(CoherenceLitmus, StoreBuffering) { litmus("SB", {{st(x, 1), ld(y, 0)}, {st(y, 1), ld(x, 1)}}, {{0, 0}}); }
+// The same with accesses that keep no copy (an I/O-coherent device's
+// ReadOnce and WriteUnique) beside caching ones: two snapshots in order
+// never see writes out of order, and a producer that writes its data whole
+// at the home before setting a flag is never seen with the flag set and
+// the data old.
+TEST(CoherenceLitmus, CoRROnce) { litmus("CoRR once", {{st_once(x, 1)}, {ld_once(x, 0), ld_once(x, 1)}}, {{1, 0}}); }
+TEST(CoherenceLitmus, CoWWOnce) { litmus("CoWW once", {{st_once(x, 1), st(x, 2)}, {ld_once(x, 0), ld(x, 1)}}, {{2, 1}}); }
+TEST(CoherenceLitmus, MessagePassingOnce) {
+  litmus("MP once", {{st_once(x, 1), st(y, 1)}, {ld(y, 0), ld_once(x, 1)}}, {{1, 0}});
+  litmus("MP once, flag too", {{st(x, 1), st_once(y, 1)}, {ld_once(y, 0), ld(x, 1)}}, {{1, 0}});
+}
 // Independent reads of independent writes: two readers disagreeing on the
 // order is forbidden (TSO, multi-copy-atomic Arm). Four cores: searched
 // without evictions, which multiply its states past a CI budget.

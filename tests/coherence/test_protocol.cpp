@@ -17,7 +17,7 @@ namespace hx::coherence::test {
 namespace {
 
 ExploreResult run(int agents, int lines, int mshrs, int homes = 1, bool forward = false, bool atomics = false,
-                  bool migratory = false) {
+                  bool migratory = false, bool once = false) {
   ExploreConfig c;
   c.agents = agents;
   c.lines = lines;
@@ -26,12 +26,13 @@ ExploreResult run(int agents, int lines, int mshrs, int homes = 1, bool forward 
   c.forward = forward;
   c.atomics = atomics;
   c.migratory = migratory;
+  c.once = once;
   const ExploreResult r = explore(c);
   EXPECT_EQ(r.error, "") << agents << " agents, " << lines << " lines";
   EXPECT_TRUE(r.complete) << r.states << " states";
-  std::printf("%d agents, %d lines, %d homes, %d MSHRs%s%s%s: %zu states, %zu transitions, at most %d messages in flight\n",
+  std::printf("%d agents, %d lines, %d homes, %d MSHRs%s%s%s%s: %zu states, %zu transitions, at most %d messages in flight\n",
               agents, lines, homes, mshrs, forward ? ", forwarding" : "", migratory ? ", migratory" : "",
-              atomics ? ", far atomics" : "", r.states, r.transitions, r.max_in_flight);
+              atomics ? ", far atomics" : "", once ? ", ReadOnce and WriteUnique" : "", r.states, r.transitions, r.max_in_flight);
   return r;
 }
 
@@ -58,13 +59,20 @@ void expect_every_row_taken(const std::vector<ExploreResult>& rs) {
 TEST(CoherenceExhaustive, TwoAgentsOneLine) { run(2, 1, 1); }
 
 TEST(CoherenceExhaustive, ThreeAgentsOneLineTakeEveryRow) {
-  expect_every_row_taken({run(3, 1, 1, 1, false, true), run(3, 1, 1, 1, true, true), run(3, 1, 1, 1, false, true, true)});
+  expect_every_row_taken({run(3, 1, 1, 1, false, true, false, true), run(3, 1, 1, 1, true, true, false, true),
+                          run(3, 1, 1, 1, false, true, true, true)});
 }
 
 // Two lines and two requests outstanding per agent, with far atomics
 // beside every other operation: an atomic meets owners, sharers,
 // write-backs in flight and requests queued at the home.
 TEST(CoherenceExhaustive, TwoAgentsTwoLinesTwoMshrs) { run(2, 2, 2, 1, false, true); }
+
+// Accesses that keep no copy beside the caching ones, two lines and two
+// requests per agent: a ReadOnce meets an owner it snoops to shared, an
+// upgrade and a write-back in flight; a WriteUnique meets owners, sharers
+// and the requests queued behind it.
+TEST(CoherenceExhaustive, ReadOnceWriteUniqueTwoAgentsTwoLinesTwoMshrs) { run(2, 2, 2, 1, false, false, false, true); }
 
 // Direct cache-to-cache forwarding: an owner sends the line to the
 // requester and the home hears of it after (or before) the requester's
@@ -79,6 +87,16 @@ TEST(CoherenceExhaustive, FindsAnAtomicThatLeavesACopy) {
   c.mutation = Mutation::AtomicKeepsCopy;
   const ExploreResult r = explore(c);
   EXPECT_NE(r.error.find("holds a stale readable copy"), std::string::npos) << r.error;
+}
+
+// The search sees a ReadOnce's requester that keeps its snapshot: a copy
+// the directory does not list.
+TEST(CoherenceExhaustive, FindsAReadOnceThatKeepsACopy) {
+  ExploreConfig c;
+  c.once = true;
+  c.mutation = Mutation::ReadOnceKeepsCopy;
+  const ExploreResult r = explore(c);
+  EXPECT_NE(r.error.find("which holds the line"), std::string::npos) << r.error;
 }
 
 // A home takes the rows of its policy (forwarding, migratory, or neither;

@@ -3,7 +3,8 @@
 // (every store writes a value never written before), random operations and
 // a network that delivers any message in flight next, over many seeds.
 // Atomics run too: far (at the home) from a line not held, near (in the
-// cache) otherwise. Every load and every atomic must read the golden value
+// cache) otherwise; so do accesses that keep no copy (ReadOnce and
+// WriteUnique) from a line not held. Every load and every atomic must read the golden value
 // of its line (the value of the last store, stores being serialised by
 // single-writer, a far atomic's by the home), every far atomic's requester
 // must get the value the home read, single-writer must
@@ -35,6 +36,11 @@ struct Net : Sink {
     result[static_cast<std::size_t>(req.src * lines) + req.line] = old;
     ++far;
   }
+  std::uint64_t whole_writes = 0;
+  void home_write(const Msg& req, std::uint64_t) override {
+    (*golden)[static_cast<std::size_t>(req.line)] = req.data;  // the home serialises it
+    ++whole_writes;
+  }
 };
 
 struct System {
@@ -43,7 +49,7 @@ struct System {
   std::vector<HomeLine> home;
   std::vector<std::uint64_t> golden;
   Net net;
-  std::uint64_t next_value = 1, loads = 0, stores = 0, ops = 0, near = 0;
+  std::uint64_t next_value = 1, loads = 0, stores = 0, ops = 0, near = 0, read_once = 0;
   std::vector<Rmw> pending;         // per agent x line: the near atomic whose request is outstanding
   std::vector<char> near_pending;
   AgentId home_id;
@@ -107,6 +113,7 @@ struct System {
         const RnStep r = rn_step(at(m.dst, l), rn_event_of(m.type), &m, m.dst, home_id, m.line, next_value++, net, ~0ull,
                                  near_pending[k] ? &pending[k] : nullptr);
         if (r.row->ops & kOpRetire) near_pending[k] = 0;
+        read_once += m.type == MsgType::CompDataI;
         apply(r, l, m.dst);
       }
       check_swmr(l);
@@ -114,8 +121,12 @@ struct System {
     }
     const int a = static_cast<int>(rng.below(static_cast<std::uint64_t>(agents)));
     const int l = static_cast<int>(rng.below(static_cast<std::uint64_t>(lines)));
-    const std::uint64_t pick = rng.below(20);
-    RnEvent e = pick < 10 ? RnEvent::Load : pick < 16 ? RnEvent::Store : pick < 18 ? RnEvent::Replace : RnEvent::Count;
+    const std::uint64_t pick = rng.below(22);
+    RnEvent e = pick < 10 ? RnEvent::Load : pick < 16 ? RnEvent::Store : pick < 18 ? RnEvent::Replace : pick < 20 ? RnEvent::Count
+                : pick < 21 ? RnEvent::ReadOnce : RnEvent::WriteUnique;
+    // An access that keeps no copy, from a line held: a load or store in the cache.
+    if (at(a, l).state != RnState::I && (e == RnEvent::ReadOnce || e == RnEvent::WriteUnique))
+      e = e == RnEvent::ReadOnce ? RnEvent::Load : RnEvent::Store;
     // An atomic: far from a line not held, near (a store) otherwise; a
     // compare that succeeds half the time; addends far apart, so that a sum
     // never repeats an earlier value.
@@ -165,7 +176,7 @@ struct System {
 // 200 seeds x 5000 operations = a million operations, on 4 agents, 3 lines
 // (so lines collide constantly) and 2 MSHRs per agent.
 void stress(bool forward, bool migratory = false) {
-  std::uint64_t ops = 0, loads = 0, stores = 0, forwarded = 0, near = 0, far = 0;
+  std::uint64_t ops = 0, loads = 0, stores = 0, forwarded = 0, near = 0, far = 0, read_once = 0, whole = 0;
   for (std::uint64_t seed = 1; seed <= 200; ++seed) {
     System r(4, 3, 2);
     r.policy.forward = forward;
@@ -187,17 +198,23 @@ void stress(bool forward, bool migratory = false) {
     stores += r.stores;
     near += r.near;
     far += r.net.far;
+    read_once += r.read_once;
+    whole += r.net.whole_writes;
   }
   EXPECT_EQ(ops, 1'000'000u);
   EXPECT_GT(loads, 100'000u);  // both kinds happened, many times
   EXPECT_GT(stores, 100'000u);
   EXPECT_GT(near, 10'000u);  // atomics ran both near and far, many times
   EXPECT_GT(far, 10'000u);
+  EXPECT_GT(read_once, 10'000u);  // snapshots and whole-line writes, many times
+  EXPECT_GT(whole, 10'000u);
   if (forward) EXPECT_GT(forwarded, 10'000u);  // owners did forward, many times
   else EXPECT_EQ(forwarded, 0u);
-  std::printf("%llu operations: %llu loads checked, %llu stores, %llu atomics near and %llu far, %llu lines forwarded\n",
-              static_cast<unsigned long long>(ops), static_cast<unsigned long long>(loads), static_cast<unsigned long long>(stores),
-              static_cast<unsigned long long>(near), static_cast<unsigned long long>(far), static_cast<unsigned long long>(forwarded));
+  std::printf("%llu operations: %llu loads checked (%llu ReadOnce), %llu stores, %llu WriteUnique, %llu atomics near and %llu far, "
+              "%llu lines forwarded\n",
+              static_cast<unsigned long long>(ops), static_cast<unsigned long long>(loads), static_cast<unsigned long long>(read_once),
+              static_cast<unsigned long long>(stores), static_cast<unsigned long long>(whole), static_cast<unsigned long long>(near),
+              static_cast<unsigned long long>(far), static_cast<unsigned long long>(forwarded));
 }
 
 TEST(CoherenceStress, AMillionRandomOperationsAgainstAGoldenMemory) { stress(false); }

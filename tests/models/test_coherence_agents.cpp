@@ -299,6 +299,71 @@ TEST(CoherenceAgents, AFarAtomicTakesTheDirtyValueFromTheOwner) {
   EXPECT_EQ(std::get<1>(r.c1.done.back()), 42u);
 }
 
+// An access that keeps no copy. A ReadOnce of a line nobody holds is a
+// load miss's stages, and the line is not kept; one of a line dirty in the
+// other cache snoops it to shared, its dirty data the snapshot.
+TEST(CoherenceAgents, AReadOnceIsALoadMissThatKeepsNoCopy) {
+  CoherenceChecker::instance().clear();
+  Rig r;
+  r.a0.access_once(false, 5, 0, 1, r.c0);
+  sc_core::sc_start();
+  ASSERT_EQ(r.c0.done.size(), 1u);
+  const Tick at_home = kRn + kHdr + kLat + kHome;
+  EXPECT_EQ(std::get<2>(r.c0.done[0]), next_slot(at_home, 5 * kNs) + 80 * kNs + kData + kLat + kRn);
+  EXPECT_EQ(r.a0.state(5), RnState::I);
+  EXPECT_EQ(r.home.line(5).sharers, 0u);
+  EXPECT_EQ(r.a0.uncached.value, 1u);
+  r.a1.access(true, 7, 40, 2, r.c1);
+  sc_core::sc_start();
+  r.a0.access_once(false, 7, 0, 3, r.c0);
+  sc_core::sc_start();
+  ASSERT_EQ(r.c0.done.size(), 2u);
+  EXPECT_EQ(std::get<1>(r.c0.done[1]), 40u);
+  EXPECT_EQ(r.a0.state(7), RnState::I);
+  EXPECT_EQ(r.a1.state(7), RnState::SC);
+  EXPECT_EQ(r.home.line(7).mem, 40u);  // the dirty data came home
+  // A line held is read in the cache: no request.
+  r.a1.access_once(false, 7, 0, 4, r.c1);
+  sc_core::sc_start();
+  EXPECT_EQ(std::get<1>(r.c1.done.back()), 40u);
+  EXPECT_EQ(r.a1.uncached.value, 0u);
+  EXPECT_TRUE(r.home.idle());
+}
+
+// A WriteUnique of a line dirty in the other cache: the line travels with
+// the request, the owner is invalidated (its dirty data comes home and is
+// written over), and the Comp leaves once the snoop is answered, with no
+// memory read and no atomic's operation time. The former owner then reads
+// the written line.
+TEST(CoherenceAgents, AWriteUniqueIsDoneWhenTheHomeHasInvalidatedEveryCopy) {
+  CoherenceChecker::instance().clear();
+  Rig r;
+  r.a1.access(true, 7, 40, 1, r.c1);
+  sc_core::sc_start();
+  ASSERT_EQ(r.a1.state(7), RnState::UD);
+  const std::uint64_t reads = r.home.memory_reads.value;
+  const Tick t0 = now_tick();
+  r.a0.access_once(true, 7, 99, 2, r.c0);
+  sc_core::sc_start();
+  ASSERT_EQ(r.c0.done.size(), 1u);
+  const Tick request = kRn + kData + kLat + kHome;  // a header and the line
+  const Tick snoop = kHdr + kLat + kRn;
+  const Tick dirty = kData + kLat + kHome;
+  const Tick comp = kHdr + kLat + kRn;
+  EXPECT_EQ(std::get<2>(r.c0.done[0]) - t0, request + snoop + dirty + comp);
+  EXPECT_EQ(std::get<1>(r.c0.done[0]), 99u);
+  EXPECT_EQ(r.a0.state(7), RnState::I);
+  EXPECT_EQ(r.a1.state(7), RnState::I);
+  EXPECT_EQ(r.home.line(7).mem, 99u);
+  EXPECT_EQ(r.home.memory_reads.value, reads);
+  EXPECT_EQ(r.home.whole_writes.value, 1u);
+  EXPECT_EQ(r.home.atomics.value, 0u);
+  r.a1.access(false, 7, 0, 3, r.c1);
+  sc_core::sc_start();
+  EXPECT_EQ(std::get<1>(r.c1.done.back()), 99u);
+  EXPECT_TRUE(r.home.idle());
+}
+
 // Two far atomics on one line at once: the home serves them one after the
 // other, each grant waiting for its own memory read even once the next
 // transaction has started (an atomic's grant ends its transaction), and
