@@ -173,6 +173,13 @@ class FoundBeforeTheRun(Workdir):
         self.expect_bad(self.CCIX.replace('op: rd, pattern: hit', 'op: cas, path: dma'), 'cas applies to the ccix path',
                         regex=r'study\.yaml:3:\d+: workloads\.0\.op: ')
 
+    def test_a_non_allocating_atomic_or_dma_transfer(self):
+        # allocate: false is the system cache's choice: an atomic or the DMA engine has none to make.
+        self.expect_bad(self.CCIX.replace('op: rd, pattern: hit', 'op: cas, allocate: false'), 'allocate applies to reads and writes on the ccix path',
+                        regex=r'study\.yaml:3:\d+: workloads\.0\.allocate: ')
+        self.expect_bad(self.CCIX.replace('op: rd, pattern: hit', 'op: wr, path: dma, allocate: false'), 'allocate applies to reads and writes on the ccix path',
+                        regex=r'study\.yaml:3:\d+: workloads\.0\.allocate: ')
+
     def test_host_core_latency_without_host_cores(self):
         study = self.one_workload('s000_n1sdp_au280', "{type: home_lat, op: cas, line: same, reps: 5}")
         self.expect_bad(study, 'home_lat needs host cores at the CCIX home', '--set', 'topology.nodes.host.ccix.cores=0',

@@ -9,7 +9,7 @@
 namespace hx::ccix {
 
 namespace {
-enum : std::uint32_t { kIssue, kLoad, kStore, kEvict, kAtomic, kDone };
+enum : std::uint32_t { kIssue, kLoad, kStore, kLoadOnce, kStoreOnce, kEvict, kAtomic, kDone };
 constexpr std::uint32_t kLineB = coherence::kLineB;
 }  // namespace
 
@@ -47,8 +47,8 @@ void RequestAgent::send(coherence::Packet* p) {
   });
 }
 
-void RequestAgent::transfer(bool write, std::uint64_t addr, std::uint32_t bytes, Done done) {
-  start(write ? Op::Write : Op::Read, addr, bytes, std::move(done));
+void RequestAgent::transfer(bool write, std::uint64_t addr, std::uint32_t bytes, Done done, bool allocate) {
+  start(write ? Op::Write : Op::Read, addr, bytes, std::move(done)).allocate = allocate;
 }
 
 void RequestAgent::flush(std::uint64_t addr, std::uint32_t bytes, Done done) { start(Op::Flush, addr, bytes, std::move(done)); }
@@ -84,7 +84,10 @@ void RequestAgent::issue() {
   const std::uint64_t id = m_first_id + m_issuing;
   const std::uint64_t line = x.first + x.issued;
   ++lines;
-  const std::uint32_t kind = x.op == Op::Write ? kStore : x.op == Op::Read ? kLoad : x.op == Op::Atomic ? kAtomic : kEvict;
+  const std::uint32_t kind = x.op == Op::Write  ? (x.allocate ? kStore : kStoreOnce)
+                             : x.op == Op::Read  ? (x.allocate ? kLoad : kLoadOnce)
+                             : x.op == Op::Atomic ? kAtomic
+                                                  : kEvict;
   // An atomic's AXI sequence: the operands' write and its response, then
   // the read that carries the operation to the SC.
   const Tick axi = x.op == Op::Atomic ? 2 * m_cfg.axi_latency + m_cfg.write_return : m_cfg.axi_latency;
@@ -114,6 +117,8 @@ void RequestAgent::on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) {
   // A store writes a value no other store wrote: the checker can tell them apart.
   if (kind == kEvict) m_agent->evict(arg, id, *this);
   else if (kind == kAtomic) m_agent->atomic(m_xfers[id - m_first_id].rmw, arg, id, *this);
+  else if (kind == kLoadOnce || kind == kStoreOnce)
+    m_agent->access_once(kind == kStoreOnce, arg, kind == kStoreOnce ? ++m_store_value : 0, id, *this);
   else m_agent->access(kind == kStore, arg, kind == kStore ? ++m_store_value : 0, id, *this);
 }
 

@@ -9,7 +9,10 @@
 //    up the SC (the agent's `lookup`);
 //  - a miss allocates a request tracker (the agent's MSHRs: the RA's
 //    outstanding requests); a read misses with ReadShared, a write with
-//    ReadUnique (the SC allocates on write);
+//    ReadUnique (the SC allocates on write); a transfer that does not
+//    allocate (AXI's AxCACHE allocate bits clear: streaming data the SC
+//    must not keep) sends a ReadOnce or a whole-line WriteUnique for each
+//    line the SC does not hold, and keeps no copy;
 //  - with `ats`, the RA works on virtual addresses: a request passes the
 //    device's ATS switch first, the one its DMA engine has (the `bench:`
 //    section: ATC size, look-up, miss handling): on an ATC hit it leaves
@@ -81,8 +84,9 @@ class RequestAgent final : public pcie::Device,
   const RequestAgentConfig& config() const { return m_cfg; }
 
   // Read or write `bytes` at `addr` (whole lines); `done` when the last
-  // line's response is back at the generator.
-  void transfer(bool write, std::uint64_t addr, std::uint32_t bytes, Done done);
+  // line's response is back at the generator. Without `allocate`, the SC
+  // keeps no copy of the lines it does not hold (ReadOnce, WriteUnique).
+  void transfer(bool write, std::uint64_t addr, std::uint32_t bytes, Done done, bool allocate = true);
   // Give the lines of [addr, addr+bytes) up (clean ones evicted, dirty ones
   // written back: a cache-maintenance flush); `done` as for a write.
   void flush(std::uint64_t addr, std::uint32_t bytes, Done done);
@@ -119,6 +123,7 @@ class RequestAgent final : public pcie::Device,
   enum class Op : std::uint8_t { Read, Write, Flush, Atomic };
   struct Xfer {
     Op op = Op::Read;
+    bool allocate = true;     // Read, Write: the SC keeps the lines
     std::uint64_t first = 0;  // line number
     std::uint32_t n = 0, issued = 0, left = 0;
     Done done;

@@ -288,6 +288,34 @@ TEST(CcixAgents, AWriteMissTakesTheLineUniqueAndTheCheckerSeesItsValue) {
   EXPECT_TRUE(r.ra->link().whole());
 }
 
+// Transfers that do not allocate: a read is a ReadOnce per line and a
+// write a WriteUnique, and the SC keeps none of the lines. The write is
+// done on the home's Comp, with no memory read: sooner than the read of the
+// same lines, which waits for memory. A read of the written lines finds
+// the written values (the checker sees every load).
+TEST(CcixAgents, TransfersThatDoNotAllocateKeepNoCopy) {
+  coherence::CoherenceChecker::instance().clear();
+  Rig r;
+  Tick w = 0, w_at = 0, rd = 0, rd_at = 0;
+  const std::uint64_t base = 4ull << 30;
+  r.ra->transfer(true, base, 256, [&](Tick at) {
+    w = at;
+    rd_at = now_tick();
+    r.ra->transfer(false, base, 256, [&](Tick at2) { rd = at2; }, false);
+  }, false);
+  sc_core::sc_start();
+  ASSERT_GT(rd, 0u);
+  for (std::uint64_t l = 0; l < 4; ++l) EXPECT_EQ(r.ra->agent().state(base / 64 + l), coherence::RnState::I);
+  EXPECT_EQ(r.ra->agent().uncached.value, 8u);
+  EXPECT_EQ(r.ra->agent().misses.value, 8u);
+  EXPECT_EQ(r.home->home().whole_writes.value, 4u);
+  EXPECT_EQ(r.home->home().memory_reads.value, 4u);  // the reads' alone
+  EXPECT_LT(w - w_at, rd - rd_at);
+  EXPECT_GE(coherence::CoherenceChecker::instance().checks(), 8u);
+  EXPECT_TRUE(r.ra->link().whole());
+  EXPECT_TRUE(r.home->idle());
+}
+
 // An AtomicCompare from the generator on a line nobody holds runs at the
 // home: the AXI sequence (the operands' write and its response, then the
 // read: 10 + 3 + 10 ns), the SC's look-up and the translation on the way,
