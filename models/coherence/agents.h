@@ -95,7 +95,13 @@ struct CachingAgentConfig {
   // CCIX/CHI's atomic transactions) or here (near: the line is fetched
   // unique, as for a store). A line the agent holds runs its atomic near.
   bool far_atomics = true;
-  // A store that missed: from its line's arrival to the store being done
+  // A store of a whole line to a line not held takes the line unique
+  // without its data (MakeUnique, protocol.h) rather than reading it
+  // (ReadUnique): what a cache that knows the store overwrites the line
+  // does. A store of some of a line's bits, or an atomic, still reads it.
+  bool make_unique = false;
+  // A store that missed: from its line's arrival (or, by MakeUnique, its
+  // grant's) to the store being done
   // (a write-allocate cache that merges the write into the arrived line by
   // passing it through its pipeline again); 0: done on arrival.
   Tick store_fill = 0;

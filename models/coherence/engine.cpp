@@ -240,6 +240,7 @@ void home_receive(HomeLine& h, const Msg& m, AgentId self, Sink& out, const Home
     case MsgType::AtomicCompare:
     case MsgType::ReadOnce:
     case MsgType::WriteUnique:
+    case MsgType::MakeUnique:
       if (h.busy) h.waiting.push_back(m);  // serialised: one transaction per line
       else start(h, m, self, out, policy);
       return;

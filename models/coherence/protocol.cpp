@@ -51,12 +51,19 @@ constexpr RnRow kRn[] = {
     // loaded or stored in the cache)
     {S::I, E::ReadOnce, S::RO_P, M::ReadOnce, 0},
     {S::I, E::WriteUnique, S::WU_P, M::WriteUnique, Sd},
+    // a whole-line store that allocates: the line unique, without its data
+    {S::I, E::StoreLine, S::MU_P, M::MakeUnique, 0},
     // stable states: snoops
     {S::SC, E::SnpToI, S::I, M::SnpResp_I, 0},
     {S::UC, E::SnpToS, S::SC, M::SnpResp_SC, 0},
     {S::UC, E::SnpToI, S::I, M::SnpResp_I, 0},
     {S::UD, E::SnpToS, S::SC, M::SnpRespData_SC, D},
     {S::UD, E::SnpToI, S::I, M::SnpRespData_I, D},
+    // ... and a MakeUnique's: every copy goes, dirty data with it (the
+    // requester overwrites the whole line)
+    {S::SC, E::SnpToMakeI, S::I, M::SnpResp_I, 0},
+    {S::UC, E::SnpToMakeI, S::I, M::SnpResp_I, 0},
+    {S::UD, E::SnpToMakeI, S::I, M::SnpResp_I, 0},
     // stable states: forwarding snoops (an owner's), the data to the
     // requester. A dirty line forwarded unique stays dirty at its new
     // owner; forwarded shared, its dirty data goes home as well.
@@ -79,12 +86,16 @@ constexpr RnRow kRn[] = {
     // the snapshot is loaded on its way through: the line is not kept
     {S::RO_P, E::CompDataI, S::I, M::None, In | L | A | R},
     {S::WU_P, E::Comp, S::I, M::None, R},
+    {S::MU_P, E::CompUC, S::UD, M::None, St | A | R},
     // requests outstanding: snoops that race with them
     {S::SM_P, E::SnpToI, S::SMI_P, M::SnpResp_I, 0},
     {S::EV_P, E::SnpToS, S::EV_P, M::SnpResp_I, 0},
     {S::EV_P, E::SnpToI, S::EV_P, M::SnpResp_I, 0},
     {S::WB_P, E::SnpToS, S::WBI_P, M::SnpRespData_I, D},
     {S::WB_P, E::SnpToI, S::WBI_P, M::SnpRespData_I, D},
+    {S::SM_P, E::SnpToMakeI, S::SMI_P, M::SnpResp_I, 0},
+    {S::EV_P, E::SnpToMakeI, S::EV_P, M::SnpResp_I, 0},
+    {S::WB_P, E::SnpToMakeI, S::WBI_P, M::SnpResp_I, 0},  // its write-back is stale once the home has this answer
     // ... and forwarding snoops: an eviction or write-back in flight does
     // not forward; it answers as to a plain snoop, and the home grants.
     {S::EV_P, E::SnpToSFwd, S::EV_P, M::SnpResp_I, 0},
@@ -150,6 +161,12 @@ constexpr HomeRow kHome[] = {
     {M::WriteUnique, C::Invalid, W::None, M::None, M::Comp, U::Keep, Wl | Na},
     {M::WriteUnique, C::Sharers, W::Others, M::SnpToI, M::Comp, U::Keep, Wl | Na},
     {M::WriteUnique, C::Owner, W::Others, M::SnpToI, M::Comp, U::Keep, Wl | Na},
+    // A MakeUnique: every other copy invalidated (an owner's dirty data
+    // dropped: the requester overwrites the line), the line granted unique
+    // with no data.
+    {M::MakeUnique, C::Invalid, W::None, M::None, M::CompUC, U::MakeOwner, 0},
+    {M::MakeUnique, C::Sharers, W::Others, M::SnpToMakeI, M::CompUC, U::MakeOwner, 0},
+    {M::MakeUnique, C::Owner, W::Others, M::SnpToMakeI, M::CompUC, U::MakeOwner, 0},
     // A forwarding home's rows, taking the place of the rows above for the
     // same request and standing: a request that finds a unique owner asks
     // it to send the line to the requester.
@@ -224,7 +241,7 @@ AtomicOp atomic_op_of(MsgType m) {
 }
 
 const char* rn_state_name(RnState s) {
-  static const char* const n[] = {"I", "SC", "UC", "UD", "IS_P", "IM_P", "SM_P", "SMI_P", "EV_P", "WB_P", "WBI_P", "AT_P", "RO_P", "WU_P"};
+  static const char* const n[] = {"I", "SC", "UC", "UD", "IS_P", "IM_P", "SM_P", "SMI_P", "EV_P", "WB_P", "WBI_P", "AT_P", "RO_P", "WU_P", "MU_P"};
   static_assert(sizeof n / sizeof n[0] == kRnStates, "a name per state");
   return n[static_cast<int>(s)];
 }
@@ -234,8 +251,8 @@ bool rn_stable(RnState s) { return s == S::I || s == S::SC || s == S::UC || s ==
 
 const char* rn_event_name(RnEvent e) {
   static const char* const n[] = {"Load",       "Store",      "Replace",        "AtomicStore", "AtomicLoad", "AtomicSwap",
-                                  "AtomicCompare", "ReadOnce", "WriteUnique", "SnpToS",   "SnpToI",     "SnpToSFwd",
-                                  "SnpToIFwd",  "CompDataSC", "CompDataUC", "CompDataAtomic", "CompDataI", "CompUC",
+                                  "AtomicCompare", "ReadOnce", "WriteUnique", "StoreLine", "SnpToS",   "SnpToI",
+                                  "SnpToSFwd",  "SnpToIFwd",  "SnpToMakeI", "CompDataSC", "CompDataUC", "CompDataAtomic", "CompDataI", "CompUC",
                                   "Comp",       "WBAck"};
   static_assert(sizeof n / sizeof n[0] == kRnEvents, "a name per event");
   return n[static_cast<int>(e)];
@@ -247,6 +264,7 @@ RnEvent rn_event_of(MsgType m) {
     case M::SnpToI: return E::SnpToI;
     case M::SnpToSFwd: return E::SnpToSFwd;
     case M::SnpToIFwd: return E::SnpToIFwd;
+    case M::SnpToMakeI: return E::SnpToMakeI;
     case M::CompDataSC: return E::CompDataSC;
     case M::CompDataUC: return E::CompDataUC;
     case M::CompDataAtomic: return E::CompDataAtomic;

@@ -19,6 +19,12 @@
 //    WriteUnique (a whole line, sent with the request: the home invalidates
 //    every copy, writes the line over memory and over any dirty data a
 //    snoop returned, and answers a dataless Comp);
+//  - MakeUnique: a store of a whole line to a line not held takes the line
+//    unique without its data (the store overwrites all of it), where an
+//    agent is set to (CachingAgentConfig::make_unique); the home
+//    invalidates every copy with SnpToMakeI, to which an owner answers
+//    without its dirty data (SnpResp_I: the data is about to be
+//    overwritten), and grants CompUC;
 //  - snoops: SnpToS (keep a shared copy, return dirty data), SnpToI
 //    (invalidate, return dirty data); every snoop gets one response that
 //    names the state the line is left in (SnpResp_I/_SC, SnpRespData_I/_SC
@@ -84,10 +90,12 @@ enum class MsgClass : std::uint8_t { Req, Snp, Rsp, Dat };
   X(AtomicCompare, Req, 16)       \
   X(ReadOnce, Req, 0)             \
   X(WriteUnique, Req, 64)         \
+  X(MakeUnique, Req, 0)           \
   X(SnpToS, Snp, 0)               \
   X(SnpToI, Snp, 0)               \
   X(SnpToSFwd, Snp, 0)            \
   X(SnpToIFwd, Snp, 0)            \
+  X(SnpToMakeI, Snp, 0)           \
   X(SnpResp_I, Rsp, 0)            \
   X(SnpResp_SC, Rsp, 0)           \
   X(SnpRespData_I, Dat, 64)       \
@@ -151,6 +159,7 @@ enum class RnState : std::uint8_t {
   AT_P,   // an atomic outstanding at the home, the line not held
   RO_P,   // ReadOnce outstanding, the line not held
   WU_P,   // WriteUnique outstanding, the line not held
+  MU_P,   // MakeUnique outstanding, the line not held (its store waits for the grant)
   Count
 };
 constexpr int kRnStates = static_cast<int>(RnState::Count);
@@ -171,10 +180,12 @@ enum class RnEvent : std::uint8_t {
   AtomicCompare,
   ReadOnce,     // a load that keeps no copy (the line not held)
   WriteUnique,  // a whole-line store that keeps no copy (the line not held)
+  StoreLine,    // a whole-line store that takes the line unique without its data (the line not held)
   SnpToS,
   SnpToI,
   SnpToSFwd,
   SnpToIFwd,
+  SnpToMakeI,
   CompDataSC,
   CompDataUC,
   CompDataAtomic,

@@ -235,10 +235,11 @@ struct Explorer : Sink {
       for (int a = 0; a < cfg.agents; ++a)
         for (int l = 0; l < cfg.lines; ++l)
           for (RnEvent e : {RnEvent::Load, RnEvent::Store, RnEvent::Replace, RnEvent::AtomicStore, RnEvent::AtomicLoad,
-                            RnEvent::AtomicSwap, RnEvent::AtomicCompare, RnEvent::ReadOnce, RnEvent::WriteUnique}) {
+                            RnEvent::AtomicSwap, RnEvent::AtomicCompare, RnEvent::ReadOnce, RnEvent::WriteUnique,
+                            RnEvent::StoreLine}) {
             const bool atomic = e >= RnEvent::AtomicStore && e <= RnEvent::AtomicCompare;
             const bool once = e == RnEvent::ReadOnce || e == RnEvent::WriteUnique;
-            if ((atomic && !cfg.atomics) || (once && !cfg.once)) continue;
+            if ((atomic && !cfg.atomics) || (once && !cfg.once) || (e == RnEvent::StoreLine && !cfg.make_unique)) continue;
             const CacheLine& c = x_line(cur, a, l);
             const RnRow* row = rn_row(c.state, e);
             if (!row) continue;

@@ -53,6 +53,7 @@ struct ExploreConfig {
   bool migratory = false; // the homes serve a ReadShared that finds an owner as a ReadUnique (HomePolicy)
   bool atomics = false;   // the cores also issue far atomics (every kind)
   bool once = false;      // the cores also issue accesses that keep no copy (ReadOnce, WriteUnique)
+  bool make_unique = false;  // the cores also issue whole-line stores that take the line by MakeUnique
   std::size_t max_states = 20'000'000;
   Mutation mutation = Mutation::None;
 };

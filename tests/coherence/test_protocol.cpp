@@ -17,7 +17,7 @@ namespace hx::coherence::test {
 namespace {
 
 ExploreResult run(int agents, int lines, int mshrs, int homes = 1, bool forward = false, bool atomics = false,
-                  bool migratory = false, bool once = false) {
+                  bool migratory = false, bool once = false, bool make_unique = false) {
   ExploreConfig c;
   c.agents = agents;
   c.lines = lines;
@@ -27,12 +27,14 @@ ExploreResult run(int agents, int lines, int mshrs, int homes = 1, bool forward 
   c.atomics = atomics;
   c.migratory = migratory;
   c.once = once;
+  c.make_unique = make_unique;
   const ExploreResult r = explore(c);
   EXPECT_EQ(r.error, "") << agents << " agents, " << lines << " lines";
   EXPECT_TRUE(r.complete) << r.states << " states";
-  std::printf("%d agents, %d lines, %d homes, %d MSHRs%s%s%s%s: %zu states, %zu transitions, at most %d messages in flight\n",
+  std::printf("%d agents, %d lines, %d homes, %d MSHRs%s%s%s%s%s: %zu states, %zu transitions, at most %d messages in flight\n",
               agents, lines, homes, mshrs, forward ? ", forwarding" : "", migratory ? ", migratory" : "",
-              atomics ? ", far atomics" : "", once ? ", ReadOnce and WriteUnique" : "", r.states, r.transitions, r.max_in_flight);
+              atomics ? ", far atomics" : "", once ? ", ReadOnce and WriteUnique" : "", make_unique ? ", MakeUnique" : "", r.states,
+              r.transitions, r.max_in_flight);
   return r;
 }
 
@@ -59,8 +61,8 @@ void expect_every_row_taken(const std::vector<ExploreResult>& rs) {
 TEST(CoherenceExhaustive, TwoAgentsOneLine) { run(2, 1, 1); }
 
 TEST(CoherenceExhaustive, ThreeAgentsOneLineTakeEveryRow) {
-  expect_every_row_taken({run(3, 1, 1, 1, false, true, false, true), run(3, 1, 1, 1, true, true, false, true),
-                          run(3, 1, 1, 1, false, true, true, true)});
+  expect_every_row_taken({run(3, 1, 1, 1, false, true, false, true, true), run(3, 1, 1, 1, true, true, false, true, true),
+                          run(3, 1, 1, 1, false, true, true, true, true)});
 }
 
 // Two lines and two requests outstanding per agent, with far atomics
@@ -73,6 +75,14 @@ TEST(CoherenceExhaustive, TwoAgentsTwoLinesTwoMshrs) { run(2, 2, 2, 1, false, tr
 // upgrade and a write-back in flight; a WriteUnique meets owners, sharers
 // and the requests queued behind it.
 TEST(CoherenceExhaustive, ReadOnceWriteUniqueTwoAgentsTwoLinesTwoMshrs) { run(2, 2, 2, 1, false, false, false, true); }
+
+// Whole-line stores that take the line by MakeUnique beside every caching
+// operation, with and without forwarding: an owner's dirty data dropped
+// while its write-back is in flight, an upgrade losing its copy to one.
+TEST(CoherenceExhaustive, MakeUniqueTwoAgentsTwoLinesTwoMshrs) {
+  run(2, 2, 2, 1, false, false, false, false, true);
+  run(2, 2, 2, 1, true, false, false, false, true);
+}
 
 // Direct cache-to-cache forwarding: an owner sends the line to the
 // requester and the home hears of it after (or before) the requester's

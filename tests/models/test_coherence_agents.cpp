@@ -54,9 +54,10 @@ CohEndConfig infinite() {
 }
 
 struct Rig {
-  explicit Rig(CohEndConfig home_port0 = infinite(), int prefetch = 0, bool far_atomics = true, Tick store_fill = 0)
-      : mem("mem", memory()), home("home", home_config(home_port0), mem), a0("a0", agent(0, prefetch, far_atomics, store_fill)),
-        a1("a1", agent(1)) {
+  explicit Rig(CohEndConfig home_port0 = infinite(), int prefetch = 0, bool far_atomics = true, Tick store_fill = 0,
+               bool make_unique = false)
+      : mem("mem", memory()), home("home", home_config(home_port0), mem),
+        a0("a0", agent(0, prefetch, far_atomics, store_fill, make_unique)), a1("a1", agent(1)) {
     CohPort::connect(a0.port(), home.port(0), link());
     CohPort::connect(a1.port(), home.port(1), link());
   }
@@ -68,9 +69,11 @@ struct Rig {
     h.ports = {port0, infinite()};
     return h;
   }
-  static CachingAgentConfig agent(AgentId id, int prefetch = 0, bool far_atomics = true, Tick store_fill = 0) {
+  static CachingAgentConfig agent(AgentId id, int prefetch = 0, bool far_atomics = true, Tick store_fill = 0,
+                                  bool make_unique = false) {
     CachingAgentConfig c;
     c.id = id;
+    c.make_unique = make_unique;
     c.prefetch = prefetch;
     c.far_atomics = far_atomics;
     c.store_fill = store_fill;
@@ -361,6 +364,42 @@ TEST(CoherenceAgents, AWriteUniqueIsDoneWhenTheHomeHasInvalidatedEveryCopy) {
   r.a1.access(false, 7, 0, 3, r.c1);
   sc_core::sc_start();
   EXPECT_EQ(std::get<1>(r.c1.done.back()), 99u);
+  EXPECT_TRUE(r.home.idle());
+}
+
+// A whole-line store by MakeUnique, of a line dirty in the other cache:
+// the owner is invalidated and drops its dirty data (a header back, no
+// data), the grant carries none, memory is neither read nor written, and
+// the store is done its fill time after the grant. A store of some bits
+// still reads the line (ReadUnique), as it must keep the others.
+TEST(CoherenceAgents, AWholeLineStoreByMakeUniqueReadsNothing) {
+  CoherenceChecker::instance().clear();
+  Rig r(infinite(), 0, true, 40 * kNs, true);
+  r.a1.access(true, 7, 40, 1, r.c1);
+  sc_core::sc_start();
+  ASSERT_EQ(r.a1.state(7), RnState::UD);
+  const std::uint64_t reads = r.home.memory_reads.value, writes = r.home.memory_writes.value;
+  const Tick t0 = now_tick();
+  r.a0.access(true, 7, 99, 2, r.c0);
+  sc_core::sc_start();
+  ASSERT_EQ(r.c0.done.size(), 1u);
+  const Tick request = kRn + kHdr + kLat + kHome;
+  const Tick snoop = kHdr + kLat + kRn;
+  const Tick answer = kHdr + kLat + kHome;
+  const Tick grant = kHdr + kLat + kRn;
+  EXPECT_EQ(std::get<2>(r.c0.done[0]) - t0, request + snoop + answer + grant + 40 * kNs);
+  EXPECT_EQ(r.a0.state(7), RnState::UD);
+  EXPECT_EQ(r.a0.data(7), 99u);
+  EXPECT_EQ(r.a1.state(7), RnState::I);
+  EXPECT_EQ(r.home.memory_reads.value, reads);
+  EXPECT_EQ(r.home.memory_writes.value, writes);
+  r.a1.access(false, 7, 0, 3, r.c1);  // the new owner's value, forwarded through the home
+  sc_core::sc_start();
+  EXPECT_EQ(std::get<1>(r.c1.done.back()), 99u);
+  const std::uint64_t reads2 = r.home.memory_reads.value;
+  r.a0.access(true, 9, 5, 4, r.c0, 0xff);
+  sc_core::sc_start();
+  EXPECT_EQ(r.home.memory_reads.value, reads2 + 1);
   EXPECT_TRUE(r.home.idle());
 }
 
