@@ -32,7 +32,7 @@ SMALL = {
     's000_hits': ['workloads.0.reps=20', 'sweep=[{path: topology, values: [../topologies/s000_n1sdp_au280.yaml, '
                   '../topologies/s000_n1sdp_vck5000.yaml]}, {path: workloads.0.pattern, values: [hit, warm]}, '
                   '{path: workloads.0.op, values: [rd, wr]}, {path: workloads.0.size, values: [64B, 1KiB]}]'],
-    's000_allocate': ['workloads.0.reps=20', 'sweep.3.values=[64B, 4KiB]'],
+    's000_allocate': ['workloads.0.reps=20', 'sweep.2.values=[64B, 4KiB]'],
     's000_contention': ['workloads.0.accesses=100', 'sweep.0.values=[32KiB, 2MiB]'],
     's000_locks': ['workloads.0.locks=20', 'sweep.1.values=[64, 1]'],
     's011_hosts_lat': ['workloads.0.reps=20', 'sweep.2.values=[64B, 1024B]'],

@@ -9,7 +9,9 @@
 //    up the SC (the agent's `lookup`);
 //  - a miss allocates a request tracker (the agent's MSHRs: the RA's
 //    outstanding requests); a read misses with ReadShared, a write with
-//    ReadUnique (the SC allocates on write); a transfer that does not
+//    ReadUnique (the SC allocates on write), or with MakeUnique where the
+//    agent is set to (`full_line_writes`: the generator's lines are whole,
+//    so no data need be read); a transfer that does not
 //    allocate (AXI's AxCACHE allocate bits clear: streaming data the SC
 //    must not keep) sends a ReadOnce or a whole-line WriteUnique for each
 //    line the SC does not hold, and keeps no copy;

@@ -480,8 +480,13 @@ const ParamTable<ccix::RequestAgentConfig>& ccix_ra_params() {
       P<C>("dma_translates", "bool", "false", "the device's DMA engine (the bench: section) translates its commands too; false: physical addresses",
            [](C& c, const Cursor& v) { c.dma_translates = v.boolean(); }),
       P<C>("write_fill", "time", "0ns",
-           "a write that missed: from its line's arrival to the write being in the line (merged through the system cache's pipeline again)",
+           "a write that missed: from its line's arrival (or its MakeUnique's grant) to the write being in the line (merged through the "
+           "system cache's pipeline again)",
            [](C& c, const Cursor& v) { c.agent.store_fill = v.time(); }),
+      P<C>("full_line_writes", "choice", "read_unique",
+           "how a write of a whole line the system cache does not hold takes the line: read_unique (its data read first) or "
+           "make_unique (unique without its data, as the write overwrites it)",
+           [](C& c, const Cursor& v) { c.agent.make_unique = v.choice({"read_unique", "make_unique"}) == "make_unique"; }),
       P<C>("read_return", "time", "0ns", "read data from the system cache back to the generator", [](C& c, const Cursor& v) { c.read_return = v.time(); }),
       P<C>("write_return", "time", "0ns", "write response from the system cache back to the generator",
            [](C& c, const Cursor& v) { c.write_return = v.time(); }),
