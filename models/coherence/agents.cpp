@@ -39,6 +39,7 @@ CachingAgent::CachingAgent(const std::string& name, const CachingAgentConfig& cf
   if (cfg.capacity < 0 || (cfg.capacity > 0 && (cfg.ways < 1 || cfg.capacity % cfg.ways)))
     sim_fail(name, "a private cache's capacity must be a multiple of its ways");
   if (cfg.capacity > 0) m_sets.resize(static_cast<std::size_t>(cfg.capacity / cfg.ways));
+  if (cfg.victims < 0) sim_fail(name, "a replacement buffer's size must not be negative");
   auto& reg = StatsRegistry::instance();
   reg.add_counter(name + ".accesses", &accesses, "1", "core loads and stores");
   reg.add_counter(name + ".hits", &hits, "1", "accesses done without a request");
@@ -47,6 +48,7 @@ CachingAgent::CachingAgent(const std::string& name, const CachingAgentConfig& cf
   reg.add_counter(name + ".prefetches", &prefetches, "line", "lines read by the next-line prefetcher");
   reg.add_counter(name + ".evictions", &evictions, "line", "lines given up for room in the private cache");
   reg.add_counter(name + ".writebacks", &writebacks, "line", "dirty lines written back for room in the private cache");
+  reg.add_counter(name + ".victim_waits", &victim_waits, "1", "misses held back while the replacement buffer was full");
   reg.add_counter(name + ".forwards", &forwards, "line", "lines sent straight to a requesting agent on a forwarding snoop");
   reg.add_counter(name + ".atomics_far", &atomics_far, "1", "atomics sent to the home (the line not held)");
   reg.add_counter(name + ".atomics_near", &atomics_near, "1", "atomics run in this cache");
@@ -170,6 +172,15 @@ void CachingAgent::run(const Access& a) {
     m_blocked.push_back(a);
     return;
   }
+  // A miss that will fill a full set needs a victim's entry: it waits
+  // while the replacement buffer is full (a request that brings no line,
+  // or an upgrade of a line held, needs none).
+  if (victims_full() && l.state == RnState::I && (row->next == RnState::IS_P || row->next == RnState::IM_P || row->next == RnState::MU_P) &&
+      set_of(a.line).size() >= static_cast<std::size_t>(m_cfg.ways)) {
+    ++victim_waits;
+    m_blocked.push_back(a);
+    return;
+  }
   const RnState before = l.state;
   const RnStep r = rn_step(l, e, nullptr, m_cfg.id, home_of(a.line), a.line, a.value, *this, a.mask, atomic ? &a.rmw : nullptr);
   check(a.line, before, l.state, r);
@@ -193,6 +204,7 @@ void CachingAgent::prefetch_after(std::uint64_t line) {
   constexpr std::uint64_t kPageLines = 4096 / kLineB;
   for (std::uint64_t next = line + 1; next <= line + static_cast<std::uint64_t>(m_cfg.prefetch); ++next) {
     if (next / kPageLines != line / kPageLines || m_mshr.in_use() + 1 >= m_mshr.capacity()) return;
+    if (victims_full() && set_of(next).size() >= static_cast<std::size_t>(m_cfg.ways)) continue;  // no room to make
     if (m_mshr.outstanding(next)) continue;
     CacheLine& l = m_lines[next];
     if (l.state != RnState::I) continue;
@@ -241,7 +253,8 @@ void CachingAgent::receive(Packet* p) {
   if (rn_readable(before) && !rn_readable(l.state)) lost(m.line);
   placed(m.line, before, l.state);
   if (!(r.row->ops & kOpRetire)) return;
-  if (!m_victims.empty() && m_victims.erase(m.line)) {  // a victim is gone: the accesses that waited for it
+  if (!m_victims.empty() && m_victims.erase(m.line)) {  // a victim is gone: sets beyond their ways, then the accesses that waited
+    evict_overfull();
     retry_blocked();
     return;
   }
@@ -275,6 +288,7 @@ std::string CachingAgent::status() const {
   });
   if (!m_blocked.empty()) s += " " + std::to_string(m_blocked.size()) + " access(es) held back;";
   if (!m_victims.empty()) s += " " + std::to_string(m_victims.size()) + " victim(s) awaiting WBAck;";
+  if (!m_overfull.empty()) s += " " + std::to_string(m_overfull.size()) + " set(s) beyond their ways awaiting a victim's entry;";
   return s;
 }
 
@@ -304,7 +318,16 @@ void CachingAgent::placed(std::uint64_t line, RnState before, RnState after) {
   if (!has) return;
   set.push_back(line);
   if (set.size() <= static_cast<std::size_t>(m_cfg.ways)) return;
-  for (auto v = set.begin(); v + 1 != set.end(); ++v) {
+  if (victims_full()) {  // the line stays beyond its set's ways until an entry frees
+    m_overfull.push_back(line);
+    return;
+  }
+  evict_from(set, line);
+}
+
+bool CachingAgent::evict_from(std::vector<std::uint64_t>& set, std::uint64_t keep) {
+  for (auto v = set.begin(); v != set.end(); ++v) {
+    if (*v == keep) continue;
     CacheLine& victim = m_lines[*v];
     if (!rn_stable(victim.state)) continue;
     const std::uint64_t vl = *v;
@@ -315,8 +338,24 @@ void CachingAgent::placed(std::uint64_t line, RnState before, RnState after) {
     ++evictions;
     if (vb == RnState::UD) ++writebacks;
     m_victims.insert(vl);
+    if (m_cfg.victims > 0 && m_victims.size() > static_cast<std::size_t>(m_cfg.victims))
+      sim_fail(m_name, "the replacement buffer holds more victims than its " + std::to_string(m_cfg.victims) + " entries");
     lost(vl);
-    return;
+    return true;
+  }
+  return false;
+}
+
+// An entry freed: the sets that went beyond their ways meanwhile give up
+// their least recently used lines, oldest first, while entries last (a set
+// that has since lost lines needs none; the line that overfilled it, if
+// still held, stays).
+void CachingAgent::evict_overfull() {
+  while (!m_overfull.empty() && !victims_full()) {
+    const std::uint64_t line = m_overfull.front();
+    m_overfull.pop_front();
+    std::vector<std::uint64_t>& set = set_of(line);
+    if (set.size() > static_cast<std::size_t>(m_cfg.ways)) evict_from(set, line);
   }
 }
 

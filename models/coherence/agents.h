@@ -26,8 +26,9 @@
 // the other caching agents (a socket system's fabric, socket.h).
 // A caching agent's capacity is unlimited unless its config sets one
 // (CachingAgentConfig::capacity: LRU sets, victims written back or evicted).
-// Simplifications in this version: the replacement buffer has no limit. A
-// caching agent has one channel; where its lines have several homes
+// Its replacement buffer (victims given up for room, until the home
+// acknowledges them) is unlimited unless CachingAgentConfig::victims sets
+// a size. Simplifications in this version: a caching agent has one channel; where its lines have several homes
 // (CachingAgentConfig::homes), that channel routes by destination (a
 // socket system's fabric, socket.h).
 #pragma once
@@ -90,6 +91,12 @@ struct CachingAgentConfig {
   // until the home acknowledges it; a core's access to it waits as well.
   int capacity = 0;
   int ways = 16;
+  // The replacement buffer's entries (with a finite capacity): victims
+  // awaiting the home's acknowledgement; 0: unlimited. While every entry is
+  // taken, a line that arrives in a full set stays beyond its ways until an
+  // entry frees (the fill is not refused), and a miss that would allocate
+  // in a full set waits.
+  int victims = 0;
   // Where a core's atomic runs when the agent holds no copy of its line:
   // at the home (far: the operation travels, the line stays where it is,
   // CCIX/CHI's atomic transactions) or here (near: the line is fetched
@@ -153,6 +160,7 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   Counter prefetches;                       // lines read by the prefetcher
   Counter forwards;                         // lines sent straight to another agent (a forwarding snoop)
   Counter evictions, writebacks;            // lines given up for room (writebacks: dirty ones)
+  Counter victim_waits;                     // misses held back while the replacement buffer was full
   Counter atomics_far, atomics_near;        // atomics sent to the home, and run here
   Counter uncached;                         // accesses that kept no copy (ReadOnce, WriteUnique sent)
 
@@ -177,6 +185,14 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   void placed(std::uint64_t line, RnState before, RnState after);
   void lost(std::uint64_t line);  // tell the line's watcher, if any
   void retry_blocked();
+  // A line's set in the private cache (with a finite capacity).
+  std::vector<std::uint64_t>& set_of(std::uint64_t line) { return m_sets[line % m_sets.size()]; }
+  // Every replacement-buffer entry is taken (never with an unlimited buffer).
+  bool victims_full() const { return m_cfg.victims > 0 && m_victims.size() >= static_cast<std::size_t>(m_cfg.victims); }
+  // Gives up the least recently used line of `set` that has no request
+  // outstanding, keeping `keep`; false if none can go.
+  bool evict_from(std::vector<std::uint64_t>& set, std::uint64_t keep);
+  void evict_overfull();  // sets beyond their ways, while the buffer has room
   AgentId home_of(std::uint64_t line) const { return m_cfg.homes ? m_cfg.homes->home_of(line) : m_cfg.home; }
   CachingAgentConfig m_cfg;
   Scheduler m_sched;
@@ -192,6 +208,7 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   // lines holding data, least recently used first.
   std::vector<std::vector<std::uint64_t>> m_sets;
   std::unordered_set<std::uint64_t> m_victims;  // the replacement buffer: evictions the home has not acknowledged
+  std::deque<std::uint64_t> m_overfull;         // lines whose sets went beyond their ways while the buffer was full
   // Accesses a core issues one after another for the same time, with
   // nothing else posted between them, run in one action, in order: what
   // their actions would have done, one action instead of several.

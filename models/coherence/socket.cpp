@@ -79,6 +79,7 @@ SocketSystem::SocketSystem(const std::string& name, const SocketSystemConfig& cf
     c.prefetch = cfg.prefetch;
     c.capacity = cfg.l2_lines;
     c.ways = cfg.l2_ways;
+    c.victims = cfg.l2_victims;
     const int s = a / cfg.cores;
     m_cores.push_back(std::make_unique<CachingAgent>(
         name + ".s" + std::to_string(s) + ".core" + std::to_string(a % cfg.cores), c, *m_agents[c.id].channel));

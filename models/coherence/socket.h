@@ -58,6 +58,7 @@ struct SocketSystemConfig {
   bool forward = true;         // an owning core sends the line straight to the requester (HomePolicy)
   int l2_lines = 0;            // each core's private cache, in lines (0: unlimited)
   int l2_ways = 16;
+  int l2_victims = 0;          // each core's replacement buffer, in victims awaiting their home's WBAck (0: unlimited)
   std::uint64_t socket_bytes = 64ull << 30;  // DRAM per socket: socket s homes [s, s+1) times this
   mem::MemoryConfig memory;    // each socket's DRAM
   int links = 1;               // socket links between the two sockets

@@ -537,6 +537,10 @@ const ParamTable<ccix::HomePortConfig>& ccix_home_params() {
            }),
       P<C>("core_l2_ways", "int", "16", "that cache's ways (its size must be a multiple of ways x 64 B)",
            [](C& c, const Cursor& v) { c.core.ways = static_cast<int>(v.integer(1, 64)); }),
+      P<C>("core_l2_victims", "int", "0",
+           "that cache's replacement buffer: victims awaiting the home's acknowledgement (0: unlimited); while it is full, a miss "
+           "into a full set waits",
+           [](C& c, const Cursor& v) { c.core.victims = static_cast<int>(v.integer(0, 4096)); }),
       P<C>("core_atomics", "choice", "far", "where a host core's atomic on a line it does not hold runs: far (at the home) or near (the line fetched unique)",
            [](C& c, const Cursor& v) { c.core.far_atomics = v.choice({"far", "near"}) == "far"; }),
       P<C>("mesh_latency", "time", "10ns", "a host core's path across the mesh to the home node, each way",
@@ -583,6 +587,10 @@ const ParamTable<coherence::SocketSystemConfig>& socket_params() {
            }),
       P<C>("l2_ways", "int", "16", "the private cache's ways (its size must be a multiple of ways x 64 B)",
            [](C& c, const Cursor& v) { c.l2_ways = static_cast<int>(v.integer(1, 64)); }),
+      P<C>("l2_victims", "int", "0",
+           "the private cache's replacement buffer: victims awaiting their home's acknowledgement (0: unlimited); while it is full, "
+           "a miss into a full set waits",
+           [](C& c, const Cursor& v) { c.l2_victims = static_cast<int>(v.integer(0, 4096)); }),
       P<C>("socket_bytes", "size", "64GiB", "DRAM per socket: socket s homes the addresses [s, s+1) times this",
            [](C& c, const Cursor& v) {
              c.socket_bytes = v.size();

@@ -8,6 +8,7 @@
 #include <systemc>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -58,6 +59,11 @@ struct Rig {
                bool make_unique = false)
       : mem("mem", memory()), home("home", home_config(home_port0), mem),
         a0("a0", agent(0, prefetch, far_atomics, store_fill, make_unique)), a1("a1", agent(1)) {
+    CohPort::connect(a0.port(), home.port(0), link());
+    CohPort::connect(a1.port(), home.port(1), link());
+  }
+  explicit Rig(const CachingAgentConfig& c0)
+      : mem("mem", memory()), home("home", home_config(infinite()), mem), a0("a0", c0), a1("a1", agent(1)) {
     CohPort::connect(a0.port(), home.port(0), link());
     CohPort::connect(a1.port(), home.port(1), link());
   }
@@ -401,6 +407,78 @@ TEST(CoherenceAgents, AWholeLineStoreByMakeUniqueReadsNothing) {
   sc_core::sc_start();
   EXPECT_EQ(r.home.memory_reads.value, reads2 + 1);
   EXPECT_TRUE(r.home.idle());
+}
+
+// A private cache of one set of four lines and a replacement buffer of
+// `victims` entries (0: unlimited): four lines read in, then two misses
+// into the full set at t0, then, 170 ns later (both lines in, the first
+// victim's WBAck not yet back), a third. Returns that miss's time from t0.
+// The buffer never holds more than its entries (the agent fails the run if
+// it does).
+// Runs a callback at a model time (an access issued while others are in flight).
+struct Later final : Actor {
+  Scheduler sched{"later"};
+  std::function<void()> run;
+  void on_action(std::uint32_t, std::uint64_t, void*) override { run(); }
+};
+
+Tick third_miss(int victims, std::uint64_t* waits, Tick* t0_out) {
+  CachingAgentConfig c = Rig::agent(0);
+  c.capacity = 4;
+  c.ways = 4;
+  c.victims = victims;
+  Rig r(c);
+  for (std::uint64_t l = 0; l < 4; ++l) r.a0.access(false, l, 0, l, r.c0);
+  sc_core::sc_start();
+  const Tick t0 = now_tick();
+  *t0_out = t0;
+  r.a0.access(false, 4, 0, 4, r.c0);
+  r.a0.access(false, 5, 0, 5, r.c0);
+  Later later;
+  later.run = [&] {
+    EXPECT_EQ(r.c0.done.size(), 6u);
+    EXPECT_EQ(r.a0.evictions.value, victims ? 1u : 2u);  // one entry: the second fill waits beyond its set's ways
+    r.a0.access(false, 6, 0, 6, r.c0);
+  };
+  later.sched.at(t0 + 170 * kNs, &later, 0);
+  sc_core::sc_start();
+  EXPECT_EQ(r.c0.done.size(), 7u);
+  EXPECT_EQ(r.a0.evictions.value, 3u);
+  EXPECT_TRUE(r.a0.idle());
+  EXPECT_TRUE(r.home.idle());
+  std::size_t held = 0;
+  for (std::uint64_t l = 0; l < 7; ++l) held += rn_readable(r.a0.state(l));
+  EXPECT_EQ(held, 4u);
+  *waits = r.a0.victim_waits.value;
+  return std::get<2>(r.c0.done.back());
+}
+
+// With an unlimited buffer the third miss leaves at once: a miss's stages
+// from 170 ns.
+TEST(CoherenceAgents, AnUnlimitedReplacementBufferHoldsNoMissBack) {
+  std::uint64_t waits = 0;
+  Tick t0 = 0;
+  const Tick t = third_miss(0, &waits, &t0);
+  const Tick at_home = t0 + 170 * kNs + kRn + kHdr + kLat + kHome;
+  EXPECT_EQ(t, next_slot(at_home, 5 * kNs) + 80 * kNs + kData + kLat + kRn);
+  EXPECT_EQ(waits, 0u);
+}
+
+// With one entry, the second fill stays beyond its set's ways until the
+// first victim's WBAck frees the entry; the set then gives up its next
+// line, which takes the entry again; the third miss leaves only at that
+// one's WBAck: two Evict round trips after the first fill's, not at 170 ns.
+TEST(CoherenceAgents, AFullReplacementBufferHoldsBackAMissIntoAFullSet) {
+  std::uint64_t waits = 0;
+  Tick t0 = 0;
+  const Tick t = third_miss(1, &waits, &t0);
+  const Tick fill = next_slot(t0 + kRn + kHdr + kLat + kHome, 5 * kNs) + 80 * kNs + kData + kLat + kRn;  // line 4's
+  const Tick evict = kHdr + kLat + kHome + kHdr + kLat + kRn;  // an Evict sent at a fill, to its WBAck received
+  const Tick leaves = fill + 2 * evict;
+  EXPECT_GT(leaves, t0 + 170 * kNs);
+  const Tick at_home = leaves + kHdr + kLat + kHome;
+  EXPECT_EQ(t, next_slot(at_home, 5 * kNs) + 80 * kNs + kData + kLat + kRn);
+  EXPECT_GE(waits, 1u);
 }
 
 // Two far atomics on one line at once: the home serves them one after the

@@ -220,13 +220,14 @@ TEST(Sockets, AStoreInvalidatesCopiesOnBothSockets) {
 // every step passes the checker, and every access completes. With a
 // prefetcher, a miss also reads the next lines, which are among those the
 // cores use: prefetches race with stores and snoops.
-void stress(int prefetch, bool forward = true, int l2_lines = 0) {
+void stress(int prefetch, bool forward = true, int l2_lines = 0, int l2_victims = 0) {
   SocketSystemConfig cfg = config(2);
   cfg.link_end.credits = {2, 2, 2, 2};
   cfg.prefetch = prefetch;
   cfg.forward = forward;
   cfg.l2_lines = l2_lines;
   cfg.l2_ways = 2;
+  cfg.l2_victims = l2_victims;
   SocketSystem s("sys", cfg);
   CoherenceChecker::instance().clear();
   struct Driver : CoreSide {
@@ -272,11 +273,14 @@ void stress(int prefetch, bool forward = true, int l2_lines = 0) {
   for (int i = 0; i < 4; ++i) forwarded += s.core(i / 2, i % 2).forwards.value;
   if (forward) EXPECT_GT(forwarded, 100u);
   else EXPECT_EQ(forwarded, 0u);
-  std::uint64_t evicted = 0, written = 0;
+  std::uint64_t evicted = 0, written = 0, waited = 0;
   for (int i = 0; i < 4; ++i) {
     evicted += s.core(i / 2, i % 2).evictions.value;
     written += s.core(i / 2, i % 2).writebacks.value;
+    waited += s.core(i / 2, i % 2).victim_waits.value;
   }
+  if (l2_victims) EXPECT_GT(waited, 100u);  // misses did wait for the replacement buffer
+  else EXPECT_EQ(waited, 0u);
   if (l2_lines) {
     EXPECT_GT(evicted, 100u);
     EXPECT_GT(written, 10u);
@@ -296,6 +300,9 @@ TEST(Sockets, StressWithAPrefetcherAgainstTheGoldenMemory) { stress(2); }
 // forwards and the cores' own accesses race with the evictions.
 TEST(Sockets, StressWithTinyPrivateCachesAgainstTheGoldenMemory) { stress(0, true, 4); }
 TEST(Sockets, StressWithTinyPrivateCachesAndAPrefetcherAgainstTheGoldenMemory) { stress(2, true, 4); }
+// ... and with a replacement buffer of one entry: fills wait beyond their
+// sets' ways and misses wait for the buffer, among the same races.
+TEST(Sockets, StressWithTinyPrivateCachesAndOneVictimEntryAgainstTheGoldenMemory) { stress(2, true, 4, 1); }
 
 // A private cache of two sets of two ways: a third line of a set takes the
 // place of the least recently used one, which is evicted clean to its home
