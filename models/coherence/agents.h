@@ -28,9 +28,11 @@
 // (CachingAgentConfig::capacity: LRU sets, victims written back or evicted).
 // Its replacement buffer (victims given up for room, until the home
 // acknowledges them) is unlimited unless CachingAgentConfig::victims sets
-// a size. Simplifications in this version: a caching agent has one channel; where its lines have several homes
-// (CachingAgentConfig::homes), that channel routes by destination (a
-// socket system's fabric, socket.h).
+// a size. Simplifications in this version: a caching agent has one
+// channel; where its lines have several homes (CachingAgentConfig::homes),
+// that channel routes by destination (a socket system's fabric, socket.h).
+// A WriteUnique's line occupies its memory channel when it reaches the
+// home, even if it then waits behind the line's transaction in progress.
 #pragma once
 #include <array>
 #include <deque>

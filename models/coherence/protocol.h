@@ -59,8 +59,11 @@
 // Simplifications in this version: a ReadOnce that finds a unique owner
 // snoops it to shared (CHI's SnpOnce would leave it unique); a WriteUnique
 // writes a whole line (no byte-enabled partial write) from an agent that
-// does not hold it (a held line is stored in the cache); no SD/UCE/UDP states (a forwarded
-// shared copy sends dirty data home instead of keeping it in SD); without
+// does not hold it (a held line is stored in the cache); a MakeUnique is
+// sent from a line not held only (a shared copy upgrades by CleanUnique);
+// no SD/UCE/UDP states (a forwarded shared copy sends dirty data home
+// instead of keeping it in SD, so SnpToS leaves SC and takes the dirty
+// data home, as CCIX's SnpToSC does); without
 // forwarding, data returns through the home; a line's value is one 64-bit
 // word, and an atomic works on all of it (AtomicStore and AtomicLoad add:
 // the other arithmetic operations of CCIX/CHI time the same).
