@@ -4,7 +4,8 @@
 // a network that delivers any message in flight next, over many seeds.
 // Atomics run too: far (at the home) from a line not held, near (in the
 // cache) otherwise; so do accesses that keep no copy (ReadOnce and
-// WriteUnique) from a line not held. Every load and every atomic must read the golden value
+// WriteUnique) and whole-line stores by MakeUnique, from a line not held.
+// Every load and every atomic must read the golden value
 // of its line (the value of the last store, stores being serialised by
 // single-writer, a far atomic's by the home), every far atomic's requester
 // must get the value the home read, single-writer must
@@ -49,7 +50,7 @@ struct System {
   std::vector<HomeLine> home;
   std::vector<std::uint64_t> golden;
   Net net;
-  std::uint64_t next_value = 1, loads = 0, stores = 0, ops = 0, near = 0, read_once = 0;
+  std::uint64_t next_value = 1, loads = 0, stores = 0, ops = 0, near = 0, read_once = 0, make_unique = 0;
   std::vector<Rmw> pending;         // per agent x line: the near atomic whose request is outstanding
   std::vector<char> near_pending;
   AgentId home_id;
@@ -121,12 +122,14 @@ struct System {
     }
     const int a = static_cast<int>(rng.below(static_cast<std::uint64_t>(agents)));
     const int l = static_cast<int>(rng.below(static_cast<std::uint64_t>(lines)));
-    const std::uint64_t pick = rng.below(22);
+    const std::uint64_t pick = rng.below(23);
     RnEvent e = pick < 10 ? RnEvent::Load : pick < 16 ? RnEvent::Store : pick < 18 ? RnEvent::Replace : pick < 20 ? RnEvent::Count
-                : pick < 21 ? RnEvent::ReadOnce : RnEvent::WriteUnique;
-    // An access that keeps no copy, from a line held: a load or store in the cache.
-    if (at(a, l).state != RnState::I && (e == RnEvent::ReadOnce || e == RnEvent::WriteUnique))
+                : pick < 21 ? RnEvent::ReadOnce : pick < 22 ? RnEvent::WriteUnique : RnEvent::StoreLine;
+    // From a line held, an access that keeps no copy is a load or store in
+    // the cache, and so is a whole-line store.
+    if (at(a, l).state != RnState::I && (e == RnEvent::ReadOnce || e == RnEvent::WriteUnique || e == RnEvent::StoreLine))
       e = e == RnEvent::ReadOnce ? RnEvent::Load : RnEvent::Store;
+    make_unique += e == RnEvent::StoreLine && rn_row(at(a, l).state, e) && outstanding(a) < mshrs;
     // An atomic: far from a line not held, near (a store) otherwise; a
     // compare that succeeds half the time; addends far apart, so that a sum
     // never repeats an earlier value.
@@ -176,7 +179,7 @@ struct System {
 // 200 seeds x 5000 operations = a million operations, on 4 agents, 3 lines
 // (so lines collide constantly) and 2 MSHRs per agent.
 void stress(bool forward, bool migratory = false) {
-  std::uint64_t ops = 0, loads = 0, stores = 0, forwarded = 0, near = 0, far = 0, read_once = 0, whole = 0;
+  std::uint64_t ops = 0, loads = 0, stores = 0, forwarded = 0, near = 0, far = 0, read_once = 0, whole = 0, make_unique = 0;
   for (std::uint64_t seed = 1; seed <= 200; ++seed) {
     System r(4, 3, 2);
     r.policy.forward = forward;
@@ -200,6 +203,7 @@ void stress(bool forward, bool migratory = false) {
     far += r.net.far;
     read_once += r.read_once;
     whole += r.net.whole_writes;
+    make_unique += r.make_unique;
   }
   EXPECT_EQ(ops, 1'000'000u);
   EXPECT_GT(loads, 100'000u);  // both kinds happened, many times
@@ -208,13 +212,14 @@ void stress(bool forward, bool migratory = false) {
   EXPECT_GT(far, 10'000u);
   EXPECT_GT(read_once, 10'000u);  // snapshots and whole-line writes, many times
   EXPECT_GT(whole, 10'000u);
+  EXPECT_GT(make_unique, 10'000u);  // whole-line stores by MakeUnique, many times
   if (forward) EXPECT_GT(forwarded, 10'000u);  // owners did forward, many times
   else EXPECT_EQ(forwarded, 0u);
-  std::printf("%llu operations: %llu loads checked (%llu ReadOnce), %llu stores, %llu WriteUnique, %llu atomics near and %llu far, "
-              "%llu lines forwarded\n",
+  std::printf("%llu operations: %llu loads checked (%llu ReadOnce), %llu stores (%llu by MakeUnique), %llu WriteUnique, "
+              "%llu atomics near and %llu far, %llu lines forwarded\n",
               static_cast<unsigned long long>(ops), static_cast<unsigned long long>(loads), static_cast<unsigned long long>(read_once),
-              static_cast<unsigned long long>(stores), static_cast<unsigned long long>(whole), static_cast<unsigned long long>(near),
-              static_cast<unsigned long long>(far), static_cast<unsigned long long>(forwarded));
+              static_cast<unsigned long long>(stores), static_cast<unsigned long long>(make_unique), static_cast<unsigned long long>(whole),
+              static_cast<unsigned long long>(near), static_cast<unsigned long long>(far), static_cast<unsigned long long>(forwarded));
 }
 
 TEST(CoherenceStress, AMillionRandomOperationsAgainstAGoldenMemory) { stress(false); }
