@@ -151,16 +151,12 @@ void CachingAgent::run(const Access& a) {
   // (near: a store whose value is the operation's).
   const bool atomic = a.op == RnEvent::Count;
   const bool far = atomic && m_cfg.far_atomics && l.state == RnState::I;
-  // An access that keeps no copy goes to the home from a line not held;
-  // a line held is loaded or stored here.
-  const bool once = a.op == RnEvent::ReadOnce || a.op == RnEvent::WriteUnique;
-  // A whole-line store to a line not held takes it by MakeUnique where
-  // the agent is set to.
-  const bool whole = a.op == RnEvent::Store && m_cfg.make_unique && a.mask == ~0ull && l.state == RnState::I;
+  // An access that keeps no copy goes to the home from a line not held
+  // and is loaded or stored here from one held (core_event); a whole-line
+  // store takes its line by MakeUnique where the agent is set to.
+  const bool whole = a.op == RnEvent::Store && m_cfg.make_unique && a.mask == ~0ull;
   const RnEvent e = atomic ? (far ? atomic_event(a.rmw.op) : RnEvent::Store)
-                    : once && l.state != RnState::I ? (a.op == RnEvent::ReadOnce ? RnEvent::Load : RnEvent::Store)
-                    : whole                         ? RnEvent::StoreLine
-                                                    : a.op;
+                           : core_event(whole ? RnEvent::StoreLine : a.op, l.state);
   if (e == RnEvent::Replace && l.state == RnState::I) {  // nothing to give up
     ++hits;
     a.core->access_done(a.tag, 0, now_tick());

@@ -276,6 +276,11 @@ RnEvent rn_event_of(MsgType m) {
   }
 }
 
+RnEvent core_event(RnEvent e, RnState s) {
+  if (s == S::I || (e != E::ReadOnce && e != E::WriteUnique && e != E::StoreLine)) return e;
+  return e == E::ReadOnce ? E::Load : E::Store;
+}
+
 RnEvent atomic_event(AtomicOp op) {
   static constexpr RnEvent k[] = {E::AtomicStore, E::AtomicLoad, E::AtomicSwap, E::AtomicCompare};
   return k[static_cast<int>(op)];

@@ -201,6 +201,10 @@ enum class RnEvent : std::uint8_t {
 constexpr int kRnEvents = static_cast<int>(RnEvent::Count);
 const char* rn_event_name(RnEvent e);
 RnEvent rn_event_of(MsgType m);  // the event a received message is; Count if none
+// The core event an access `e` is in state `s`: a ReadOnce, WriteUnique or
+// whole-line store (StoreLine) goes to the home from a line not held
+// only; from a line held it is a load or store in the cache.
+RnEvent core_event(RnEvent e, RnState s);
 // A far atomic's core event for an operation, and the operation of one
 // (an event that is not a far atomic has none: a SimError).
 RnEvent atomic_event(AtomicOp op);

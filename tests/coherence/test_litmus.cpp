@@ -170,9 +170,9 @@ struct Machine : Sink {
           State n = s;
           sent.clear();
           CacheLine& l = n.cl[static_cast<std::size_t>(c * lines + o.line)];
-          const RnEvent e = o.once && l.state == RnState::I ? (o.store ? RnEvent::WriteUnique : RnEvent::ReadOnce)
-                            : o.store                         ? RnEvent::Store
-                                                              : RnEvent::Load;
+          const RnEvent e = core_event(o.once ? (o.store ? RnEvent::WriteUnique : RnEvent::ReadOnce)
+                                              : (o.store ? RnEvent::Store : RnEvent::Load),
+                                       l.state);
           const RnStep r = rn_step(l, e, nullptr, static_cast<AgentId>(c), home_id,
                                    static_cast<std::uint64_t>(o.line), static_cast<std::uint64_t>(o.value), *this);
           if (r.row) {

@@ -127,9 +127,7 @@ struct System {
                 : pick < 21 ? RnEvent::ReadOnce : pick < 22 ? RnEvent::WriteUnique : RnEvent::StoreLine;
     // From a line held, an access that keeps no copy is a load or store in
     // the cache, and so is a whole-line store.
-    if (at(a, l).state != RnState::I && (e == RnEvent::ReadOnce || e == RnEvent::WriteUnique || e == RnEvent::StoreLine))
-      e = e == RnEvent::ReadOnce ? RnEvent::Load : RnEvent::Store;
-    make_unique += e == RnEvent::StoreLine && rn_row(at(a, l).state, e) && outstanding(a) < mshrs;
+    e = core_event(e, at(a, l).state);
     // An atomic: far from a line not held, near (a store) otherwise; a
     // compare that succeeds half the time; addends far apart, so that a sum
     // never repeats an earlier value.
@@ -144,6 +142,7 @@ struct System {
     const RnRow* row = rn_row(at(a, l).state, e);
     if (!row || (row->send != MsgType::None && outstanding(a) >= mshrs)) return 0;  // waits: try another
     ++ops;
+    make_unique += e == RnEvent::StoreLine;
     const RnStep r = rn_step(at(a, l), e, nullptr, static_cast<AgentId>(a), home_id, static_cast<std::uint64_t>(l), next_value++,
                              net, ~0ull, atomic ? &rmw : nullptr);
     if (atomic && e == RnEvent::Store && !r.stored) {  // a near atomic waits for its line
