@@ -3,8 +3,11 @@
 // with message credits of its own at the receiver, so that snoops and
 // responses never wait for request buffers (the deadlock-freedom argument
 // of CHI-style protocols). A message occupies a header of `header_B` on the
-// wire, plus a line (kLineB) when it carries data; control packets
-// (credit returns, ACKs) take `ctrl_B`. This is the transport of agents
+// wire, plus a line (kLineB) when it carries data; ACKs take `ctrl_B`.
+// Credits go back in headers, one message's at a time as its receiver
+// takes it (LinkLayerConfig::credits_in_header), as CHI, CXL.cache and UPI
+// links return theirs; a link set otherwise returns them in control
+// packets of `ctrl_B`, batched as PCIe does. This is the transport of agents
 // wired directly (tests, a socket's mesh); CCIX carries the same messages
 // in PCIe TLPs on VC1 instead; both are a Channel (below) to the agents.
 // Simplifications: one message per wire unit (no flit packing of several
@@ -48,9 +51,10 @@ struct CohEndConfig {
 };
 
 struct CohLinkConfig : link::LinkLayerConfig {
+  CohLinkConfig() { credits_in_header = true; }
   double GBps = 20.0;      // one direction, after encoding
   int header_B = 16;       // one message's header on the wire
-  int ctrl_B = 8;          // a credit return or ACK
+  int ctrl_B = 8;          // an ACK (or a credit return, where credits take packets)
 };
 
 struct CohLinkTraits {
@@ -65,7 +69,7 @@ struct CohLinkTraits {
   static constexpr const char* kBytesStatDesc = "bytes on the wire incl. headers and control packets";
   static constexpr const char* kCtrlStat = "tx_ctrl";
   static constexpr const char* kCtrlUnit = "packet";
-  static constexpr const char* kCtrlStatDesc = "credit returns and ACKs transmitted";
+  static constexpr const char* kCtrlStatDesc = "ACKs (and credit returns, where they take packets) transmitted";
   static constexpr const char* kLargestUnit = "a message";
   static const char* class_name(int cls);
   static int cls(const Packet& p) { return static_cast<int>(msg_class(p.msg.type)); }

@@ -16,7 +16,10 @@
 //    credits when its owner drains the unit and returns them in control
 //    packets (PCIe: UpdateFC DLLPs) that occupy its own transmit wire and
 //    arrive after the link latency; a return is sent at once when the
-//    partner would otherwise starve, else batched by count or timer;
+//    partner would otherwise starve, else batched by count or timer. A link
+//    whose credits ride in headers (LinkLayerConfig::credits_in_header:
+//    CHI, CXL.cache, UPI) returns each unit's credits as the unit is
+//    drained, with no packet and no timer, after the link latency;
 //  - acknowledgements every N units or on a timer, also occupying the
 //    reverse wire. An ACK's only effect modelled is that occupancy (no
 //    replay buffer), so it costs no event: it is due at a known time and is
@@ -67,6 +70,12 @@ struct LinkLayerConfig {
   Tick ack_timeout = 200 * kNs;        // ...or this long after the first un-ACKed unit
   int fc_update_every = 4;             // credit return after this many freed units of a class...
   Tick fc_update_timeout = 200 * kNs;  // ...or this long after the first unreported free
+  // Credits go back one unit at a time, as each is drained, in a field of
+  // the reverse direction's headers or on a sideband (CHI's per-channel
+  // LCRDV, CXL.cache's flit-header credit return, UPI's), taking no wire
+  // time of their own and arriving after the link latency; the two
+  // settings above then do not apply. Off: PCIe's UpdateFC packets.
+  bool credits_in_header = false;
 };
 
 // What one end's wire costs, fixed when the link is connected.

@@ -324,6 +324,12 @@ void LinkEnd<T>::release(const Unit& u) {
   const int adv_h = m_cfg.hdr_credits(vc, cls), adv_d = m_cfg.data_credits(vc, cls);
   const bool inf_h = adv_h == 0, inf_d = adv_d == 0;
   if (inf_h && inf_d) return;  // infinite credits are never returned
+  if (m_link.credits_in_header) {
+    const Tick arrive = now_tick() + m_link.latency;
+    m_peer->m_credit_inflight.push_back(InFlight{arrive, vc, cls, inf_h ? 0 : 1, inf_d ? 0 : T::data_credits(u)});
+    if (m_peer->m_blocked) m_peer->wake_at(arrive);
+    return;
+  }
   if (!inf_h) m_fc_hdr[vc][cls] += 1;
   if (!inf_d) m_fc_data[vc][cls] += T::data_credits(u);
   m_fc_units[vc][cls] += 1;

@@ -612,6 +612,11 @@ const ParamTable<coherence::SocketSystemConfig>& socket_params() {
            }),
       P<C>("link_credits", "int", "16", "messages of each class a socket link's end buffers (the credits its partner gets)",
            [](C& c, const Cursor& v) { c.link_end.credits.fill(static_cast<int>(v.integer(1, 4096))); }),
+      P<C>("link_credit_return", "choice", "header",
+           "how a socket link's receiver returns credits: header (each message's as it is taken, in the reverse direction's "
+           "headers, no wire time: UPI, CHI, CXL.cache) or packet (8 B packets after 4 messages of a class or 200 ns, as PCIe's "
+           "UpdateFC)",
+           [](C& c, const Cursor& v) { c.link.credits_in_header = v.choice({"header", "packet"}) == "header"; }),
   };
   return t;
 }

@@ -36,8 +36,9 @@ mem::MemoryConfig memory() {
 }
 
 // 20 GB/s each way (50 ps a byte): a 16 B header 0.8 ns, a data message
-// (16 + 64 B) 4 ns, a credit return 0.4 ns; 20 ns each way; infinite
-// credits unless a test sets some.
+// (16 + 64 B) 4 ns; 20 ns each way; credits go back in headers (a link
+// set to return them in packets sends one per freed message, 0.4 ns);
+// infinite credits unless a test sets some.
 CohLinkConfig link() {
   CohLinkConfig l;
   l.GBps = 20.0;
@@ -61,6 +62,11 @@ struct Rig {
         a0("a0", agent(0, prefetch, far_atomics, store_fill, make_unique)), a1("a1", agent(1)) {
     CohPort::connect(a0.port(), home.port(0), link());
     CohPort::connect(a1.port(), home.port(1), link());
+  }
+  Rig(CohEndConfig home_port0, const CohLinkConfig& l)
+      : mem("mem", memory()), home("home", home_config(home_port0), mem), a0("a0", agent(0)), a1("a1", agent(1)) {
+    CohPort::connect(a0.port(), home.port(0), l);
+    CohPort::connect(a1.port(), home.port(1), l);
   }
   explicit Rig(const CachingAgentConfig& c0)
       : mem("mem", memory()), home("home", home_config(infinite()), mem), a0("a0", c0), a1("a1", agent(1)) {
@@ -210,25 +216,34 @@ TEST(CoherenceAgents, APingPongPeriodIsTwoOneWayTransfers) {
 
 // One request credit at the home: a request may leave only when the credit
 // of the one before has come back, freed when the home takes the request
-// (after its look-up) and returned in a 0.4 ns packet over the link. The
-// requests leave one per round trip: credits per round trip.
-TEST(CoherenceAgents, RequestCreditsBoundTheRequestRate) {
+// (after its look-up) and returned over the link: in the reverse
+// direction's headers (no wire time), or, on a link set so, in a 0.4 ns
+// packet of its own. The requests leave one per round trip: credits per
+// round trip.
+void expect_one_request_per_round_trip(bool credits_in_header) {
   CohEndConfig one = infinite();
   one.credits[static_cast<std::size_t>(MsgClass::Req)] = 1;
-  Rig r(one);
-  for (std::uint64_t l = 0; l < 3; ++l) r.a0.access(false, 100 + l, 0, l, r.c0);
+  CohLinkConfig l = link();
+  l.credits_in_header = credits_in_header;
+  Rig r(one, l);
+  for (std::uint64_t k = 0; k < 3; ++k) r.a0.access(false, 100 + k, 0, k, r.c0);
   sc_core::sc_start();
   ASSERT_EQ(r.c0.done.size(), 3u);
-  const Tick round_trip = kHdr + kLat + kHome + 400 + kLat;  // 51.2 ns
+  const Tick credit_packet = credits_in_header ? 0 : 400;
+  const Tick round_trip = kHdr + kLat + kHome + credit_packet + kLat;  // 50.8 ns (51.2 in packets)
   for (std::size_t k = 0; k < 3; ++k) {
     const Tick leaves = kRn + static_cast<Tick>(k) * round_trip;
     const Tick data = next_slot(leaves + kHdr + kLat + kHome, 5 * kNs) + 80 * kNs;
     EXPECT_EQ(std::get<2>(r.c0.done[k]), data + kData + kLat + kRn) << k;
   }
   EXPECT_GE(r.a0.port().credit_stalls.value, 1u);
-  EXPECT_EQ(r.home.port(0).tx_ctrl.value, 3u);  // one credit return per request
-  EXPECT_EQ(r.a0.port().tx_units.value, 6u);    // three requests, three CompAcks
+  EXPECT_EQ(r.home.port(0).tx_ctrl.value, credits_in_header ? 0u : 3u);  // packets: one credit return per request
+  EXPECT_EQ(r.a0.port().tx_units.value, 6u);                            // three requests, three CompAcks
 }
+
+TEST(CoherenceAgents, RequestCreditsBoundTheRequestRate) { expect_one_request_per_round_trip(true); }
+
+TEST(CoherenceAgents, RequestCreditsInPacketsBoundTheRequestRate) { expect_one_request_per_round_trip(false); }
 
 // Stores of some bits of a line keep the others, whichever cache the line
 // is in: two agents write their own fields of one line at once (one of them

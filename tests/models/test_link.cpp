@@ -167,6 +167,30 @@ TEST(LinkEngine, CreditBoundThroughputIsCreditsPerRoundTrip) {
   EXPECT_TRUE(d.end.has_rx_occupancy());
 }
 
+// Credits in headers: each flit's credits go back as the receiver frees it,
+// with no packet of their own and whatever the batching settings (which
+// apply to credit packets only), after the 100 ns latency. A credit's round
+// trip is 8 + 100 + 100 = 208 ns: four data flits per round trip, no
+// control packet sent.
+TEST(LinkEngine, CreditsInHeadersComeBackPerFlitWithNoPacket) {
+  FlitStub a("a", {}), b("b", {});
+  LinkLayerConfig l = policy(100 * kNs);
+  l.credits_in_header = true;
+  l.fc_update_every = 4;  // no effect: nothing is batched
+  l.fc_update_timeout = 200 * kNs;
+  End::connect(a.end, b.end, l);
+  const int n = 10;
+  for (int i = 0; i < n; ++i) a.send(true);
+  sc_core::sc_start();
+  ASSERT_EQ(a.tx.size(), static_cast<std::size_t>(n));
+  const Tick rtt = 8 * kNs + 100 * kNs + 100 * kNs;
+  for (int i = 0; i < n; ++i)
+    EXPECT_EQ(a.tx[static_cast<std::size_t>(i)].first, static_cast<Tick>(i / 4) * rtt + static_cast<Tick>(i % 4) * 8 * kNs) << i;
+  EXPECT_EQ(b.end.tx_ctrl.value, 0u);
+  EXPECT_EQ(b.end.busy_ps.value, 0u);  // the reverse wire carried nothing
+  EXPECT_GE(a.end.credit_stalls.value, 1u);
+}
+
 // A unit on a VC the link does not enable is a simulator error naming it.
 TEST(LinkEngine, AUnitOnAVcTheLinkDoesNotEnableFails) {
   FlitStub a("a", {}), b("b", {});
