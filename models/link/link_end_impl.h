@@ -90,6 +90,7 @@ template <class T>
 bool LinkEnd<T>::credits_at(const Unit& u, Tick at) const {
   const int cls = T::cls(u);
   Credits c = m_tx_credits[u.vc][cls];
+  if (c.cover(u)) return true;  // returns in flight only add
   for (const InFlight& f : m_credit_inflight) {
     if (f.t > at) break;
     if (f.vc == u.vc && f.cls == cls) {
