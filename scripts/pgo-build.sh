@@ -24,7 +24,9 @@ rm -rf "$prof"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # study and point index: S001 eight-FPGA read, peer transfers and latency;
-# S004 ring DMA; S011 reads, writes and the IOMMU; S000 ATS; S003 Coyote.
+# S004 ring DMA; S011 reads, writes and the IOMMU; S000 ATS; S003 Coyote;
+# the coherence engine: S000 CCIX contention and locks, S002 socket
+# latency and CC-NIC.
 while read -r study point; do
   "$train/hxsim" _point "configs/$study.yaml" --index "$point" --out "$tmp/p.json"
 done <<'LIST'
@@ -37,6 +39,10 @@ s011_bw_wr 5
 s011_iommu_bw 40
 s000_ats 0
 s003_perf_local 4
+s000_contention 0
+s000_locks 0
+s002_latency 0
+s002_nic_peak 0
 LIST
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHXSIM_PGO=use -DHXSIM_PGO_DIR="$prof" "$@"
 cmake --build "$build"
