@@ -21,6 +21,7 @@ FIGURES = [
     ('s000_ccix_latency', 's000_ccix_latency.py', 'S000 CCIX vs PCIe DMA latency vs size, reads and writes, with and without ESM, AU280 and VCK5000'),
     ('s000_hits', 's000_hits.py', 'S000 device-cache hits vs misses to the host, reads and writes, AU280 and VCK5000'),
     ('s000_allocate', 's000_allocate.py', 'S000 CCIX transfers that keep no copy in the device cache (ReadOnce, WriteUnique) vs allocating ones (prediction)'),
+    ('s000_streaming', 's000_streaming.py', 'S000 streaming through fresh lines into an unlimited or a 64 KiB device cache, allocating or keeping no copy (prediction)'),
     ('s000_locks', 's000_locks.py', 'S000 lock table shared by host cores and the AU280: lock latency as contention rises (prediction)'),
     ('s000_contention', 's000_contention.py', 'S000 host core and AU280 contending for a shared buffer: latency alone and together, distributions, one vs three cores'),
     ('s011_iommu', 's011_iommu.py', 'S011 bandwidth and latency vs window: IOMMU off, superpages, 4 KiB pages'),

@@ -219,6 +219,11 @@ class FoundBeforeTheRun(Workdir):
                         '--set', 'topology.nodes.host.sockets.l2_size=1MiB',
                         regex=r'--set topology\.nodes\.host\.sockets\.l2_size: ')
 
+    def test_a_system_cache_not_a_whole_number_of_sets(self):
+        self.expect_bad(self.CCIX, 'the system cache must be a multiple of its ways times 64 B (16 ways: 1024 B)',
+                        '--set', 'topology.nodes.au280.ccix_ra.sc_size=1600B',
+                        regex=r'--set topology\.nodes\.au280\.ccix_ra\.sc_size: ')
+
     def test_buffers_larger_than_memory(self):
         self.expect_bad('study: t\ntopology: s001_rosta.yaml\n'
                         'workloads: [{type: rosta_dma, op: write, devices: [fpga0], bytes: 128GiB}]\n',

@@ -33,6 +33,7 @@ SMALL = {
                   '../topologies/s000_n1sdp_vck5000.yaml]}, {path: workloads.0.pattern, values: [hit, warm]}, '
                   '{path: workloads.0.op, values: [rd, wr]}, {path: workloads.0.size, values: [64B, 1KiB]}]'],
     's000_allocate': ['workloads.0.reps=20', 'sweep.2.values=[64B, 4KiB]'],
+    's000_streaming': ['workloads.0.reps=40', 'sweep.3.values=[256B, 4KiB]'],
     's000_contention': ['workloads.0.accesses=100', 'sweep.0.values=[32KiB, 2MiB]'],
     's000_locks': ['workloads.0.locks=20', 'sweep.1.values=[64, 1]'],
     's011_hosts_lat': ['workloads.0.reps=20', 'sweep.2.values=[64B, 1024B]'],
@@ -72,7 +73,7 @@ class Plots(unittest.TestCase):
             out = os.path.join(d, 'plots')
             subprocess.run([sys.executable, os.path.join(ROOT, 'plots', 'make_all.py'), d, out, report], check=True, timeout=300)
             names = ['s001_write_vs_payload', 's001_concurrency', 's001_p2p_cases', 's004_fhf_latency',
-                     's004_hfh_latency', 's011_vs_size', 's011_vs_window', 's011_iommu', 's011_hosts', 's000_ats', 's000_ccix_latency', 's000_hits', 's000_allocate', 's000_contention', 's000_locks', 's003_perf_local', 's004_rtl', 's002_latency', 's002_nic', 's002_footprint',
+                     's004_hfh_latency', 's011_vs_size', 's011_vs_window', 's011_iommu', 's011_hosts', 's000_ats', 's000_ccix_latency', 's000_hits', 's000_allocate', 's000_streaming', 's000_contention', 's000_locks', 's003_perf_local', 's004_rtl', 's002_latency', 's002_nic', 's002_footprint',
                      'validation_overview']
             with open(os.path.join(out, 'index.html')) as f:
                 index = f.read()

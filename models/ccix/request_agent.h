@@ -37,8 +37,11 @@
 //    the SC sends it to the home unless it holds the line (the agent's
 //    `far_atomics`), and the old value returns as read data
 //    (`read_return`).
-// Simplifications: the SC holds every line it is given (no capacity, no
-// eviction); the generator's lines are whole and aligned.
+// The SC's capacity is unlimited unless the config sets one (its agent's
+// `capacity`, `ways`, `victims`: `ccix_ra.sc_size`, `sc_ways`,
+// `sc_victims`): least recently used lines then give way, clean ones
+// evicted and dirty ones written back to the home over CCIX.
+// Simplifications: the generator's lines are whole and aligned.
 #pragma once
 #include <cstdint>
 #include <deque>

@@ -473,6 +473,20 @@ const ParamTable<ccix::RequestAgentConfig>& ccix_ra_params() {
            [](C& c, const Cursor& v) { c.agent.lookup = v.time(); }),
       P<C>("trackers", "int", "8", "requests the agent has outstanding at once (its MSHRs)",
            [](C& c, const Cursor& v) { c.agent.mshrs = static_cast<int>(v.integer(1, 4096)); }),
+      P<C>("sc_size", "size", "0B",
+           "the system cache's capacity (0: unlimited); least recently used lines give way, evicted if clean, written back "
+           "over CCIX if dirty",
+           [](C& c, const Cursor& v) {
+             const std::uint64_t b = v.size();
+             if (b % 64 || b / 64 > (1u << 24)) v.fail("a multiple of 64 B, at most 1 GiB");
+             c.agent.capacity = static_cast<int>(b / 64);
+           }),
+      P<C>("sc_ways", "int", "16", "the system cache's ways (its size must be a multiple of ways x 64 B)",
+           [](C& c, const Cursor& v) { c.agent.ways = static_cast<int>(v.integer(1, 64)); }),
+      P<C>("sc_victims", "int", "0",
+           "the system cache's replacement buffer: victims awaiting the home's acknowledgement (0: unlimited); while it is "
+           "full, a miss into a full set waits",
+           [](C& c, const Cursor& v) { c.agent.victims = static_cast<int>(v.integer(0, 4096)); }),
       P<C>("atomics", "choice", "far", "where an atomic on a line the SC does not hold runs: far (at the home) or near (the line fetched unique)",
            [](C& c, const Cursor& v) { c.agent.far_atomics = v.choice({"far", "near"}) == "far"; }),
       P<C>("ats", "bool", "false", "requests on virtual addresses, translated by the device's ATS switch (the bench: section's ATC)",

@@ -113,6 +113,12 @@ void check_ccix(Topology& t, NodeSpec& n, coherence::AgentId id) {
   if (id >= 64) n.where.fail("more than 63 CCIX request agents: the home's directory keeps one bit per agent, 64 in all");
   n.ccix_ra.agent.id = id;
   n.ccix_ra.agent.home = 0;
+  if (n.ccix_ra.agent.capacity % n.ccix_ra.agent.ways) {
+    const Cursor ra = n.where.child("ccix_ra");
+    ra.child(ra.has("sc_size") ? "sc_size" : "sc_ways")
+        .fail("the system cache must be a multiple of its ways times 64 B (" + std::to_string(n.ccix_ra.agent.ways) +
+              " ways: " + std::to_string(n.ccix_ra.agent.ways * 64) + " B)");
+  }
   if (n.ccix_ra.ats && !n.bench.ats)
     n.where.child("ccix_ra").child("ats").fail("the request agent translates through the device's ATS switch: set bench.ats: true");
   for (int i = t.find(n.name); i >= 0;) {
