@@ -194,18 +194,20 @@ TEST(CcixLink, CreditsBeyondTheGrantAreAnError) {
 constexpr Tick kLink = 10 * kNs, kEpTx = 50 * kNs, kEpRx = 40 * kNs;
 
 struct Rig {
-  explicit Rig(int cores = 0) {
+  explicit Rig(int cores = 0, int sc_lines = 0) {
     host::RootComplexConfig rc;
     rc.memory.read_latency = 80 * kNs;
     rc.memory.channel_GBps = 64000;  // a line holds its channel 1 ps: no slot to wait for
     pcie::PortConfig rp;
     rp.vcs = 2;
+    rp.mps = 256;  // a CCIX packet may carry up to max_packet (256 B) of messages: the path's MPS must take it
     rp.infinite_completion_credits();
     rc.ports.push_back(rp);
     rc.routes.resize(1);
     root = std::make_unique<host::RootComplex>("host", rc);
     pcie::EndpointConfig ec;
     ec.port.vcs = 2;
+    ec.port.mps = 256;
     ec.rid = 0x0100;
     ec.tx_latency = kEpTx;
     ec.rx_latency = kEpRx;
@@ -219,6 +221,8 @@ struct Rig {
     ac.read_return = 6 * kNs;
     ac.write_return = 3 * kNs;
     ac.ccix.latency = 5 * kNs;
+    ac.agent.capacity = sc_lines;  // one set of up to 16 ways, or unlimited
+    ac.agent.ways = sc_lines > 0 && sc_lines < 16 ? sc_lines : 16;
     ra = std::make_unique<RequestAgent>("fpga.ra", ac);
     ep->set_device(ra.get());
     HomePortConfig hc;
@@ -312,6 +316,35 @@ TEST(CcixAgents, TransfersThatDoNotAllocateKeepNoCopy) {
   EXPECT_EQ(r.home->home().memory_reads.value, 4u);  // the reads' alone
   EXPECT_LT(w - w_at, rd - rd_at);
   EXPECT_GE(coherence::CoherenceChecker::instance().checks(), 8u);
+  EXPECT_TRUE(r.ra->link().whole());
+  EXPECT_TRUE(r.home->idle());
+}
+
+// A system cache of 16 lines (one set): a 32-line write fills it, and each
+// of the last 16 lines written gives up a dirty one, written back over
+// CCIX. Reading the 32 lines back, the reads of the 16 lines still held
+// hit (they are issued before any miss's line is back), and each of the
+// 16 misses, when its line arrives, gives up one of those dirty lines.
+// Every load finds the value written, from memory for the lines written
+// back (the checker compares each with the last store).
+TEST(CcixAgents, AFullSystemCacheWritesItsDirtyVictimsBack) {
+  coherence::CoherenceChecker::instance().clear();
+  Rig r(0, 16);
+  const std::uint64_t base = 4ull << 30;
+  bool done = false;
+  r.ra->transfer(true, base, 32 * 64, [&](Tick) {
+    EXPECT_EQ(r.ra->agent().writebacks.value, 16u);
+    r.ra->transfer(false, base, 32 * 64, [&](Tick) { done = true; });
+  });
+  sc_core::sc_start();
+  ASSERT_TRUE(done);
+  const coherence::CachingAgent& sc = r.ra->agent();
+  EXPECT_EQ(sc.misses.value, 48u);
+  EXPECT_EQ(sc.hits.value, 16u);
+  EXPECT_EQ(sc.writebacks.value, 32u);
+  EXPECT_EQ(sc.evictions.value, 32u);  // all of them dirty
+  EXPECT_EQ(r.home->home().memory_writes.value, 32u);  // the written-back lines' data
+  EXPECT_GE(coherence::CoherenceChecker::instance().checks(), 64u);
   EXPECT_TRUE(r.ra->link().whole());
   EXPECT_TRUE(r.home->idle());
 }
