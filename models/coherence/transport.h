@@ -15,10 +15,10 @@
 #pragma once
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <string>
 
 #include "models/coherence/engine.h"
+#include "models/core/fifo.h"
 #include "models/link/link_end.h"
 #include "models/memory/memory.h"
 
@@ -136,7 +136,7 @@ class ClassQueues {
   Tick next_ready() const;
 
  private:
-  std::array<std::deque<Packet*>, kMsgClasses> m_q;
+  std::array<Fifo<Packet*>, kMsgClasses> m_q;
 };
 
 // A channel on one end of a point-to-point coherence link.

@@ -50,10 +50,10 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <vector>
 
+#include "models/core/fifo.h"
 #include "models/core/ledger.h"
 #include "models/core/scheduler.h"
 #include "models/core/stats.h"
@@ -211,7 +211,7 @@ class LinkEnd final : public Actor {
   Tick m_deferred_wake = kNever;    // wakes asked for meanwhile
   std::vector<const Unit*> m_deferred_units;  // units queued meanwhile
   PerVcClass<Credits> m_tx_credits{};
-  std::deque<InFlight> m_credit_inflight;
+  Fifo<InFlight> m_credit_inflight;  // in order of arrival
   bool m_blocked = false;
 
   // receiver
@@ -220,7 +220,7 @@ class LinkEnd final : public Actor {
   PerVcClass<bool> m_fc_timer{};
   int m_unacked = 0;
   Tick m_last_rx_tail = 0;
-  std::deque<Tick> m_acks_due;  // ACKs this end owes its wire
+  Fifo<Tick> m_acks_due;  // ACKs this end owes its wire
 };
 
 }  // namespace hx::link

@@ -91,7 +91,8 @@ bool LinkEnd<T>::credits_at(const Unit& u, Tick at) const {
   const int cls = T::cls(u);
   Credits c = m_tx_credits[u.vc][cls];
   if (c.cover(u)) return true;  // returns in flight only add
-  for (const InFlight& f : m_credit_inflight) {
+  for (std::size_t i = 0; i < m_credit_inflight.size(); ++i) {
+    const InFlight& f = m_credit_inflight[i];
     if (f.t > at) break;
     if (f.vc == u.vc && f.cls == cls) {
       c.hdr += f.hdr;
@@ -118,8 +119,8 @@ Tick LinkEnd<T>::wake_time_for(const Unit& u) {
 
 template <class T>
 Tick LinkEnd<T>::credit_after(Tick at) const {
-  for (const InFlight& f : m_credit_inflight)
-    if (f.t > at) return f.t;
+  for (std::size_t i = 0; i < m_credit_inflight.size(); ++i)
+    if (m_credit_inflight[i].t > at) return m_credit_inflight[i].t;
   return kNever;
 }
 
