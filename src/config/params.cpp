@@ -30,6 +30,13 @@ int pow2(const Cursor& c, long long lo, long long hi) {
   return static_cast<int>(v);
 }
 
+// A cache's capacity in 64 B lines (0: unlimited), from its size.
+int cache_lines(const Cursor& v) {
+  const std::uint64_t b = v.size();
+  if (b % 64 || b / 64 > (1u << 24)) v.fail("a multiple of 64 B, at most 1 GiB");
+  return static_cast<int>(b / 64);
+}
+
 // A set-associative structure's replacement policy (models/cache).
 cache::Policy replacement_policy(const Cursor& v) {
   cache::Policy p = cache::Policy::Lru;
@@ -476,11 +483,7 @@ const ParamTable<ccix::RequestAgentConfig>& ccix_ra_params() {
       P<C>("sc_size", "size", "0B",
            "the system cache's capacity (0: unlimited); least recently used lines give way, evicted if clean, written back "
            "over CCIX if dirty",
-           [](C& c, const Cursor& v) {
-             const std::uint64_t b = v.size();
-             if (b % 64 || b / 64 > (1u << 24)) v.fail("a multiple of 64 B, at most 1 GiB");
-             c.agent.capacity = static_cast<int>(b / 64);
-           }),
+           [](C& c, const Cursor& v) { c.agent.capacity = cache_lines(v); }),
       P<C>("sc_ways", "int", "16", "the system cache's ways (its size must be a multiple of ways x 64 B)",
            [](C& c, const Cursor& v) { c.agent.ways = static_cast<int>(v.integer(1, 64)); }),
       P<C>("sc_victims", "int", "0",
@@ -544,11 +547,7 @@ const ParamTable<ccix::HomePortConfig>& ccix_home_params() {
            [](C& c, const Cursor& v) { c.core.lookup = v.time(); }),
       P<C>("core_mshrs", "int", "8", "requests a host core has outstanding at once", [](C& c, const Cursor& v) { c.core.mshrs = static_cast<int>(v.integer(1, 4096)); }),
       P<C>("core_l2_size", "size", "0B", "each host core's private cache (0: unlimited); least recently used lines give way, written back if dirty",
-           [](C& c, const Cursor& v) {
-             const std::uint64_t b = v.size();
-             if (b % 64 || b / 64 > (1u << 24)) v.fail("a multiple of 64 B, at most 1 GiB");
-             c.core.capacity = static_cast<int>(b / 64);
-           }),
+           [](C& c, const Cursor& v) { c.core.capacity = cache_lines(v); }),
       P<C>("core_l2_ways", "int", "16", "that cache's ways (its size must be a multiple of ways x 64 B)",
            [](C& c, const Cursor& v) { c.core.ways = static_cast<int>(v.integer(1, 64)); }),
       P<C>("core_l2_victims", "int", "0",
@@ -594,11 +593,7 @@ const ParamTable<coherence::SocketSystemConfig>& socket_params() {
            "a line a core holds unique is sent by that core straight to the core that asks for it (false: through the home)",
            [](C& c, const Cursor& v) { c.forward = v.boolean(); }),
       P<C>("l2_size", "size", "0B", "each core's private cache (0: unlimited); least recently used lines give way, written back if dirty",
-           [](C& c, const Cursor& v) {
-             const std::uint64_t b = v.size();
-             if (b % 64 || b / 64 > (1u << 24)) v.fail("a multiple of 64 B, at most 1 GiB");
-             c.l2_lines = static_cast<int>(b / 64);
-           }),
+           [](C& c, const Cursor& v) { c.l2_lines = cache_lines(v); }),
       P<C>("l2_ways", "int", "16", "the private cache's ways (its size must be a multiple of ways x 64 B)",
            [](C& c, const Cursor& v) { c.l2_ways = static_cast<int>(v.integer(1, 64)); }),
       P<C>("l2_victims", "int", "0",
