@@ -52,7 +52,6 @@ SocketSystemConfig config(int links = 1) {
   c.link.latency = kLink;
   c.link.ack_every = 1 << 20;
   c.link.ack_timeout = kMs;
-  c.link.fc_update_every = 1;
   return c;
 }
 
