@@ -171,8 +171,8 @@ void CachingAgent::run(const Access& a) {
   // A miss that will fill a full set needs a victim's entry: it waits
   // while the replacement buffer is full (a request that brings no line,
   // or an upgrade of a line held, needs none).
-  if (victims_full() && l.state == RnState::I && (row->next == RnState::IS_P || row->next == RnState::IM_P || row->next == RnState::MU_P) &&
-      set_of(a.line).size() >= static_cast<std::size_t>(m_cfg.ways)) {
+  if (l.state == RnState::I && (row->next == RnState::IS_P || row->next == RnState::IM_P || row->next == RnState::MU_P) &&
+      no_room_for(a.line)) {
     ++victim_waits;
     m_blocked.push_back(a);
     return;
@@ -200,7 +200,7 @@ void CachingAgent::prefetch_after(std::uint64_t line) {
   constexpr std::uint64_t kPageLines = 4096 / kLineB;
   for (std::uint64_t next = line + 1; next <= line + static_cast<std::uint64_t>(m_cfg.prefetch); ++next) {
     if (next / kPageLines != line / kPageLines || m_mshr.in_use() + 1 >= m_mshr.capacity()) return;
-    if (victims_full() && set_of(next).size() >= static_cast<std::size_t>(m_cfg.ways)) continue;  // no room to make
+    if (no_room_for(next)) continue;  // no room to make
     if (m_mshr.outstanding(next)) continue;
     CacheLine& l = m_lines[next];
     if (l.state != RnState::I) continue;

@@ -191,6 +191,9 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   std::vector<std::uint64_t>& set_of(std::uint64_t line) { return m_sets[line % m_sets.size()]; }
   // Every replacement-buffer entry is taken (never with an unlimited buffer).
   bool victims_full() const { return m_cfg.victims > 0 && m_victims.size() >= static_cast<std::size_t>(m_cfg.victims); }
+  // Filling `line` would need a victim's entry, and none is free: its set
+  // is full and so is the replacement buffer.
+  bool no_room_for(std::uint64_t line) { return victims_full() && set_of(line).size() >= static_cast<std::size_t>(m_cfg.ways); }
   // Gives up the least recently used line of `set` that has no request
   // outstanding, keeping `keep`; false if none can go.
   bool evict_from(std::vector<std::uint64_t>& set, std::uint64_t keep);

@@ -106,6 +106,16 @@ const cfg::KeyTable& node_keys() {
 
 namespace {
 
+// A cache of `lines` in sets of `ways` lines must hold whole sets; the
+// error names its size key in `section` if given there, else its ways key.
+void check_whole_sets(const Cursor& section, int lines, int ways, const char* size_key, const char* ways_key,
+                      const std::string& what) {
+  if (lines % ways == 0) return;
+  section.child(section.has(size_key) ? size_key : ways_key)
+      .fail(what + " must be a multiple of its ways times 64 B (" + std::to_string(ways) + " ways: " +
+            std::to_string(ways * 64) + " B)");
+}
+
 // A CCIX request agent: its agent id, and the checks its path must pass
 // before anything runs: VC1 enabled on every port from it to the root
 // complex, and a CCIX packet within the MPS programmed on that path.
@@ -113,12 +123,8 @@ void check_ccix(Topology& t, NodeSpec& n, coherence::AgentId id) {
   if (id >= 64) n.where.fail("more than 63 CCIX request agents: the home's directory keeps one bit per agent, 64 in all");
   n.ccix_ra.agent.id = id;
   n.ccix_ra.agent.home = 0;
-  if (n.ccix_ra.agent.capacity % n.ccix_ra.agent.ways) {
-    const Cursor ra = n.where.child("ccix_ra");
-    ra.child(ra.has("sc_size") ? "sc_size" : "sc_ways")
-        .fail("the system cache must be a multiple of its ways times 64 B (" + std::to_string(n.ccix_ra.agent.ways) +
-              " ways: " + std::to_string(n.ccix_ra.agent.ways * 64) + " B)");
-  }
+  check_whole_sets(n.where.child("ccix_ra"), n.ccix_ra.agent.capacity, n.ccix_ra.agent.ways, "sc_size", "sc_ways",
+                   "the system cache");
   if (n.ccix_ra.ats && !n.bench.ats)
     n.where.child("ccix_ra").child("ats").fail("the request agent translates through the device's ATS switch: set bench.ats: true");
   for (int i = t.find(n.name); i >= 0;) {
@@ -210,10 +216,7 @@ void parse_sockets(NodeSpec& n, const Cursor& c) {
     (c.has("cores") ? c.child("cores") : c).fail("at most 64 coherent agents: count x (cores + slices) is " +
                                                   std::to_string(s.sockets * (s.cores + s.slices)));
   if (s.sockets == 1 && c.has("links")) c.child("links").fail("socket links join two sockets: set count: 2");
-  if (s.l2_lines % s.l2_ways)
-    (c.has("l2_size") ? c.child("l2_size") : c.child("l2_ways"))
-        .fail("the private cache's size must be a multiple of its ways times 64 B (" + std::to_string(s.l2_ways) + " ways: " +
-              std::to_string(s.l2_ways * 64) + " B)");
+  check_whole_sets(c, s.l2_lines, s.l2_ways, "l2_size", "l2_ways", "the private cache's size");
   if (n.rc.memory.numa_nodes != 1)
     c.fail("the sockets model each socket's DRAM itself: remove memory.numa_nodes (the root complex's two-node model)");
 }
@@ -239,10 +242,8 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults, Arena& a
     cfg::load_params(c.child("memory"), n.rc.memory, cfg::memory_params());
     cfg::load_params(c.child("iommu"), n.rc.iommu, cfg::iommu_params());
     cfg::load_params(c.child("ccix"), n.ccix_home, cfg::ccix_home_params());
-    if (n.ccix_home.core.capacity % n.ccix_home.core.ways)
-      c.child("ccix").child(c.child("ccix").has("core_l2_size") ? "core_l2_size" : "core_l2_ways")
-          .fail("a host core's private cache must be a multiple of its ways times 64 B (" +
-                std::to_string(n.ccix_home.core.ways) + " ways: " + std::to_string(n.ccix_home.core.ways * 64) + " B)");
+    check_whole_sets(c.child("ccix"), n.ccix_home.core.capacity, n.ccix_home.core.ways, "core_l2_size", "core_l2_ways",
+                     "a host core's private cache");
     cfg::check_tlb(c.child("iommu"), "iotlb_ways", n.rc.iommu.iotlb);
     if (n.rc.iommu.table_region >= n.rc.dram_size)
       (c.child("iommu").has("table_region") ? c.child("iommu").child("table_region") : c.child("rc"))
