@@ -52,7 +52,7 @@ CachingAgent::CachingAgent(const std::string& name, const CachingAgentConfig& cf
   reg.add_counter(name + ".forwards", &forwards, "line", "lines sent straight to a requesting agent on a forwarding snoop");
   reg.add_counter(name + ".atomics_far", &atomics_far, "1", "atomics sent to the home (the line not held)");
   reg.add_counter(name + ".atomics_near", &atomics_near, "1", "atomics run in this cache");
-  reg.add_counter(name + ".uncached", &uncached, "1", "accesses that kept no copy (a ReadOnce or WriteUnique sent to the home)");
+  reg.add_counter(name + ".uncached", &uncached, "1", "accesses that kept no copy (a ReadOnce, WriteUnique, ReadNoSnp or WriteNoSnp sent to the home)");
 }
 
 CohPort& CachingAgent::port() {
@@ -85,6 +85,10 @@ void CachingAgent::access(bool store, std::uint64_t line, std::uint64_t value, s
 
 void CachingAgent::access_once(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core) {
   issue(store ? RnEvent::WriteUnique : RnEvent::ReadOnce, line, value, ~0ull, tag, core);
+}
+
+void CachingAgent::access_nosnp(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core) {
+  issue(store ? RnEvent::WriteNoSnp : RnEvent::ReadNoSnp, line, value, ~0ull, tag, core);
 }
 
 void CachingAgent::evict(std::uint64_t line, std::uint64_t tag, CoreSide& core) {
@@ -154,9 +158,14 @@ void CachingAgent::run(const Access& a) {
   // An access that keeps no copy goes to the home from a line not held
   // and is loaded or stored here from one held (core_event); a whole-line
   // store takes its line by MakeUnique where the agent is set to.
+  // An agent set to read clean loads a line not held by ReadClean.
   const bool whole = a.op == RnEvent::Store && m_cfg.make_unique && a.mask == ~0ull;
+  const bool clean = a.op == RnEvent::Load && m_cfg.read_clean;
   const RnEvent e = atomic ? (far ? atomic_event(a.rmw.op) : RnEvent::Store)
-                           : core_event(whole ? RnEvent::StoreLine : a.op, l.state);
+                           : core_event(whole ? RnEvent::StoreLine : clean ? RnEvent::ReadClean : a.op, l.state);
+  if ((e == RnEvent::ReadNoSnp || e == RnEvent::WriteNoSnp) && l.state != RnState::I)
+    sim_fail(m_name, std::string("a ") + rn_event_name(e) + " to line " + hex(a.line) + ", which this agent holds (" +
+                         rn_state_name(l.state) + "): a line no agent caches must not be cached");
   if (e == RnEvent::Replace && l.state == RnState::I) {  // nothing to give up
     ++hits;
     a.core->access_done(a.tag, 0, now_tick());
@@ -182,7 +191,7 @@ void CachingAgent::run(const Access& a) {
   check(a.line, before, l.state, r);
   placed(a.line, before, l.state);
   if (atomic) ++(far ? atomics_far : atomics_near);
-  if (e == RnEvent::ReadOnce || e == RnEvent::WriteUnique) ++uncached;
+  if (e == RnEvent::ReadOnce || e == RnEvent::WriteUnique || e == RnEvent::ReadNoSnp || e == RnEvent::WriteNoSnp) ++uncached;
   if (r.loaded || r.stored) {
     ++hits;
     a.core->access_done(a.tag, r.rmw ? r.old : r.value, now_tick());
@@ -204,7 +213,7 @@ void CachingAgent::prefetch_after(std::uint64_t line) {
     if (m_mshr.outstanding(next)) continue;
     CacheLine& l = m_lines[next];
     if (l.state != RnState::I) continue;
-    const RnStep r = rn_step(l, RnEvent::Load, nullptr, m_cfg.id, home_of(next), next, 0, *this);
+    const RnStep r = rn_step(l, m_cfg.read_clean ? RnEvent::ReadClean : RnEvent::Load, nullptr, m_cfg.id, home_of(next), next, 0, *this);
     check(next, RnState::I, l.state, r);
     Access a;
     a.op = RnEvent::Load;
@@ -262,7 +271,8 @@ void CachingAgent::receive(Packet* p) {
   const Tick done = now_tick() + (r.stored ? m_cfg.store_fill : 0);
   m_mshr.complete(m.line, [&](const Access& a) {
     if (!head) m_again.push_back(a);
-    else if (a.core) a.core->access_done(a.tag, r.rmw ? r.old : a.op == RnEvent::WriteUnique ? a.value : r.value, done);  // (a prefetch tells no core)
+    else if (a.core)  // (a prefetch tells no core)
+      a.core->access_done(a.tag, r.rmw ? r.old : a.op == RnEvent::WriteUnique || a.op == RnEvent::WriteNoSnp ? a.value : r.value, done);
     head = false;
   });
   for (const Access& a : m_again) run(a);
@@ -332,7 +342,7 @@ bool CachingAgent::evict_from(std::vector<std::uint64_t>& set, std::uint64_t kee
     const RnStep r = rn_step(victim, RnEvent::Replace, nullptr, m_cfg.id, home_of(vl), vl, 0, *this);
     check(vl, vb, victim.state, r);
     ++evictions;
-    if (vb == RnState::UD) ++writebacks;
+    if (rn_dirty(vb)) ++writebacks;
     m_victims.insert(vl);
     if (m_cfg.victims > 0 && m_victims.size() > static_cast<std::size_t>(m_cfg.victims))
       sim_fail(m_name, "the replacement buffer holds more victims than its " + std::to_string(m_cfg.victims) + " entries");
@@ -371,7 +381,7 @@ HomeAgent::HomeAgent(const std::string& name, const HomeAgentConfig& cfg, mem::M
   reg.add_counter(name + ".memory_writes", &memory_writes, "line", "dirty lines written to memory");
   reg.add_counter(name + ".forwarded", &forwarded, "1", "requests whose data an owner sent the requester (the memory read wasted)");
   reg.add_counter(name + ".atomics", &atomics, "1", "atomics executed at the home");
-  reg.add_counter(name + ".whole_writes", &whole_writes, "line", "whole lines written by agents that keep no copy (WriteUnique)");
+  reg.add_counter(name + ".whole_writes", &whole_writes, "line", "whole lines written by agents that keep no copy (WriteUnique, WriteNoSnp)");
 }
 
 CohPort& HomeAgent::port(AgentId agent) {
@@ -439,10 +449,12 @@ void HomeAgent::on_action(std::uint32_t, std::uint64_t, void* ptr) {
   if (msg_forwarded(m.type)) ++forwarded;
   if (msg_line_data(m.type)) {
     // Dirty data comes home, or a whole line is written: memory is written
-    // (its channel is occupied), and a grant of this transaction need not
-    // wait for memory.
-    ++memory_writes;
-    m_mem.write(m.line * kLineB, kLineB, now_tick());
+    // (its channel is occupied); an SD owner's copy for the requester is
+    // not. A grant of this transaction need not wait for memory.
+    if (msg_to_memory(m.type)) {
+      ++memory_writes;
+      m_mem.write(m.line * kLineB, kLineB, now_tick());
+    }
     // (A request's data, a WriteBack's or a WriteUnique's, is no snoop's:
     // it may wait behind the line's transaction in progress.)
     if (msg_class(m.type) != MsgClass::Req) l.wait.dirty_in = true;

@@ -109,6 +109,10 @@ struct CachingAgentConfig {
   // (ReadUnique): what a cache that knows the store overwrites the line
   // does. A store of some of a line's bits, or an atomic, still reads it.
   bool make_unique = false;
+  // A load of a line not held takes a clean copy only (ReadClean, protocol.h):
+  // an agent that must never own dirty data it did not write (a dirty
+  // owner it reads from sends the data home rather than keep it shared).
+  bool read_clean = false;
   // A store that missed: from its line's arrival (or, by MakeUnique, its
   // grant's) to the store being done
   // (a write-allocate cache that merges the write into the arrived line by
@@ -136,6 +140,11 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   // done once the home has written it); a line held is loaded or stored in
   // the cache, as by access().
   void access_once(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core);
+  // A core access to a line no agent caches (a non-snoopable region): a
+  // ReadNoSnp or a WriteNoSnp of the whole line, served from memory with no
+  // snoop. The line must not be held here (a SimError) nor anywhere (the
+  // home's error).
+  void access_nosnp(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core);
   // A core's atomic on `line`'s value (config().far_atomics says where it
   // runs); `core` hears the old value.
   void atomic(const Rmw& rmw, std::uint64_t line, std::uint64_t tag, CoreSide& core);
@@ -164,13 +173,13 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   Counter evictions, writebacks;            // lines given up for room (writebacks: dirty ones)
   Counter victim_waits;                     // misses held back while the replacement buffer was full
   Counter atomics_far, atomics_near;        // atomics sent to the home, and run here
-  Counter uncached;                         // accesses that kept no copy (ReadOnce, WriteUnique sent)
+  Counter uncached;                         // accesses that kept no copy (ReadOnce, WriteUnique, ReadNoSnp, WriteNoSnp sent)
 
  private:
   struct Access {
     static constexpr const char* kPoolName = "a core access";
     std::uint64_t id = 0;
-    RnEvent op = RnEvent::Load;  // Load, Store, Replace, ReadOnce or WriteUnique; Count: an atomic (`rmw`)
+    RnEvent op = RnEvent::Load;  // Load, Store, Replace, ReadOnce, WriteUnique, ReadNoSnp or WriteNoSnp; Count: an atomic (`rmw`)
     std::uint64_t line = 0, value = 0, mask = ~0ull, tag = 0;
     Rmw rmw;
     CoreSide* core = nullptr;
@@ -259,7 +268,7 @@ class HomeAgent final : public Receiver, public Actor, public Sink, public mem::
   Counter requests, snoops, memory_reads, memory_writes;
   Counter forwarded;  // transactions whose data an owner sent the requester (the memory read wasted)
   Counter atomics;    // atomics executed here
-  Counter whole_writes;  // WriteUniques: lines written by agents that keep no copy
+  Counter whole_writes;  // WriteUniques and WriteNoSnps: lines written by agents that keep no copy
 
  private:
   // What the home waits for on a line, beside the engine's state.

@@ -25,7 +25,7 @@ void CoherenceChecker::atomic(std::uint16_t agent, std::uint64_t line, std::uint
 }
 
 void CoherenceChecker::written_at_home(std::uint16_t agent, std::uint64_t line, std::uint64_t old, std::uint64_t now) {
-  replaced("a WriteUnique", agent, line, old, now, true);
+  replaced("a whole-line write", agent, line, old, now, true);
 }
 
 void CoherenceChecker::replaced(const char* what, std::uint16_t agent, std::uint64_t line, std::uint64_t old, std::uint64_t now,

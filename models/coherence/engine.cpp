@@ -97,7 +97,7 @@ RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId hom
 
 DirCond HomeLine::cond_of(AgentId req) const {
   const bool member = sharers >> req & 1;
-  if (owner >= 0) return owner == req ? DirCond::OwnerReq : DirCond::Owner;
+  if (owner >= 0) return owner == req ? DirCond::OwnerReq : member ? DirCond::OwnerSharerReq : DirCond::Owner;
   if (sharers) return member ? DirCond::SharerReq : DirCond::Sharers;
   return DirCond::Invalid;
 }
@@ -111,9 +111,8 @@ void update_directory(HomeLine& h, AgentId self) {
   switch (row.update) {
     case DirUpdate::Keep:
       break;
-    case DirUpdate::AddSharer:
+    case DirUpdate::AddSharer:  // (an owner's response said whether it stays the owner)
       h.sharers |= bit;
-      h.owner = -1;
       break;
     case DirUpdate::MakeOwner:
       if (h.sharers & ~bit) fail("home " + std::to_string(self), h.cur.line, "made agent " + std::to_string(req) + " owner while others still hold the line");
@@ -156,7 +155,7 @@ void grant(HomeLine& h, AgentId self, Sink& out) {
     h.mem = h.cur.data;
     out.home_write(h.cur, old);
   } else if (msg_has_data(g.type)) {
-    g.data = h.mem;
+    g.data = h.has_copy ? h.copy : h.mem;  // an SD owner's copy, or memory's (with any dirty data a snoop sent home)
   }
   h.await_ack = !(row.ops & kHomeNoAck);
   out.send(g);
@@ -167,7 +166,7 @@ void snoops_done(HomeLine& h, AgentId self, Sink& out, const HomePolicy& policy)
 
 void start(HomeLine& h, const Msg& m, AgentId self, Sink& out, const HomePolicy& policy) {
   const DirCond c = h.cond_of(m.src);
-  const HomeRow* row = home_row(m.type, c, policy.forward, policy.migratory);
+  const HomeRow* row = home_row(m.type, c, policy.forward, policy.migratory, policy.owned);
   if (!row)
     fail("home " + std::to_string(self), m.line,
          std::string("directory ") + dir_state_name(h.dir()) + " (requester " + dir_cond_name(c) + ") received " + describe(m) +
@@ -180,6 +179,8 @@ void start(HomeLine& h, const Msg& m, AgentId self, Sink& out, const HomePolicy&
   h.await_ack = false;
   h.forwarded = false;
   h.early_ack = false;
+  h.has_copy = false;
+  h.copy = 0;
   if (row->ops & kHomeMemWrite) h.mem = m.data;
   std::uint64_t targets = 0;
   if (row->snoop == SnoopWhom::Owner) targets = 1ull << h.owner;
@@ -241,6 +242,9 @@ void home_receive(HomeLine& h, const Msg& m, AgentId self, Sink& out, const Home
     case MsgType::ReadOnce:
     case MsgType::WriteUnique:
     case MsgType::MakeUnique:
+    case MsgType::ReadClean:
+    case MsgType::ReadNoSnp:
+    case MsgType::WriteNoSnp:
       if (h.busy) h.waiting.push_back(m);  // serialised: one transaction per line
       else start(h, m, self, out, policy);
       return;
@@ -248,6 +252,7 @@ void home_receive(HomeLine& h, const Msg& m, AgentId self, Sink& out, const Home
     case MsgType::SnpResp_SC:
     case MsgType::SnpRespData_I:
     case MsgType::SnpRespData_SC:
+    case MsgType::SnpRespData_SD:
     case MsgType::SnpRespFwded_I:
     case MsgType::SnpRespFwded_SC:
     case MsgType::SnpRespDataFwded_SC: {
@@ -257,8 +262,14 @@ void home_receive(HomeLine& h, const Msg& m, AgentId self, Sink& out, const Home
         if (!(h.row->ops & kHomeForward)) fail(who(), m.line, "a forwarded response to a snoop that asked for none: " + describe(m));
         h.forwarded = true;
       }
-      if (msg_has_data(m.type)) h.mem = m.data;  // dirty data comes home
-      if (h.owner == m.src) h.owner = -1;
+      if (m.type == MsgType::SnpRespData_SD) {  // the owner keeps its dirty line: a copy for the requester
+        if (h.owner != m.src) fail(who(), m.line, "a shared-dirty response from an agent the directory does not name owner: " + describe(m));
+        h.has_copy = true;
+        h.copy = m.data;
+      } else {
+        if (msg_has_data(m.type)) h.mem = m.data;  // dirty data comes home
+        if (h.owner == m.src) h.owner = -1;
+      }
       if (m.type == MsgType::SnpResp_I || m.type == MsgType::SnpRespData_I || m.type == MsgType::SnpRespFwded_I)
         h.sharers &= ~(1ull << m.src);
       if (--h.snoops_left == 0) snoops_done(h, self, out, policy);

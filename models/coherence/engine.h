@@ -34,8 +34,14 @@ struct HomePolicy {
   // request agents each talk to their home alone).
   bool forward = false;
   // Migratory sharing: a ReadShared that finds a unique owner takes the
-  // line unique (protocol.h, kHomeMigrate). A forwarding home ignores it.
+  // line unique (protocol.h, kHomeMigrate). A forwarding or dirty-sharing
+  // home ignores it.
   bool migratory = false;
+  // Dirty sharing: a ReadShared that finds a dirty owner leaves it the
+  // line's owner, shared dirty (SD), and memory stale (protocol.h,
+  // kHomeOwned): no memory write, and the owner answers every later read.
+  // A forwarding home ignores it.
+  bool owned = false;
 };
 
 class Sink {
@@ -84,8 +90,12 @@ RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId hom
 // progress and the requests waiting behind it (the hazard queue).
 struct HomeLine {
   std::uint64_t sharers = 0;  // bit a: agent a holds the line (the owner included)
-  int owner = -1;             // the unique owner, or -1
+  int owner = -1;             // the owner (unique, or SD among sharers), or -1
   std::uint64_t mem = 0;
+  // The copy an SD owner sent for the requester (SnpRespData_SD), which the
+  // grant carries and memory does not take.
+  bool has_copy = false;
+  std::uint64_t copy = 0;
   bool busy = false;
   Msg cur;                      // the request being served
   const HomeRow* row = nullptr;
@@ -94,7 +104,9 @@ struct HomeLine {
   bool forwarded = false;  // the snooped owner sent the requester the data
   bool early_ack = false;  // the requester's CompAck came before the owner's response
   std::deque<Msg> waiting;
-  DirState dir() const { return owner >= 0 ? DirState::U : sharers ? DirState::S : DirState::I; }
+  DirState dir() const {
+    return owner >= 0 ? (sharers & ~(1ull << owner) ? DirState::O : DirState::U) : sharers ? DirState::S : DirState::I;
+  }
   DirCond cond_of(AgentId req) const;
 };
 

@@ -42,6 +42,9 @@ constexpr RnRow kRn[] = {
     {S::UD, E::Load, S::UD, M::None, L},
     {S::UD, E::Store, S::UD, M::None, St},
     {S::UD, E::Replace, S::WB_P, M::WriteBack, D},
+    {S::SD, E::Load, S::SD, M::None, L},
+    {S::SD, E::Store, S::SDM_P, M::CleanUnique, 0},  // the others' copies go first
+    {S::SD, E::Replace, S::WB_P, M::WriteBack, D},
     // far atomics, from a line not held (one held runs its atomic near)
     {S::I, E::AtomicStore, S::AT_P, M::AtomicStore, Op},
     {S::I, E::AtomicLoad, S::AT_P, M::AtomicLoad, Op},
@@ -53,17 +56,31 @@ constexpr RnRow kRn[] = {
     {S::I, E::WriteUnique, S::WU_P, M::WriteUnique, Sd},
     // a whole-line store that allocates: the line unique, without its data
     {S::I, E::StoreLine, S::MU_P, M::MakeUnique, 0},
+    // a read that takes a clean copy only
+    {S::I, E::ReadClean, S::IS_P, M::ReadClean, 0},
+    // accesses to a line no agent caches: served as ReadOnce and
+    // WriteUnique are
+    {S::I, E::ReadNoSnp, S::RO_P, M::ReadNoSnp, 0},
+    {S::I, E::WriteNoSnp, S::WU_P, M::WriteNoSnp, Sd},
     // stable states: snoops
     {S::SC, E::SnpToI, S::I, M::SnpResp_I, 0},
-    {S::UC, E::SnpToS, S::SC, M::SnpResp_SC, 0},
+    {S::UC, E::SnpToSC, S::SC, M::SnpResp_SC, 0},
     {S::UC, E::SnpToI, S::I, M::SnpResp_I, 0},
-    {S::UD, E::SnpToS, S::SC, M::SnpRespData_SC, D},
+    {S::UD, E::SnpToSC, S::SC, M::SnpRespData_SC, D},
     {S::UD, E::SnpToI, S::I, M::SnpRespData_I, D},
+    // ... a dirty owner asked to share may keep its line dirty (SD): its
+    // copy for the requester goes to the home, and memory does not take it
+    {S::UC, E::SnpToS, S::SC, M::SnpResp_SC, 0},
+    {S::UD, E::SnpToS, S::SD, M::SnpRespData_SD, D},
+    {S::SD, E::SnpToS, S::SD, M::SnpRespData_SD, D},
+    {S::SD, E::SnpToSC, S::SC, M::SnpRespData_SC, D},
+    {S::SD, E::SnpToI, S::I, M::SnpRespData_I, D},
     // ... and a MakeUnique's: every copy goes, dirty data with it (the
     // requester overwrites the whole line)
     {S::SC, E::SnpToMakeI, S::I, M::SnpResp_I, 0},
     {S::UC, E::SnpToMakeI, S::I, M::SnpResp_I, 0},
     {S::UD, E::SnpToMakeI, S::I, M::SnpResp_I, 0},
+    {S::SD, E::SnpToMakeI, S::I, M::SnpResp_I, 0},
     // stable states: forwarding snoops (an owner's), the data to the
     // requester. A dirty line forwarded unique stays dirty at its new
     // owner; forwarded shared, its dirty data goes home as well.
@@ -78,6 +95,8 @@ constexpr RnRow kRn[] = {
     {S::SM_P, E::Load, S::SM_P, M::None, L},
     {S::SM_P, E::CompUC, S::UD, M::None, St | A | R},
     {S::SMI_P, E::CompDataUC, S::UD, M::None, In | St | A | R},
+    {S::SDM_P, E::Load, S::SDM_P, M::None, L},
+    {S::SDM_P, E::CompUC, S::UD, M::None, St | A | R},
     {S::EV_P, E::WBAck, S::I, M::None, R},
     {S::WB_P, E::WBAck, S::I, M::None, R},
     {S::WBI_P, E::WBAck, S::I, M::None, R},
@@ -89,9 +108,16 @@ constexpr RnRow kRn[] = {
     {S::MU_P, E::CompUC, S::UD, M::None, St | A | R},
     // requests outstanding: snoops that race with them
     {S::SM_P, E::SnpToI, S::SMI_P, M::SnpResp_I, 0},
+    // an SD owner's upgrade: it still owes its dirty data to every snoop
+    {S::SDM_P, E::SnpToS, S::SDM_P, M::SnpRespData_SD, D},
+    {S::SDM_P, E::SnpToSC, S::SM_P, M::SnpRespData_SC, D},  // now a clean sharer's upgrade
+    {S::SDM_P, E::SnpToI, S::SMI_P, M::SnpRespData_I, D},
+    {S::SDM_P, E::SnpToMakeI, S::SMI_P, M::SnpResp_I, 0},
     {S::EV_P, E::SnpToS, S::EV_P, M::SnpResp_I, 0},
-    {S::EV_P, E::SnpToI, S::EV_P, M::SnpResp_I, 0},
     {S::WB_P, E::SnpToS, S::WBI_P, M::SnpRespData_I, D},
+    {S::EV_P, E::SnpToSC, S::EV_P, M::SnpResp_I, 0},
+    {S::EV_P, E::SnpToI, S::EV_P, M::SnpResp_I, 0},
+    {S::WB_P, E::SnpToSC, S::WBI_P, M::SnpRespData_I, D},
     {S::WB_P, E::SnpToI, S::WBI_P, M::SnpRespData_I, D},
     {S::SM_P, E::SnpToMakeI, S::SMI_P, M::SnpResp_I, 0},
     {S::EV_P, E::SnpToMakeI, S::EV_P, M::SnpResp_I, 0},
@@ -108,7 +134,7 @@ using C = DirCond;
 using W = SnoopWhom;
 using U = DirUpdate;
 constexpr std::uint8_t Mw = kHomeMemWrite, Na = kHomeNoAck, Fw = kHomeForward, At = kHomeAtomic, Mg = kHomeMigrate,
-                       Wl = kHomeWriteLine;
+                       Wl = kHomeWriteLine, Ow = kHomeOwned;
 
 // The home's table: how it serves each request, by the requester's standing
 // in the directory. A (request, standing) pair without a row is a protocol
@@ -116,7 +142,7 @@ constexpr std::uint8_t Mw = kHomeMemWrite, Na = kHomeNoAck, Fw = kHomeForward, A
 constexpr HomeRow kHome[] = {
     {M::ReadShared, C::Invalid, W::None, M::None, M::CompDataUC, U::MakeOwner, 0},  // the only copy: unique
     {M::ReadShared, C::Sharers, W::None, M::None, M::CompDataSC, U::AddSharer, 0},
-    {M::ReadShared, C::Owner, W::Owner, M::SnpToS, M::CompDataSC, U::AddSharer, 0},
+    {M::ReadShared, C::Owner, W::Owner, M::SnpToSC, M::CompDataSC, U::AddSharer, 0},
     {M::ReadUnique, C::Invalid, W::None, M::None, M::CompDataUC, U::MakeOwner, 0},
     {M::ReadUnique, C::Sharers, W::Others, M::SnpToI, M::CompDataUC, U::MakeOwner, 0},
     {M::ReadUnique, C::Owner, W::Others, M::SnpToI, M::CompDataUC, U::MakeOwner, 0},
@@ -126,7 +152,12 @@ constexpr HomeRow kHome[] = {
     {M::CleanUnique, C::Invalid, W::None, M::None, M::CompDataUC, U::MakeOwner, 0},
     {M::CleanUnique, C::Sharers, W::Others, M::SnpToI, M::CompDataUC, U::MakeOwner, 0},
     {M::CleanUnique, C::Owner, W::Others, M::SnpToI, M::CompDataUC, U::MakeOwner, 0},
+    // ... and with a dirty owner among the sharers (SD): the owner's own
+    // upgrade, and a sharer's (the owner's dirty data comes home)
+    {M::CleanUnique, C::OwnerReq, W::Others, M::SnpToI, M::CompUC, U::MakeOwner, 0},
+    {M::CleanUnique, C::OwnerSharerReq, W::Others, M::SnpToI, M::CompUC, U::MakeOwner, 0},
     {M::Evict, C::SharerReq, W::None, M::None, M::WBAck, U::Remove, Na},
+    {M::Evict, C::OwnerSharerReq, W::None, M::None, M::WBAck, U::Remove, Na},
     {M::Evict, C::OwnerReq, W::None, M::None, M::WBAck, U::Remove, Na},
     // An eviction or write-back whose line a snoop took first: nothing to do.
     {M::Evict, C::Invalid, W::None, M::None, M::WBAck, U::Keep, Na},
@@ -157,7 +188,7 @@ constexpr HomeRow kHome[] = {
     // copy, then writes its line; no CompAck (the requester holds nothing).
     {M::ReadOnce, C::Invalid, W::None, M::None, M::CompDataI, U::Keep, 0},
     {M::ReadOnce, C::Sharers, W::None, M::None, M::CompDataI, U::Keep, 0},
-    {M::ReadOnce, C::Owner, W::Owner, M::SnpToS, M::CompDataI, U::Keep, 0},
+    {M::ReadOnce, C::Owner, W::Owner, M::SnpToSC, M::CompDataI, U::Keep, 0},
     {M::WriteUnique, C::Invalid, W::None, M::None, M::Comp, U::Keep, Wl | Na},
     {M::WriteUnique, C::Sharers, W::Others, M::SnpToI, M::Comp, U::Keep, Wl | Na},
     {M::WriteUnique, C::Owner, W::Others, M::SnpToI, M::Comp, U::Keep, Wl | Na},
@@ -167,12 +198,24 @@ constexpr HomeRow kHome[] = {
     {M::MakeUnique, C::Invalid, W::None, M::None, M::CompUC, U::MakeOwner, 0},
     {M::MakeUnique, C::Sharers, W::Others, M::SnpToMakeI, M::CompUC, U::MakeOwner, 0},
     {M::MakeUnique, C::Owner, W::Others, M::SnpToMakeI, M::CompUC, U::MakeOwner, 0},
+    // A ReadClean: a clean copy only, an owner's dirty data sent home.
+    {M::ReadClean, C::Invalid, W::None, M::None, M::CompDataUC, U::MakeOwner, 0},
+    {M::ReadClean, C::Sharers, W::None, M::None, M::CompDataSC, U::AddSharer, 0},
+    {M::ReadClean, C::Owner, W::Owner, M::SnpToSC, M::CompDataSC, U::AddSharer, 0},
+    // Accesses to a line no agent caches: memory's value, or the whole
+    // line written, with no snoop (a line some agent holds has no row).
+    {M::ReadNoSnp, C::Invalid, W::None, M::None, M::CompDataI, U::Keep, 0},
+    {M::WriteNoSnp, C::Invalid, W::None, M::None, M::Comp, U::Keep, Wl | Na},
     // A forwarding home's rows, taking the place of the rows above for the
     // same request and standing: a request that finds a unique owner asks
     // it to send the line to the requester.
     {M::ReadShared, C::Owner, W::Owner, M::SnpToSFwd, M::CompDataSC, U::AddSharer, Fw},
     {M::ReadUnique, C::Owner, W::Owner, M::SnpToIFwd, M::CompDataUC, U::MakeOwner, Fw},
     {M::CleanUnique, C::Owner, W::Owner, M::SnpToIFwd, M::CompDataUC, U::MakeOwner, Fw},
+    {M::ReadClean, C::Owner, W::Owner, M::SnpToSFwd, M::CompDataSC, U::AddSharer, Fw},
+    // A dirty-sharing home's row: a ReadShared that finds an owner lets a
+    // dirty one keep its line (SD), and takes its copy for the requester.
+    {M::ReadShared, C::Owner, W::Owner, M::SnpToS, M::CompDataSC, U::AddSharer, Ow},
     // A migratory home's row: a ReadShared that finds a unique owner is
     // served as a ReadUnique is, the owner's dirty data coming home. Not
     // with forwarding: an owner would have to pass its dirty line on as
@@ -182,15 +225,17 @@ constexpr HomeRow kHome[] = {
 };
 
 // Direct look-up tables, built once from the rows: one home table per
-// policy (0: plain, 1: forwarding, 2: migratory; a home does not do both),
-// each holding, per request and standing, the policy's own row where it has
-// one, the plain row otherwise.
+// set of policies (bit 0: forwarding, 1: migratory, 2: dirty sharing; a
+// home takes one, home_row), each holding, per request and standing, the
+// policy's own row where it has one, the plain row otherwise.
 struct Index {
-  static constexpr int kPolicies = 3;
+  static constexpr int kPolicies = 8;
   std::array<const RnRow*, kRnStates * kRnEvents> rn{};
   std::array<std::array<const HomeRow*, kMsgTypes * static_cast<int>(DirCond::Count)>, kPolicies> home{};
   static int at(MsgType req, DirCond c) { return static_cast<int>(req) * static_cast<int>(DirCond::Count) + static_cast<int>(c); }
-  static int policy_of(std::uint8_t ops) { return ((ops & kHomeForward) ? 1 : 0) | ((ops & kHomeMigrate) ? 2 : 0); }
+  static int policy_of(std::uint8_t ops) {
+    return ((ops & kHomeForward) ? 1 : 0) | ((ops & kHomeMigrate) ? 2 : 0) | ((ops & kHomeOwned) ? 4 : 0);
+  }
   Index() {
     for (const RnRow& r : kRn) rn[static_cast<int>(r.state) * kRnEvents + static_cast<int>(r.event)] = &r;
     for (int p = 0; p < kPolicies; ++p)
@@ -214,6 +259,9 @@ MsgClass msg_class(MsgType m) { return kMsgs[static_cast<int>(m)].cls; }
 std::uint32_t msg_data_bytes(MsgType m) { return m == MsgType::None ? 0 : kMsgs[static_cast<int>(m)].bytes; }
 bool msg_has_data(MsgType m) { return msg_data_bytes(m) > 0; }
 bool msg_line_data(MsgType m) { return msg_data_bytes(m) == kLineBytes; }
+bool msg_to_memory(MsgType m) {
+  return msg_line_data(m) && m != M::SnpRespData_SD && m != M::CompDataSC && m != M::CompDataUC && m != M::CompDataI;
+}
 std::uint32_t class_data_bytes(MsgClass c) {
   std::uint32_t n = 0;
   for (const MsgInfo& i : kMsgs)
@@ -241,17 +289,20 @@ AtomicOp atomic_op_of(MsgType m) {
 }
 
 const char* rn_state_name(RnState s) {
-  static const char* const n[] = {"I", "SC", "UC", "UD", "IS_P", "IM_P", "SM_P", "SMI_P", "EV_P", "WB_P", "WBI_P", "AT_P", "RO_P", "WU_P", "MU_P"};
+  static const char* const n[] = {"I",    "SC",   "UC",   "UD",   "SD",   "IS_P", "IM_P", "SM_P", "SMI_P",
+                                  "SDM_P", "EV_P", "WB_P", "WBI_P", "AT_P", "RO_P", "WU_P", "MU_P"};
   static_assert(sizeof n / sizeof n[0] == kRnStates, "a name per state");
   return n[static_cast<int>(s)];
 }
-bool rn_readable(RnState s) { return s == S::SC || s == S::UC || s == S::UD || s == S::SM_P; }
+bool rn_readable(RnState s) { return s == S::SC || s == S::UC || s == S::UD || s == S::SD || s == S::SM_P || s == S::SDM_P; }
 bool rn_writable(RnState s) { return s == S::UC || s == S::UD; }
-bool rn_stable(RnState s) { return s == S::I || s == S::SC || s == S::UC || s == S::UD; }
+bool rn_stable(RnState s) { return s == S::I || s == S::SC || s == S::UC || s == S::UD || s == S::SD; }
+bool rn_dirty(RnState s) { return s == S::UD || s == S::SD || s == S::SDM_P; }
 
 const char* rn_event_name(RnEvent e) {
   static const char* const n[] = {"Load",       "Store",      "Replace",        "AtomicStore", "AtomicLoad", "AtomicSwap",
-                                  "AtomicCompare", "ReadOnce", "WriteUnique", "StoreLine", "SnpToS",   "SnpToI",
+                                  "AtomicCompare", "ReadOnce", "WriteUnique", "StoreLine", "ReadClean", "ReadNoSnp",
+                                  "WriteNoSnp", "SnpToS",   "SnpToSC",   "SnpToI",
                                   "SnpToSFwd",  "SnpToIFwd",  "SnpToMakeI", "CompDataSC", "CompDataUC", "CompDataAtomic", "CompDataI", "CompUC",
                                   "Comp",       "WBAck"};
   static_assert(sizeof n / sizeof n[0] == kRnEvents, "a name per event");
@@ -261,6 +312,7 @@ const char* rn_event_name(RnEvent e) {
 RnEvent rn_event_of(MsgType m) {
   switch (m) {
     case M::SnpToS: return E::SnpToS;
+    case M::SnpToSC: return E::SnpToSC;
     case M::SnpToI: return E::SnpToI;
     case M::SnpToSFwd: return E::SnpToSFwd;
     case M::SnpToIFwd: return E::SnpToIFwd;
@@ -277,7 +329,7 @@ RnEvent rn_event_of(MsgType m) {
 }
 
 RnEvent core_event(RnEvent e, RnState s) {
-  if (s == S::I || (e != E::ReadOnce && e != E::WriteUnique && e != E::StoreLine)) return e;
+  if (s == S::I || (e != E::ReadOnce && e != E::WriteUnique && e != E::StoreLine && e != E::ReadClean)) return e;
   return e == E::ReadOnce ? E::Load : E::Store;
 }
 
@@ -294,17 +346,19 @@ AtomicOp atomic_op_of(RnEvent e) {
 const RnRow* rn_row(RnState s, RnEvent e) { return index().rn[static_cast<int>(s) * kRnEvents + static_cast<int>(e)]; }
 
 const char* dir_state_name(DirState s) {
-  static const char* const n[] = {"I", "S", "U"};
+  static const char* const n[] = {"I", "S", "U", "O"};
   return n[static_cast<int>(s)];
 }
 const char* dir_cond_name(DirCond c) {
-  static const char* const n[] = {"Invalid", "Sharers", "SharerReq", "Owner", "OwnerReq"};
+  static const char* const n[] = {"Invalid", "Sharers", "SharerReq", "Owner", "OwnerReq", "OwnerSharerReq"};
   return n[static_cast<int>(c)];
 }
 
-const HomeRow* home_row(MsgType req, DirCond c, bool forward, bool migrate) {
-  // A forwarding home does not migrate (see the migratory row).
-  return index().home[forward ? 1u : migrate ? 2u : 0u][static_cast<std::size_t>(Index::at(req, c))];
+const HomeRow* home_row(MsgType req, DirCond c, bool forward, bool migrate, bool owned) {
+  // One policy's rows: a forwarding home neither migrates (see the
+  // migratory row) nor keeps dirty lines shared, a dirty-sharing one does
+  // not migrate.
+  return index().home[forward ? 1u : owned ? 4u : migrate ? 2u : 0u][static_cast<std::size_t>(Index::at(req, c))];
 }
 
 bool msg_forwarded(MsgType m) { return m == M::SnpRespFwded_I || m == M::SnpRespFwded_SC || m == M::SnpRespDataFwded_SC; }

@@ -7,10 +7,20 @@
 // The protocol is a home-serialised directory protocol of the MOESI family
 // with CCIX/CHI names (CCIX base spec, chapter 3; AMBA CHI, chapter 4):
 //  - caching agent line states: I, SC (shared clean), UC (unique clean, may
-//    be written silently), UD (unique dirty); transient states while a
-//    request is outstanding (one per line, held in the agent's MSHR);
-//  - requests: ReadShared, ReadUnique, CleanUnique (an upgrade from SC),
-//    Evict (a clean line given up), WriteBack (a dirty line, with data);
+//    be written silently), UD (unique dirty), SD (shared dirty: the owner of
+//    a line others share, memory stale; where a home keeps dirty lines
+//    shared, below); transient states while a request is outstanding (one
+//    per line, held in the agent's MSHR);
+//  - requests: ReadShared, ReadUnique, CleanUnique (an upgrade from SC or
+//    SD), Evict (a clean line given up), WriteBack (a dirty line, with
+//    data); ReadClean (a read that takes a clean copy only: an agent that
+//    must never own dirty data, CachingAgentConfig::read_clean);
+//  - requests to a line no agent caches (a non-snoopable region: memory
+//    the requesters agree never to cache): ReadNoSnp and WriteNoSnp, served
+//    from memory with no directory look-up or snoop (a line some agent holds
+//    is a protocol error: the home has no row for it); a ReadNoSnp is
+//    answered and acknowledged as a ReadOnce is, a WriteNoSnp as a
+//    WriteUnique;
 //  - requests of an agent that keeps no copy (an I/O-coherent agent, or a
 //    caching agent's streaming access that must not displace its cache):
 //    ReadOnce (a snapshot of the line: the home snoops a unique owner to
@@ -25,10 +35,21 @@
 //    invalidates every copy with SnpToMakeI, to which an owner answers
 //    without its dirty data (SnpResp_I: the data is about to be
 //    overwritten), and grants CompUC;
-//  - snoops: SnpToS (keep a shared copy, return dirty data), SnpToI
-//    (invalidate, return dirty data); every snoop gets one response that
-//    names the state the line is left in (SnpResp_I/_SC, SnpRespData_I/_SC
-//    with dirty data), from which the home keeps its directory precise;
+//  - snoops: SnpToSC (keep a clean shared copy: dirty data goes home),
+//    SnpToS (keep a shared copy: a dirty owner may keep its data dirty, in
+//    SD, and sends the home a copy for the requester that memory does not
+//    take: SnpRespData_SD), SnpToI (invalidate, return dirty data); every
+//    snoop gets one response that names the state the line is left in
+//    (SnpResp_I/_SC, SnpRespData_I/_SC/_SD with data), from which the home
+//    keeps its directory precise;
+//  - dirty sharing, where a home is set to keep it (HomePolicy::owned;
+//    CCIX's and CHI's SD): a ReadShared that finds a dirty owner snoops it
+//    with SnpToS, and the owner stays the line's owner in SD, beside the
+//    new sharer, with no memory write; the home's directory keeps that
+//    owner among the sharers; an SD owner upgrades by CleanUnique, gives
+//    its line up by WriteBack, and answers every later read for it. Without
+//    the policy, a read that finds an owner snoops it with SnpToSC, as
+//    ReadClean and ReadOnce always do;
 //  - direct cache-to-cache forwarding, where a home is set to forward
 //    (HomePolicy, engine.h; CHI's DCT): a request that finds a unique owner
 //    snoops it with SnpToSFwd or SnpToIFwd, naming the requester; an owner
@@ -61,9 +82,12 @@
 // writes a whole line (no byte-enabled partial write) from an agent that
 // does not hold it (a held line is stored in the cache); a MakeUnique is
 // sent from a line not held only (a shared copy upgrades by CleanUnique);
-// no SD/UCE/UDP states (a forwarded shared copy sends dirty data home
-// instead of keeping it in SD, so SnpToS leaves SC and takes the dirty
-// data home, as CCIX's SnpToSC does); without
+// no UCE/UDP states (no partial lines); a forwarding or migratory home
+// does not keep dirty lines shared (a forwarded shared copy sends dirty
+// data home, and HomePolicy::owned is not taken with them); SD is reached
+// by snoops only (no grant hands a requester SD: the home grants clean
+// copies and unique ones); a ReadOnce snoops an owner with SnpToSC (CHI's
+// SnpOnce would leave it unique); without
 // forwarding, data returns through the home; a line's value is one 64-bit
 // word, and an atomic works on all of it (AtomicStore and AtomicLoad add:
 // the other arithmetic operations of CCIX/CHI time the same).
@@ -94,7 +118,11 @@ enum class MsgClass : std::uint8_t { Req, Snp, Rsp, Dat };
   X(ReadOnce, Req, 0)             \
   X(WriteUnique, Req, 64)         \
   X(MakeUnique, Req, 0)           \
+  X(ReadClean, Req, 0)            \
+  X(ReadNoSnp, Req, 0)            \
+  X(WriteNoSnp, Req, 64)          \
   X(SnpToS, Snp, 0)               \
+  X(SnpToSC, Snp, 0)              \
   X(SnpToI, Snp, 0)               \
   X(SnpToSFwd, Snp, 0)            \
   X(SnpToIFwd, Snp, 0)            \
@@ -103,6 +131,7 @@ enum class MsgClass : std::uint8_t { Req, Snp, Rsp, Dat };
   X(SnpResp_SC, Rsp, 0)           \
   X(SnpRespData_I, Dat, 64)       \
   X(SnpRespData_SC, Dat, 64)      \
+  X(SnpRespData_SD, Dat, 64)      \
   X(SnpRespFwded_I, Rsp, 0)       \
   X(SnpRespFwded_SC, Rsp, 0)      \
   X(SnpRespDataFwded_SC, Dat, 64) \
@@ -128,6 +157,10 @@ MsgClass msg_class(MsgType m);
 bool msg_has_data(MsgType m);            // carries data (a line, or an atomic's operands or result)
 std::uint32_t msg_data_bytes(MsgType m);  // how many bytes of it
 bool msg_line_data(MsgType m);           // the data is a copy of the line
+// The line's data is for memory: a snoop's dirty data, a write-back, or a
+// whole line written (not a grant's, nor an SD owner's copy for a
+// requester, SnpRespData_SD, whose data stays dirty at the owner).
+bool msg_to_memory(MsgType m);
 std::uint32_t class_data_bytes(MsgClass c);  // the most data a message of the class carries
 
 // An atomic operation on a line's value: what the message carries and
@@ -152,16 +185,18 @@ enum class RnState : std::uint8_t {
   SC,
   UC,
   UD,
-  IS_P,   // ReadShared outstanding
+  SD,     // shared dirty: the owner of a line others may share (memory stale)
+  IS_P,   // ReadShared or ReadClean outstanding
   IM_P,   // ReadUnique outstanding
   SM_P,   // CleanUnique outstanding, the SC copy still readable
   SMI_P,  // CleanUnique outstanding, the copy lost to a snoop meanwhile
+  SDM_P,  // CleanUnique outstanding from SD, the dirty copy still readable (and owed to snoops)
   EV_P,   // Evict outstanding, the line gone
   WB_P,   // WriteBack outstanding, the dirty data kept for snoops
   WBI_P,  // WriteBack outstanding, the data already given to a snoop
   AT_P,   // an atomic outstanding at the home, the line not held
-  RO_P,   // ReadOnce outstanding, the line not held
-  WU_P,   // WriteUnique outstanding, the line not held
+  RO_P,   // ReadOnce or ReadNoSnp outstanding, the line not held
+  WU_P,   // WriteUnique or WriteNoSnp outstanding, the line not held
   MU_P,   // MakeUnique outstanding, the line not held (its store waits for the grant)
   Count
 };
@@ -170,6 +205,7 @@ const char* rn_state_name(RnState s);
 bool rn_readable(RnState s);  // a load hits
 bool rn_writable(RnState s);  // a store hits
 bool rn_stable(RnState s);
+bool rn_dirty(RnState s);     // holds data memory does not have (UD, SD, and SD's upgrade)
 
 // What happens to a caching agent's line: its core's operations, then the
 // messages it receives.
@@ -184,7 +220,11 @@ enum class RnEvent : std::uint8_t {
   ReadOnce,     // a load that keeps no copy (the line not held)
   WriteUnique,  // a whole-line store that keeps no copy (the line not held)
   StoreLine,    // a whole-line store that takes the line unique without its data (the line not held)
+  ReadClean,    // a load that takes a clean copy only (the line not held)
+  ReadNoSnp,    // a load of a line no agent caches (the line not held)
+  WriteNoSnp,   // a whole-line store to a line no agent caches (the line not held)
   SnpToS,
+  SnpToSC,
   SnpToI,
   SnpToSFwd,
   SnpToIFwd,
@@ -201,9 +241,10 @@ enum class RnEvent : std::uint8_t {
 constexpr int kRnEvents = static_cast<int>(RnEvent::Count);
 const char* rn_event_name(RnEvent e);
 RnEvent rn_event_of(MsgType m);  // the event a received message is; Count if none
-// The core event an access `e` is in state `s`: a ReadOnce, WriteUnique or
-// whole-line store (StoreLine) goes to the home from a line not held
-// only; from a line held it is a load or store in the cache.
+// The core event an access `e` is in state `s`: a ReadOnce, WriteUnique,
+// ReadClean or whole-line store (StoreLine) goes to the home from a line
+// not held only; from a line held it is a load or store in the cache. (A
+// ReadNoSnp or WriteNoSnp stays what it is: a line held has no row for it.)
 RnEvent core_event(RnEvent e, RnState s);
 // A far atomic's core event for an operation, and the operation of one
 // (an event that is not a far atomic has none: a SimError).
@@ -239,7 +280,8 @@ struct RnRow {
 const RnRow* rn_row(RnState s, RnEvent e);
 
 // The home's directory of one line.
-enum class DirState : std::uint8_t { I, S, U };
+// U: a unique owner; O: an owner (SD) and other sharers.
+enum class DirState : std::uint8_t { I, S, U, O };
 const char* dir_state_name(DirState s);
 
 // The requester's standing in the directory when its request is served.
@@ -247,8 +289,9 @@ enum class DirCond : std::uint8_t {
   Invalid,     // no holder
   Sharers,     // sharers, the requester not among them
   SharerReq,   // sharers, the requester among them
-  Owner,       // a unique owner other than the requester
-  OwnerReq,    // the requester is the unique owner
+  Owner,       // an owner other than the requester (unique, or SD among sharers), the requester not a holder
+  OwnerReq,    // the requester is the owner (unique, or SD among sharers)
+  OwnerSharerReq,  // an owner other than the requester, the requester among its sharers (SD only)
   Count
 };
 const char* dir_cond_name(DirCond c);
@@ -287,23 +330,28 @@ enum HomeOp : std::uint8_t {
   // request's line is written over memory's value, and over any dirty data
   // a snoop returned.
   kHomeWriteLine = 32,
+  // Dirty sharing, a home's policy (HomePolicy::owned): a ReadShared that
+  // finds an owner lets a dirty one keep its line, shared dirty (SnpToS).
+  // Not for a forwarding or migratory home.
+  kHomeOwned = 64,
 };
 
 struct HomeRow {
   MsgType req;
   DirCond cond;
   SnoopWhom snoop;
-  MsgType snoop_type;  // SnpToS or SnpToI (None with SnoopWhom::None)
+  MsgType snoop_type;  // the snoop sent (None with SnoopWhom::None)
   MsgType grant;       // the response to the requester, sent once every snoop is answered
   DirUpdate update;    // the requester's place in the directory then
   std::uint8_t ops;
 };
 
 // The row for (req, c) under a home's policy: with `forward`, the
-// forwarding row where there is one; otherwise, with `migrate`, the
-// migratory one (a forwarding home does not migrate). nullptr if the
-// protocol has none.
-const HomeRow* home_row(MsgType req, DirCond c, bool forward = false, bool migrate = false);
+// forwarding row where there is one; otherwise, with `owned`, the dirty
+// sharing one; otherwise, with `migrate`, the migratory one (a home takes
+// one policy's rows: forwarding before dirty sharing before migration).
+// nullptr if the protocol has none.
+const HomeRow* home_row(MsgType req, DirCond c, bool forward = false, bool migrate = false, bool owned = false);
 bool msg_forwarded(MsgType m);  // a snoop response saying the data went to the requester
 
 // Every row, for the checks that every (state, event) pair either has a row

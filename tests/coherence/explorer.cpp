@@ -59,10 +59,11 @@ struct Explorer : Sink {
 
   // A message's line data as c(data); an atomic's operands are kept (they
   // are the same in every state), its result dropped (nothing reads it); a
-  // WriteUnique's line is a value not yet written: 2, as a store's at issue.
+  // WriteUnique's (or WriteNoSnp's) line is a value not yet written: 2, as
+  // a store's at issue.
   template <class C>
   static void canon_msg(Msg& m, const C& c) {
-    if (m.type == MsgType::WriteUnique) m.data = 2;
+    if (m.type == MsgType::WriteUnique || m.type == MsgType::WriteNoSnp) m.data = 2;
     else if (msg_line_data(m.type)) m.data = c(m.data);
     else if (!msg_atomic(m.type)) m.data = 0;
   }
@@ -78,6 +79,7 @@ struct Explorer : Sink {
       }
       HomeLine& h = x.home[static_cast<std::size_t>(l)];
       h.mem = c(h.mem);
+      h.copy = h.has_copy ? c(h.copy) : 0;
       if (h.busy) canon_msg(h.cur, c);
       for (Msg& m : h.waiting) canon_msg(m, c);
       for (Msg& m : x.net)
@@ -107,6 +109,7 @@ struct Explorer : Sink {
       k += static_cast<char>(h.owner + 1);
       k += static_cast<char>(h.mem);
       k += static_cast<char>(h.busy);
+      k += static_cast<char>(h.has_copy ? 2 + h.copy : 0);
       if (h.busy) {
         put_msg(k, h.cur);
         k += static_cast<char>(h.row ? h.row - home_base : 255);
@@ -153,7 +156,7 @@ struct Explorer : Sink {
         readers += rn_readable(c.state);
         writers += rn_writable(c.state);
         transient += !rn_stable(c.state);
-        dirty += c.state == RnState::UD;
+        dirty += rn_dirty(c.state);
         if (rn_readable(c.state) && c.data != g) return "agent " + std::to_string(a) + " holds a stale readable copy";
         if (rn_readable(c.state)) {
           holders |= 1ull << a;
@@ -236,10 +239,16 @@ struct Explorer : Sink {
         for (int l = 0; l < cfg.lines; ++l)
           for (RnEvent e : {RnEvent::Load, RnEvent::Store, RnEvent::Replace, RnEvent::AtomicStore, RnEvent::AtomicLoad,
                             RnEvent::AtomicSwap, RnEvent::AtomicCompare, RnEvent::ReadOnce, RnEvent::WriteUnique,
-                            RnEvent::StoreLine}) {
+                            RnEvent::StoreLine, RnEvent::ReadClean, RnEvent::ReadNoSnp, RnEvent::WriteNoSnp}) {
             const bool atomic = e >= RnEvent::AtomicStore && e <= RnEvent::AtomicCompare;
             const bool once = e == RnEvent::ReadOnce || e == RnEvent::WriteUnique;
-            if ((atomic && !cfg.atomics) || (once && !cfg.once) || (e == RnEvent::StoreLine && !cfg.make_unique)) continue;
+            const bool nosnp = e == RnEvent::ReadNoSnp || e == RnEvent::WriteNoSnp;
+            if ((atomic && !cfg.atomics) || (once && !cfg.once) || (e == RnEvent::StoreLine && !cfg.make_unique) ||
+                (e == RnEvent::ReadClean && !cfg.read_clean))
+              continue;
+            const bool nosnp_line = cfg.nosnp && l == cfg.lines - 1;
+            const bool misuse = cfg.mutation == Mutation::NoSnpToCachedLine && e == RnEvent::ReadNoSnp && l == 0;
+            if (nosnp != nosnp_line && !misuse) continue;  // the non-snoopable line takes these only
             const CacheLine& c = x_line(cur, a, l);
             const RnRow* row = rn_row(c.state, e);
             if (!row) continue;
@@ -287,6 +296,7 @@ struct Explorer : Sink {
       HomePolicy policy;
       policy.forward = cfg.forward;
       policy.migratory = cfg.migratory;
+      policy.owned = cfg.owned;
       home_receive(x.home[static_cast<std::size_t>(l)], m, home_of(l), *this, policy);
       return;
     }
@@ -299,6 +309,11 @@ struct Explorer : Sink {
     const RnStep r = rn_step(c, e, &m, m.dst, home_of(l), m.line, 2, *this);
     if (cfg.mutation == Mutation::IgnoreInvalidation && before == RnState::SC && e == RnEvent::SnpToI) c.state = RnState::SC;
     if (cfg.mutation == Mutation::KeepForwardedLine && rn_writable(before) && e == RnEvent::SnpToIFwd) c.state = before;
+    if (cfg.mutation == Mutation::DropDirtyShared && before == RnState::UD && e == RnEvent::SnpToS) {
+      c.state = RnState::SC;
+      for (Msg& s : sent)
+        if (s.type == MsgType::SnpRespData_SD) s = Msg{MsgType::SnpResp_SC, s.src, s.dst, s.line};
+    }
     if ((cfg.mutation == Mutation::AtomicKeepsCopy && e == RnEvent::CompDataAtomic) ||
         (cfg.mutation == Mutation::ReadOnceKeepsCopy && e == RnEvent::CompDataI)) {
       c.state = RnState::SC;

@@ -22,7 +22,8 @@
 //    busy;
 //  - every message meets a row of the tables (the engine throws otherwise);
 //  - an atomic at the home reads the last store's value;
-//  - a ReadOnce's snapshot is the last store's value when it arrives.
+//  - a ReadOnce's (and a ReadNoSnp's) snapshot is the last store's value
+//    when it arrives.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -42,6 +43,8 @@ enum class Mutation {
   KeepForwardedLine,   // a unique owner forwards the line unique but keeps its copy
   AtomicKeepsCopy,     // a far atomic's requester installs the old value as a shared copy
   ReadOnceKeepsCopy,   // a ReadOnce's requester keeps the snapshot as a shared copy
+  DropDirtyShared,     // a dirty owner asked to share (SnpToS) answers as a clean one: SnpResp_SC, its line left SC
+  NoSnpToCachedLine,   // a core issues ReadNoSnp to line 0, which the agents also cache
 };
 
 struct ExploreConfig {
@@ -54,6 +57,11 @@ struct ExploreConfig {
   bool atomics = false;   // the cores also issue far atomics (every kind)
   bool once = false;      // the cores also issue accesses that keep no copy (ReadOnce, WriteUnique)
   bool make_unique = false;  // the cores also issue whole-line stores that take the line by MakeUnique
+  bool owned = false;     // the homes keep dirty lines shared (HomePolicy): a dirty owner asked to share stays SD
+  bool read_clean = false;  // the cores also issue ReadClean (a read that takes a clean copy only)
+  // The last line is one no agent caches: the cores issue only ReadNoSnp and
+  // WriteNoSnp to it (and those to no other line).
+  bool nosnp = false;
   std::size_t max_states = 20'000'000;
   Mutation mutation = Mutation::None;
 };

@@ -217,12 +217,12 @@ struct Machine : Sink {
   }
 };
 
-std::set<Outcome> on_engine(const std::vector<Program>& ps, bool evictions, bool forward, std::size_t* states) {
+std::set<Outcome> on_engine(const std::vector<Program>& ps, bool evictions, const HomePolicy& policy, std::size_t* states) {
   Machine m;
   m.progs = ps;
   m.lines = lines_of(ps);
   m.evictions = evictions;
-  m.policy.forward = forward;
+  m.policy = policy;
   return m.run(states);
 }
 
@@ -231,16 +231,20 @@ Op st(int line, int value) { return Op{true, line, value}; }
 Op ld_once(int line, int reg) { return Op{false, line, reg, true}; }
 Op st_once(int line, int value) { return Op{true, line, value, true}; }
 
-// Runs a litmus test, with homes that return data themselves and with
-// homes that have owners forward it: the engine's outcomes equal SC's, and
-// none is forbidden. With `evictions`, any core may also give up any line
-// it holds at any moment.
+// Runs a litmus test, with homes that return data themselves, homes that
+// have owners forward it, and homes that keep dirty lines shared (an SD
+// owner answers for the stale memory): the engine's outcomes equal SC's,
+// and none is forbidden. With `evictions`, any core may also give up any
+// line it holds at any moment.
 void litmus(const char* name, const std::vector<Program>& ps, const std::set<Outcome>& forbidden, bool evictions = true) {
   const std::set<Outcome> sc = sc_outcomes(ps);
-  for (const bool forward : {false, true}) {
+  for (const int p : {0, 1, 2}) {
+    HomePolicy policy;
+    policy.forward = p == 1;
+    policy.owned = p == 2;
     std::size_t states = 0;
-    const std::set<Outcome> got = on_engine(ps, evictions, forward, &states);
-    const char* how = forward ? "forwarding" : "through the home";
+    const std::set<Outcome> got = on_engine(ps, evictions, policy, &states);
+    const char* how = p == 1 ? "forwarding" : p == 2 ? "dirty sharing" : "through the home";
     EXPECT_EQ(got, sc) << name << ", " << how;
     for (const Outcome& f : forbidden) {
       EXPECT_EQ(sc.count(f), 0u) << name << ": the forbidden outcome is allowed by SC itself (a wrong test)";

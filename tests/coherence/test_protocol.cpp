@@ -16,6 +16,18 @@
 namespace hx::coherence::test {
 namespace {
 
+ExploreResult run(const ExploreConfig& c) {
+  const ExploreResult r = explore(c);
+  EXPECT_EQ(r.error, "") << c.agents << " agents, " << c.lines << " lines";
+  EXPECT_TRUE(r.complete) << r.states << " states";
+  std::printf("%d agents, %d lines, %d homes, %d MSHRs%s%s%s%s%s%s%s%s: %zu states, %zu transitions, at most %d messages in flight\n",
+              c.agents, c.lines, c.homes, c.mshrs, c.forward ? ", forwarding" : "", c.migratory ? ", migratory" : "",
+              c.owned ? ", dirty sharing" : "", c.atomics ? ", far atomics" : "", c.once ? ", ReadOnce and WriteUnique" : "",
+              c.make_unique ? ", MakeUnique" : "", c.read_clean ? ", ReadClean" : "",
+              c.nosnp ? ", a non-snoopable line (ReadNoSnp, WriteNoSnp)" : "", r.states, r.transitions, r.max_in_flight);
+  return r;
+}
+
 ExploreResult run(int agents, int lines, int mshrs, int homes = 1, bool forward = false, bool atomics = false,
                   bool migratory = false, bool once = false, bool make_unique = false) {
   ExploreConfig c;
@@ -28,14 +40,19 @@ ExploreResult run(int agents, int lines, int mshrs, int homes = 1, bool forward 
   c.migratory = migratory;
   c.once = once;
   c.make_unique = make_unique;
-  const ExploreResult r = explore(c);
-  EXPECT_EQ(r.error, "") << agents << " agents, " << lines << " lines";
-  EXPECT_TRUE(r.complete) << r.states << " states";
-  std::printf("%d agents, %d lines, %d homes, %d MSHRs%s%s%s%s%s: %zu states, %zu transitions, at most %d messages in flight\n",
-              agents, lines, homes, mshrs, forward ? ", forwarding" : "", migratory ? ", migratory" : "",
-              atomics ? ", far atomics" : "", once ? ", ReadOnce and WriteUnique" : "", make_unique ? ", MakeUnique" : "", r.states,
-              r.transitions, r.max_in_flight);
-  return r;
+  return run(c);
+}
+
+// Every operation a core has, under one home policy (dirty sharing,
+// forwarding, migratory or none), for `agents` agents.
+ExploreConfig everything(int agents, bool forward, bool migratory, bool owned) {
+  ExploreConfig c;
+  c.agents = agents;
+  c.forward = forward;
+  c.migratory = migratory;
+  c.owned = owned;
+  c.atomics = c.once = c.make_unique = c.read_clean = true;
+  return c;
 }
 
 // Every row of both tables is taken by one of the searches `rs` (a
@@ -60,9 +77,58 @@ void expect_every_row_taken(const std::vector<ExploreResult>& rs) {
 
 TEST(CoherenceExhaustive, TwoAgentsOneLine) { run(2, 1, 1); }
 
+// Three agents, one line, every operation, under each home policy; and a
+// non-snoopable line beside a coherent one (ReadNoSnp and WriteNoSnp).
 TEST(CoherenceExhaustive, ThreeAgentsOneLineTakeEveryRow) {
-  expect_every_row_taken({run(3, 1, 1, 1, false, true, false, true, true), run(3, 1, 1, 1, true, true, false, true, true),
-                          run(3, 1, 1, 1, false, true, true, true, true)});
+  ExploreConfig nosnp;
+  nosnp.lines = 2;
+  nosnp.nosnp = true;
+  expect_every_row_taken({run(everything(3, false, false, false)), run(everything(3, true, false, false)),
+                          run(everything(3, false, true, false)), run(everything(3, false, false, true)), run(nosnp)});
+}
+
+// Dirty sharing with two lines and two requests per agent, ReadClean
+// beside: an SD owner's upgrade and write-back meet the reads queued ahead
+// of them on one line while the agents' requests for the other proceed.
+// (With every operation as well, the space passes 20 million states; the
+// three-agent searches above take every row with every operation.)
+TEST(CoherenceExhaustive, DirtySharingTwoAgentsTwoLinesTwoMshrs) {
+  ExploreConfig c;
+  c.lines = 2;
+  c.mshrs = 2;
+  c.owned = c.read_clean = true;
+  run(c);
+}
+
+// A ReadClean beside ReadShared under dirty sharing, three agents: a clean
+// read makes an SD owner send its data home while other sharers keep their
+// copies.
+TEST(CoherenceExhaustive, DirtySharingThreeAgentsReadClean) {
+  ExploreConfig c;
+  c.agents = 3;
+  c.owned = c.read_clean = true;
+  run(c);
+}
+
+// The search sees a dirty owner asked to share that answers as a clean
+// one (its line left shared clean, nothing sent): the requester is granted
+// memory's stale value.
+TEST(CoherenceExhaustive, FindsAnOwnerThatDropsItsDirtyLine) {
+  ExploreConfig c;
+  c.owned = true;
+  c.mutation = Mutation::DropDirtyShared;
+  const ExploreResult r = explore(c);
+  EXPECT_NE(r.error.find("a load returned a stale value"), std::string::npos) << r.error;
+}
+
+// A non-snoopable access to a line an agent caches is a protocol error the
+// home names (the search's cores never do it; a core here does).
+TEST(CoherenceExhaustive, ANonSnoopableAccessToACachedLineIsAnError) {
+  ExploreConfig c;
+  c.mutation = Mutation::NoSnpToCachedLine;
+  const ExploreResult r = explore(c);
+  EXPECT_NE(r.error.find("ReadNoSnp from agent"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("which the protocol has no row for"), std::string::npos) << r.error;
 }
 
 // Two lines and two requests outstanding per agent, with far atomics
@@ -109,27 +175,36 @@ TEST(CoherenceExhaustive, FindsAReadOnceThatKeepsACopy) {
   EXPECT_NE(r.error.find("which holds the line"), std::string::npos) << r.error;
 }
 
-// A home takes the rows of its policy (forwarding, migratory, or neither;
-// a forwarding home set to migrate takes the forwarding rows alone) and
-// never a row of another policy, nor one its policy's rows replace.
+// A home takes the rows of its policy (forwarding, dirty sharing,
+// migratory, or none; a home set to several takes the first of these
+// alone) and never a row of another policy, nor one its policy's rows
+// replace.
 TEST(CoherenceExhaustive, AHomeTakesTheRowsOfItsPolicyOnly) {
   int n = 0;
   const HomeRow* home = home_rows(&n);
   for (const bool fwd : {false, true})
-    for (const bool mig : {false, true}) {
-      const ExploreResult r = run(3, 1, 1, 1, fwd, false, mig);
-      for (int i = 0; i < n; ++i) {
-        const auto k = static_cast<std::size_t>(i);
-        const bool mine = home_row(home[i].req, home[i].cond, fwd, mig) == &home[i];
-        const bool policy_row = home[i].ops & (kHomeForward | kHomeMigrate);
-        if (!mine) {
-          EXPECT_EQ(r.home_rows_used[k], 0) << msg_name(home[i].req) << " x " << dir_cond_name(home[i].cond)
-                                            << (fwd ? ", forwarding" : "") << (mig ? ", migratory" : "");
-        } else if (policy_row) {
-          EXPECT_GT(r.home_rows_used[k], 0) << msg_name(home[i].req) << " x " << dir_cond_name(home[i].cond);
+    for (const bool mig : {false, true})
+      for (const bool own : {false, true}) {
+        ExploreConfig c;
+        c.agents = 3;
+        c.forward = fwd;
+        c.migratory = mig;
+        c.owned = own;
+        c.read_clean = true;
+        const ExploreResult r = run(c);
+        for (int i = 0; i < n; ++i) {
+          const auto k = static_cast<std::size_t>(i);
+          const bool mine = home_row(home[i].req, home[i].cond, fwd, mig, own) == &home[i];
+          const bool policy_row = home[i].ops & (kHomeForward | kHomeMigrate | kHomeOwned);
+          if (!mine) {
+            EXPECT_EQ(r.home_rows_used[k], 0) << msg_name(home[i].req) << " x " << dir_cond_name(home[i].cond)
+                                              << (fwd ? ", forwarding" : "") << (mig ? ", migratory" : "")
+                                              << (own ? ", dirty sharing" : "");
+          } else if (policy_row) {
+            EXPECT_GT(r.home_rows_used[k], 0) << msg_name(home[i].req) << " x " << dir_cond_name(home[i].cond);
+          }
         }
       }
-    }
 }
 
 // Migratory sharing with two lines and two requests per agent, far atomics

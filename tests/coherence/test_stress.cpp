@@ -4,7 +4,8 @@
 // a network that delivers any message in flight next, over many seeds.
 // Atomics run too: far (at the home) from a line not held, near (in the
 // cache) otherwise; so do accesses that keep no copy (ReadOnce and
-// WriteUnique) and whole-line stores by MakeUnique, from a line not held.
+// WriteUnique), whole-line stores by MakeUnique and ReadClean, from a line
+// not held; and, with homes that keep dirty lines shared, SD owners.
 // Every load and every atomic must read the golden value
 // of its line (the value of the last store, stores being serialised by
 // single-writer, a far atomic's by the home), every far atomic's requester
@@ -50,7 +51,8 @@ struct System {
   std::vector<HomeLine> home;
   std::vector<std::uint64_t> golden;
   Net net;
-  std::uint64_t next_value = 1, loads = 0, stores = 0, ops = 0, near = 0, read_once = 0, make_unique = 0;
+  std::uint64_t next_value = 1, loads = 0, stores = 0, ops = 0, near = 0, read_once = 0, make_unique = 0, read_clean = 0;
+  std::uint64_t shared_dirty = 0;  // SD owners' copies sent for requesters
   std::vector<Rmw> pending;         // per agent x line: the near atomic whose request is outstanding
   std::vector<char> near_pending;
   AgentId home_id;
@@ -106,6 +108,7 @@ struct System {
       net.q.pop_back();
       const int l = static_cast<int>(m.line);
       if (m.dst == home_id) {
+        shared_dirty += m.type == MsgType::SnpRespData_SD;
         home_receive(home[static_cast<std::size_t>(l)], m, home_id, net, policy);
       } else {
         // A store completing on this message writes a value never written
@@ -122,9 +125,9 @@ struct System {
     }
     const int a = static_cast<int>(rng.below(static_cast<std::uint64_t>(agents)));
     const int l = static_cast<int>(rng.below(static_cast<std::uint64_t>(lines)));
-    const std::uint64_t pick = rng.below(23);
+    const std::uint64_t pick = rng.below(24);
     RnEvent e = pick < 10 ? RnEvent::Load : pick < 16 ? RnEvent::Store : pick < 18 ? RnEvent::Replace : pick < 20 ? RnEvent::Count
-                : pick < 21 ? RnEvent::ReadOnce : pick < 22 ? RnEvent::WriteUnique : RnEvent::StoreLine;
+                : pick < 21 ? RnEvent::ReadOnce : pick < 22 ? RnEvent::WriteUnique : pick < 23 ? RnEvent::StoreLine : RnEvent::ReadClean;
     // From a line held, an access that keeps no copy is a load or store in
     // the cache, and so is a whole-line store.
     e = core_event(e, at(a, l).state);
@@ -143,6 +146,7 @@ struct System {
     if (!row || (row->send != MsgType::None && outstanding(a) >= mshrs)) return 0;  // waits: try another
     ++ops;
     make_unique += e == RnEvent::StoreLine;
+    read_clean += e == RnEvent::ReadClean;
     const RnStep r = rn_step(at(a, l), e, nullptr, static_cast<AgentId>(a), home_id, static_cast<std::uint64_t>(l), next_value++,
                              net, ~0ull, atomic ? &rmw : nullptr);
     if (atomic && e == RnEvent::Store && !r.stored) {  // a near atomic waits for its line
@@ -163,7 +167,7 @@ struct System {
           holders |= 1ull << a;
           ASSERT_EQ(at(a, l).data, golden[static_cast<std::size_t>(l)]);
         }
-        dirty |= at(a, l).state == RnState::UD;
+        dirty |= rn_dirty(at(a, l).state);
       }
       const HomeLine& h = home[static_cast<std::size_t>(l)];
       ASSERT_FALSE(h.busy);
@@ -177,12 +181,14 @@ struct System {
 
 // 200 seeds x 5000 operations = a million operations, on 4 agents, 3 lines
 // (so lines collide constantly) and 2 MSHRs per agent.
-void stress(bool forward, bool migratory = false) {
+void stress(bool forward, bool migratory = false, bool owned = false) {
   std::uint64_t ops = 0, loads = 0, stores = 0, forwarded = 0, near = 0, far = 0, read_once = 0, whole = 0, make_unique = 0;
+  std::uint64_t read_clean = 0, shared_dirty = 0;
   for (std::uint64_t seed = 1; seed <= 200; ++seed) {
     System r(4, 3, 2);
     r.policy.forward = forward;
     r.policy.migratory = migratory;
+    r.policy.owned = owned;
     Rng rng(seed, "coherence-stress");
     while (r.ops < 5000) {
       forwarded += r.step(rng, true);
@@ -203,6 +209,8 @@ void stress(bool forward, bool migratory = false) {
     read_once += r.read_once;
     whole += r.net.whole_writes;
     make_unique += r.make_unique;
+    read_clean += r.read_clean;
+    shared_dirty += r.shared_dirty;
   }
   EXPECT_EQ(ops, 1'000'000u);
   EXPECT_GT(loads, 100'000u);  // both kinds happened, many times
@@ -212,13 +220,17 @@ void stress(bool forward, bool migratory = false) {
   EXPECT_GT(read_once, 10'000u);  // snapshots and whole-line writes, many times
   EXPECT_GT(whole, 10'000u);
   EXPECT_GT(make_unique, 10'000u);  // whole-line stores by MakeUnique, many times
+  EXPECT_GT(read_clean, 10'000u);   // and ReadCleans
+  if (owned && !forward) EXPECT_GT(shared_dirty, 10'000u);  // dirty owners kept their lines shared, many times
+  else EXPECT_EQ(shared_dirty, 0u);
   if (forward) EXPECT_GT(forwarded, 10'000u);  // owners did forward, many times
   else EXPECT_EQ(forwarded, 0u);
   std::printf("%llu operations: %llu loads checked (%llu ReadOnce), %llu stores (%llu by MakeUnique), %llu WriteUnique, "
-              "%llu atomics near and %llu far, %llu lines forwarded\n",
+              "%llu atomics near and %llu far, %llu lines forwarded, %llu ReadClean, %llu copies from SD owners\n",
               static_cast<unsigned long long>(ops), static_cast<unsigned long long>(loads), static_cast<unsigned long long>(read_once),
               static_cast<unsigned long long>(stores), static_cast<unsigned long long>(make_unique), static_cast<unsigned long long>(whole),
-              static_cast<unsigned long long>(near), static_cast<unsigned long long>(far), static_cast<unsigned long long>(forwarded));
+              static_cast<unsigned long long>(near), static_cast<unsigned long long>(far), static_cast<unsigned long long>(forwarded),
+              static_cast<unsigned long long>(read_clean), static_cast<unsigned long long>(shared_dirty));
 }
 
 TEST(CoherenceStress, AMillionRandomOperationsAgainstAGoldenMemory) { stress(false); }
@@ -229,6 +241,10 @@ TEST(CoherenceStress, AMillionRandomOperationsForwardingAgainstAGoldenMemory) { 
 // The same with migratory homes (a ReadShared that finds an owner takes the
 // line unique).
 TEST(CoherenceStress, AMillionRandomOperationsMigratoryAgainstAGoldenMemory) { stress(false, true); }
+
+// The same with homes that keep dirty lines shared (an owner asked to share
+// stays SD, and answers the reads after for the stale memory).
+TEST(CoherenceStress, AMillionRandomOperationsDirtySharingAgainstAGoldenMemory) { stress(false, false, true); }
 
 }  // namespace
 }  // namespace hx::coherence

@@ -68,13 +68,14 @@ struct Rig {
     CohPort::connect(a0.port(), home.port(0), l);
     CohPort::connect(a1.port(), home.port(1), l);
   }
-  explicit Rig(const CachingAgentConfig& c0)
-      : mem("mem", memory()), home("home", home_config(infinite()), mem), a0("a0", c0), a1("a1", agent(1)) {
+  explicit Rig(const CachingAgentConfig& c0, const HomePolicy& policy = {})
+      : mem("mem", memory()), home("home", home_config(infinite(), policy), mem), a0("a0", c0), a1("a1", agent(1)) {
     CohPort::connect(a0.port(), home.port(0), link());
     CohPort::connect(a1.port(), home.port(1), link());
   }
-  static HomeAgentConfig home_config(CohEndConfig port0) {
+  static HomeAgentConfig home_config(CohEndConfig port0, const HomePolicy& policy = {}) {
     HomeAgentConfig h;
+    h.policy = policy;
     h.id = 2;
     h.lookup = 10 * kNs;
     h.atomic_latency = 6 * kNs;
@@ -189,6 +190,107 @@ TEST(CoherenceAgents, AMissServedByAnotherCacheIsTheSumOfItsStages) {
   EXPECT_EQ(r.a1.state(7), RnState::SC);
   EXPECT_EQ(r.home.line(7).mem, 42u);  // the dirty data came home
   EXPECT_EQ(r.home.snoops.value, 1u);
+}
+
+// The same load at a home that keeps dirty lines shared: the same stages
+// (the owner's copy overtakes the memory read), but the owner keeps its
+// line dirty (SD) and memory is not written. The owner's next store
+// upgrades (the reader's copy invalidated, no data), the reader's next load
+// is served by the owner again, and only the owner's eviction writes
+// memory. An agent set to read clean makes the owner send its data home.
+TEST(CoherenceAgents, ADirtyLineReadAtADirtySharingHomeStaysDirtyAtItsOwner) {
+  CoherenceChecker::instance().clear();
+  HomePolicy owned;
+  owned.owned = true;
+  Rig r(Rig::agent(0), owned);
+  r.a1.access(true, 7, 42, 1, r.c1);
+  sc_core::sc_start();
+  ASSERT_EQ(r.a1.state(7), RnState::UD);
+  const Tick t0 = now_tick();
+  r.a0.access(false, 7, 0, 2, r.c0);
+  sc_core::sc_start();
+  ASSERT_EQ(r.c0.done.size(), 1u);
+  const Tick request = kRn + kHdr + kLat + kHome, snoop = kHdr + kLat + kRn, copy = kData + kLat + kHome, grant = kData + kLat + kRn;
+  EXPECT_EQ(std::get<2>(r.c0.done[0]) - t0, request + snoop + copy + grant);
+  EXPECT_EQ(std::get<1>(r.c0.done[0]), 42u);
+  EXPECT_EQ(r.a0.state(7), RnState::SC);
+  EXPECT_EQ(r.a1.state(7), RnState::SD);
+  EXPECT_EQ(r.home.line(7).dir(), DirState::O);
+  EXPECT_EQ(r.home.line(7).owner, 1);
+  EXPECT_EQ(r.home.memory_writes.value, 0u);
+  EXPECT_NE(r.home.line(7).mem, 42u);  // memory is stale: the owner holds the line
+  // The owner writes again: an upgrade, the reader's copy invalidated.
+  r.a1.access(true, 7, 43, 3, r.c1);
+  sc_core::sc_start();
+  EXPECT_EQ(r.a1.state(7), RnState::UD);
+  EXPECT_EQ(r.a0.state(7), RnState::I);
+  EXPECT_EQ(r.home.memory_writes.value, 0u);
+  r.a0.access(false, 7, 0, 4, r.c0);
+  sc_core::sc_start();
+  EXPECT_EQ(std::get<1>(r.c0.done.back()), 43u);
+  EXPECT_EQ(r.a1.state(7), RnState::SD);
+  EXPECT_EQ(r.home.memory_writes.value, 0u);
+  // Its eviction writes the line home; the sharer keeps its copy.
+  r.a1.evict(7, 5, r.c1);
+  sc_core::sc_start();
+  EXPECT_EQ(r.home.memory_writes.value, 1u);
+  EXPECT_EQ(r.home.line(7).mem, 43u);
+  EXPECT_EQ(r.home.line(7).dir(), DirState::S);
+  EXPECT_EQ(r.a0.state(7), RnState::SC);
+  EXPECT_EQ(r.a1.writebacks.value, 0u);  // (an eviction a core asked for, not one for room)
+  EXPECT_TRUE(r.home.idle());
+  // A reader set to read clean: the dirty owner sends its line home.
+  CoherenceChecker::instance().clear();  // (new agents on the same line)
+  CachingAgentConfig clean = Rig::agent(0);
+  clean.read_clean = true;
+  Rig c(clean, owned);
+  c.a1.access(true, 7, 44, 1, c.c1);
+  sc_core::sc_start();
+  c.a0.access(false, 7, 0, 2, c.c0);
+  sc_core::sc_start();
+  EXPECT_EQ(std::get<1>(c.c0.done.back()), 44u);
+  EXPECT_EQ(c.a1.state(7), RnState::SC);
+  EXPECT_EQ(c.home.memory_writes.value, 1u);
+  EXPECT_EQ(c.home.line(7).mem, 44u);
+  EXPECT_TRUE(c.home.idle());
+}
+
+// Accesses to a line no agent caches: a WriteNoSnp carries the line to
+// memory (no snoop, no memory read), a ReadNoSnp reads it from memory as a
+// ReadOnce does; neither leaves a copy. The same to a line some agent holds
+// is an error that names it.
+TEST(CoherenceAgents, NonSnoopableAccessesGoStraightToMemory) {
+  CoherenceChecker::instance().clear();
+  Rig r;
+  r.a0.access_nosnp(true, 9, 77, 1, r.c0);
+  sc_core::sc_start();
+  ASSERT_EQ(r.c0.done.size(), 1u);
+  EXPECT_EQ(std::get<1>(r.c0.done[0]), 77u);
+  EXPECT_EQ(r.home.line(9).mem, 77u);
+  EXPECT_EQ(r.home.memory_writes.value, 1u);
+  EXPECT_EQ(r.home.memory_reads.value, 0u);
+  const Tick t0 = now_tick();
+  r.a1.access_nosnp(false, 9, 0, 2, r.c1);
+  sc_core::sc_start();
+  ASSERT_EQ(r.c1.done.size(), 1u);
+  EXPECT_EQ(std::get<1>(r.c1.done[0]), 77u);
+  const Tick at_home = kRn + kHdr + kLat + kHome;
+  EXPECT_EQ(std::get<2>(r.c1.done[0]) - t0, next_slot(t0 + at_home, 5 * kNs) - t0 + 80 * kNs + kData + kLat + kRn);
+  EXPECT_EQ(r.a0.state(9), RnState::I);
+  EXPECT_EQ(r.a1.state(9), RnState::I);
+  EXPECT_EQ(r.home.snoops.value, 0u);
+  EXPECT_EQ(r.a0.uncached.value + r.a1.uncached.value, 2u);
+  EXPECT_TRUE(r.home.idle());
+  r.a0.access(false, 9, 0, 3, r.c0);
+  sc_core::sc_start();
+  std::string error;
+  try {
+    r.a0.access_nosnp(false, 9, 0, 4, r.c0);
+    sc_core::sc_start();
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  EXPECT_NE(error.find("a ReadNoSnp to line 0x9, which this agent holds (UC)"), std::string::npos) << error;
 }
 
 // Two writers take turns on one line, each storing when the other's store
