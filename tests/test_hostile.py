@@ -224,6 +224,15 @@ class FoundBeforeTheRun(Workdir):
                         '--set', 'topology.nodes.au280.ccix_ra.sc_size=1600B',
                         regex=r'--set topology\.nodes\.au280\.ccix_ra\.sc_size: ')
 
+    def test_a_home_both_dirty_sharing_and_migratory(self):
+        self.expect_bad(self.CCIX, 'a home keeps dirty lines shared (dirty_sharing) or hands them on unique (migratory), not both',
+                        '--set', 'topology.nodes.host.ccix.dirty_sharing=true', '--set', 'topology.nodes.host.ccix.migratory=true',
+                        regex=r'--set topology\.nodes\.host\.ccix\.dirty_sharing: ')
+
+    def test_a_non_snoopable_buffer_hit_in_the_system_cache(self):
+        self.expect_bad(self.CCIX, 'hit needs the lines in the system cache, and a buffer no agent caches (snoop: false) has none there',
+                        '--set', 'workloads.0.snoop=false', regex=r'study\.yaml:3:\d+: workloads\.0\.pattern: ')
+
     def test_buffers_larger_than_memory(self):
         self.expect_bad('study: t\ntopology: s001_rosta.yaml\n'
                         'workloads: [{type: rosta_dma, op: write, devices: [fpga0], bytes: 128GiB}]\n',

@@ -9,7 +9,7 @@
 namespace hx::ccix {
 
 namespace {
-enum : std::uint32_t { kIssue, kLoad, kStore, kLoadOnce, kStoreOnce, kEvict, kAtomic, kDone };
+enum : std::uint32_t { kIssue, kLoad, kStore, kLoadOnce, kStoreOnce, kLoadNoSnp, kStoreNoSnp, kEvict, kAtomic, kDone };
 constexpr std::uint32_t kLineB = coherence::kLineB;
 }  // namespace
 
@@ -47,8 +47,8 @@ void RequestAgent::send(coherence::Packet* p) {
   });
 }
 
-void RequestAgent::transfer(bool write, std::uint64_t addr, std::uint32_t bytes, Done done, bool allocate) {
-  start(write ? Op::Write : Op::Read, addr, bytes, std::move(done)).allocate = allocate;
+void RequestAgent::transfer(bool write, std::uint64_t addr, std::uint32_t bytes, Done done, Keep keep) {
+  start(write ? Op::Write : Op::Read, addr, bytes, std::move(done)).keep = keep;
 }
 
 void RequestAgent::flush(std::uint64_t addr, std::uint32_t bytes, Done done) { start(Op::Flush, addr, bytes, std::move(done)); }
@@ -84,8 +84,9 @@ void RequestAgent::issue() {
   const std::uint64_t id = m_first_id + m_issuing;
   const std::uint64_t line = x.first + x.issued;
   ++lines;
-  const std::uint32_t kind = x.op == Op::Write  ? (x.allocate ? kStore : kStoreOnce)
-                             : x.op == Op::Read  ? (x.allocate ? kLoad : kLoadOnce)
+  const std::uint32_t way = static_cast<std::uint32_t>(x.keep) * 2;  // (kLoad, kStore), (kLoadOnce, ...), (kLoadNoSnp, ...)
+  const std::uint32_t kind = x.op == Op::Write   ? kStore + way
+                             : x.op == Op::Read   ? kLoad + way
                              : x.op == Op::Atomic ? kAtomic
                                                   : kEvict;
   // An atomic's AXI sequence: the operands' write and its response, then
@@ -119,6 +120,8 @@ void RequestAgent::on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) {
   else if (kind == kAtomic) m_agent->atomic(m_xfers[id - m_first_id].rmw, arg, id, *this);
   else if (kind == kLoadOnce || kind == kStoreOnce)
     m_agent->access_once(kind == kStoreOnce, arg, kind == kStoreOnce ? ++m_store_value : 0, id, *this);
+  else if (kind == kLoadNoSnp || kind == kStoreNoSnp)
+    m_agent->access_nosnp(kind == kStoreNoSnp, arg, kind == kStoreNoSnp ? ++m_store_value : 0, id, *this);
   else m_agent->access(kind == kStore, arg, kind == kStore ? ++m_store_value : 0, id, *this);
 }
 

@@ -88,10 +88,15 @@ class RequestAgent final : public pcie::Device,
   dma::BenchDma& dma() { return *m_dma; }
   const RequestAgentConfig& config() const { return m_cfg; }
 
+  // How a transfer's lines that the SC does not hold are taken: kept in
+  // the SC (allocating: ReadShared, ReadUnique or MakeUnique), streamed
+  // through it with no copy kept (ReadOnce, WriteUnique), or, for a buffer
+  // in memory no agent caches, read and written there (ReadNoSnp,
+  // WriteNoSnp; a line the SC holds is an error).
+  enum class Keep : std::uint8_t { Allocate, Stream, NoSnoop };
   // Read or write `bytes` at `addr` (whole lines); `done` when the last
-  // line's response is back at the generator. Without `allocate`, the SC
-  // keeps no copy of the lines it does not hold (ReadOnce, WriteUnique).
-  void transfer(bool write, std::uint64_t addr, std::uint32_t bytes, Done done, bool allocate = true);
+  // line's response is back at the generator.
+  void transfer(bool write, std::uint64_t addr, std::uint32_t bytes, Done done, Keep keep = Keep::Allocate);
   // Give the lines of [addr, addr+bytes) up (clean ones evicted, dirty ones
   // written back: a cache-maintenance flush); `done` as for a write.
   void flush(std::uint64_t addr, std::uint32_t bytes, Done done);
@@ -128,7 +133,7 @@ class RequestAgent final : public pcie::Device,
   enum class Op : std::uint8_t { Read, Write, Flush, Atomic };
   struct Xfer {
     Op op = Op::Read;
-    bool allocate = true;     // Read, Write: the SC keeps the lines
+    Keep keep = Keep::Allocate;  // Read, Write: how lines not held are taken
     std::uint64_t first = 0;  // line number
     std::uint32_t n = 0, issued = 0, left = 0;
     Done done;

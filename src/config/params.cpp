@@ -500,6 +500,10 @@ const ParamTable<ccix::RequestAgentConfig>& ccix_ra_params() {
            "a write that missed: from its line's arrival (or its MakeUnique's grant) to the write being in the line (merged through the "
            "system cache's pipeline again)",
            [](C& c, const Cursor& v) { c.agent.store_fill = v.time(); }),
+      P<C>("reads", "choice", "read_shared",
+           "how a read of a line the system cache does not hold asks for it: read_shared (a dirty owner may keep the line "
+           "dirty, where the home keeps dirty lines shared) or read_clean (ReadClean: a dirty owner sends the line home)",
+           [](C& c, const Cursor& v) { c.agent.read_clean = v.choice({"read_shared", "read_clean"}) == "read_clean"; }),
       P<C>("full_line_writes", "choice", "read_unique",
            "how a write of a whole line the system cache does not hold takes the line: read_unique (its data read first) or "
            "make_unique (unique without its data, as the write overwrites it)",
@@ -541,6 +545,11 @@ const ParamTable<ccix::HomePortConfig>& ccix_home_params() {
            "a read for a shared copy of a line another agent holds unique takes the line unique (the owner invalidated), "
            "so a read-modify-write needs no upgrade",
            [](C& c, const Cursor& v) { c.home.policy.migratory = v.boolean(); }),
+      P<C>("dirty_sharing", "bool", "false",
+           "a read for a shared copy of a line another agent holds dirty leaves that agent the line's owner, shared dirty (SD), "
+           "and memory stale: no write-back until the owner gives the line up, and the owner answers the reads after (not with "
+           "migratory)",
+           [](C& c, const Cursor& v) { c.home.policy.owned = v.boolean(); }),
       P<C>("cores", "int", "0", "host cores as coherent requesters of this home, each a caching agent (private L1/L2) on the mesh",
            [](C& c, const Cursor& v) { c.cores = static_cast<int>(v.integer(0, 62)); }),
       P<C>("core_lookup", "time", "2ns", "a host core's private cache: from an access to its miss leaving, and per message it receives",

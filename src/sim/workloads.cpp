@@ -856,10 +856,13 @@ void warm_atc(ccix::RequestAgent& ra, std::uint64_t addr, std::uint64_t bytes, u
 // runs there. `allocate: false` makes the transfers streaming ones (AXI's
 // allocate bits clear): each line the system cache does not hold is read
 // with a ReadOnce or written whole with a WriteUnique, and not kept.
+// `snoop: false` puts the buffer in memory no agent caches (a
+// non-snoopable region): each line is read with a ReadNoSnp or written
+// whole with a WriteNoSnp, no snoop, no copy kept.
 class CcixLatency final : public Workload {
  public:
   CcixLatency(const Cursor& c, const topo::Topology& p) : Workload("ccix_lat") {
-    c.keys({"type", "name", "device", "path", "op", "size", "reps", "pattern", "window", "page_size", "node", "allocate"});
+    c.keys({"type", "name", "device", "path", "op", "size", "reps", "pattern", "window", "page_size", "node", "allocate", "snoop"});
     if (c.has("name")) m_name = c.child("name").str();
     m_dev = device_or_only(c, p, "ccix_ra");
     m_ccix = !c.has("path") || c.child("path").choice({"ccix", "dma"}) == "ccix";
@@ -867,9 +870,14 @@ class CcixLatency final : public Workload {
     m_write = op == "wr";
     m_cas = op == "cas";
     if (m_cas && !m_ccix) c.child("op").fail("cas applies to the ccix path (the DMA engine issues no atomics)");
-    m_allocate = !c.has("allocate") || c.child("allocate").boolean();
-    if (!m_allocate && (m_cas || !m_ccix))
+    const bool allocate = !c.has("allocate") || c.child("allocate").boolean();
+    if (!allocate && (m_cas || !m_ccix))
       c.child("allocate").fail("allocate applies to reads and writes on the ccix path (the system cache's)");
+    const bool snoop = !c.has("snoop") || c.child("snoop").boolean();
+    if (!snoop && (m_cas || !m_ccix)) c.child("snoop").fail("snoop applies to reads and writes on the ccix path (the system cache's)");
+    if (!snoop && c.has("allocate") && allocate)
+      c.child("allocate").fail("a buffer no agent caches (snoop: false) is not kept in the system cache");
+    m_keep = !snoop ? Keep::NoSnoop : allocate ? Keep::Allocate : Keep::Stream;
     m_size = c.has("size") ? size32(c.child("size"), 1, 1u << 20) : m_cas ? 8 : 64;
     if (m_cas && m_size > 8) c.child("size").fail("an AtomicCompare swaps one 8 B word: size 8B at most");
     m_n = c.has("reps") ? static_cast<int>(c.child("reps").integer(1, 1000000)) : 1000;
@@ -878,6 +886,7 @@ class CcixLatency final : public Workload {
     m_hit = pat == "hit";
     m_backing = backing_of(c, p);
     if (m_hit && !m_ccix) c.child("pattern").fail("hit applies to the ccix path (the DMA engine has no cache)");
+    if (m_hit && m_keep == Keep::NoSnoop) c.child("pattern").fail("hit needs the lines in the system cache, and a buffer no agent caches (snoop: false) has none there");
     m_lines = (m_size + 63) / 64 * 64;
     // fresh: a page of its own per transfer; warm: lines one after another
     // around the window.
@@ -919,7 +928,7 @@ class CcixLatency final : public Workload {
         } else if (m_cas) ra->transfer(true, a, m_lines, done);  // the line in, unique
         else if (!m_ccix && m_write) ra->dma().write(a, m_size, 0x600, a - buf, done, l);
         else if (!m_ccix) ra->dma().read(a, m_size, kMemoryStream, a, done, l);
-        else ra->transfer(m_write, a, m_lines, done, m_allocate || warming);
+        else ra->transfer(m_write, a, m_lines, done, warming ? Keep::Allocate : m_keep);
         if (done_at == 0) sc_core::wait(ev);
       };
       // warm: translate every page first (untimed), as S000 does before
@@ -982,7 +991,8 @@ class CcixLatency final : public Workload {
   Platform* m_p = nullptr;
   std::string m_dev;
   bool m_ccix = true, m_write = false, m_cas = false, m_fresh = false, m_hit = false;
-  bool m_allocate = true;  // the system cache keeps the lines (false: ReadOnce, WriteUnique)
+  using Keep = ccix::RequestAgent::Keep;
+  Keep m_keep = Keep::Allocate;  // how the system cache takes lines it does not hold
   std::uint64_t m_swapped = 0;             // compare-and-swaps that succeeded
   std::map<std::uint64_t, std::uint64_t> m_seen;  // per line: the value its last compare-and-swap saw
   std::uint32_t m_size = 64, m_lines = 64;
@@ -1738,7 +1748,7 @@ std::string workloads_reference() {
 | `rosta_echo` | `from`, `to`, `bytes`, `reps` | S001 latency: echo round trip / 2 |
 | `calypte_burst` | `device`, `channels`, `size`, `packets`, `core` | F2H packets back to back over several channels, then a marker; the F2H rate |
 | `calypte_loopback` | `mode` (fhf, hfh), `device`, `channel`, `size`, `reps`, `core` | S004 round-trip latency distribution |
-| `ccix_lat` | `device` (a ccix_ra endpoint; by default the topology's only one), `path` (ccix: the request agent's system cache; dma: the device's DMA engine), `op` (rd, wr; cas: an AtomicCompare of one word, ccix path), `size`, `reps`, `pattern` (fresh: lines and a page never touched; warm: lines flushed from the system cache, on translated pages; hit: lines already in the system cache), `window` (warm: the bytes the transfers cycle through), `allocate` (rd, wr on the ccix path; false: the system cache keeps no copy, each line not held a ReadOnce or a whole-line WriteUnique; true by default), `page_size`, `node` | S000 experiments 1-3 and 5 |
+| `ccix_lat` | `device` (a ccix_ra endpoint; by default the topology's only one), `path` (ccix: the request agent's system cache; dma: the device's DMA engine), `op` (rd, wr; cas: an AtomicCompare of one word, ccix path), `size`, `reps`, `pattern` (fresh: lines and a page never touched; warm: lines flushed from the system cache, on translated pages; hit: lines already in the system cache), `window` (warm: the bytes the transfers cycle through), `allocate` (rd, wr on the ccix path; false: the system cache keeps no copy, each line not held a ReadOnce or a whole-line WriteUnique; true by default), `snoop` (rd, wr on the ccix path; false: the buffer is memory no agent caches, each line a ReadNoSnp or a whole-line WriteNoSnp, not with allocate: true or pattern: hit; true by default), `page_size`, `node` | S000 experiments 1-3 and 5 |
 | `ccix_share` | `device` (a ccix_ra endpoint; by default the only one), `buffer` (the shared buffer's size), `accesses` (per side: each host core and the device), `cores` (host cores at the CCIX home; 0: the device alone), `fpga` (false: the host alone), `page_size` (2 MiB by default), `node` | S000 experiment 4 |
 | `ccix_locks` | `device` (a ccix_ra endpoint; by default the only one), `lock` (queue: a queue of lockers joined by compare-and-swap, the default; ticket: a ticket lock, a ticket taken by an atomic add), `buckets` (fewer: more contention), `locks` (per locker), `cores` (host cores at the CCIX home), `fpga`, `hold` (in the critical section), `think` (between locks), `retry` (the device's polling interval, and anyone's wait on a full queue), `patience` (how long a locker tries to join a queue before giving the lock up), `page_size`, `node` | S000 experiment 6 |
 | `bench_lat` | `device`, `op` (rd, wrrd), `size`, `window`, `reps`, `pattern` (seq, rand, fresh: every access on pages never touched before), `page_size`, `node` (near, far), `invalidate` (ATS invalidation of the pages before each access), `host_cache` (warm: the window starts in the host's LLC as far as it fits; cold), `host_node` (near, far: the socket whose core warmed the window, pcie-bench's control socket; default the buffer's `node`) | S011 LAT_DMA_RD / LAT_DMA_WRRD |

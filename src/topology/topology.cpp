@@ -244,6 +244,8 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults, Arena& a
     cfg::load_params(c.child("ccix"), n.ccix_home, cfg::ccix_home_params());
     check_whole_sets(c.child("ccix"), n.ccix_home.core.capacity, n.ccix_home.core.ways, "core_l2_size", "core_l2_ways",
                      "a host core's private cache");
+    if (n.ccix_home.home.policy.owned && n.ccix_home.home.policy.migratory)
+      c.child("ccix").child("dirty_sharing").fail("a home keeps dirty lines shared (dirty_sharing) or hands them on unique (migratory), not both");
     cfg::check_tlb(c.child("iommu"), "iotlb_ways", n.rc.iommu.iotlb);
     if (n.rc.iommu.table_region >= n.rc.dram_size)
       (c.child("iommu").has("table_region") ? c.child("iommu").child("table_region") : c.child("rc"))

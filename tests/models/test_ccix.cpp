@@ -305,8 +305,8 @@ TEST(CcixAgents, TransfersThatDoNotAllocateKeepNoCopy) {
   r.ra->transfer(true, base, 256, [&](Tick at) {
     w = at;
     rd_at = now_tick();
-    r.ra->transfer(false, base, 256, [&](Tick at2) { rd = at2; }, false);
-  }, false);
+    r.ra->transfer(false, base, 256, [&](Tick at2) { rd = at2; }, ccix::RequestAgent::Keep::Stream);
+  }, ccix::RequestAgent::Keep::Stream);
   sc_core::sc_start();
   ASSERT_GT(rd, 0u);
   for (std::uint64_t l = 0; l < 4; ++l) EXPECT_EQ(r.ra->agent().state(base / 64 + l), coherence::RnState::I);
@@ -317,6 +317,28 @@ TEST(CcixAgents, TransfersThatDoNotAllocateKeepNoCopy) {
   EXPECT_LT(w - w_at, rd - rd_at);
   EXPECT_GE(coherence::CoherenceChecker::instance().checks(), 8u);
   EXPECT_TRUE(r.ra->link().whole());
+  EXPECT_TRUE(r.home->idle());
+}
+
+// The same to a buffer no agent caches: ReadNoSnp and WriteNoSnp over
+// CCIX, served by the home from memory with no snoop; the read finds the
+// written values, and neither keeps a copy.
+TEST(CcixAgents, TransfersToANonSnoopableBufferGoStraightToMemory) {
+  coherence::CoherenceChecker::instance().clear();
+  Rig r;
+  Tick rd = 0;
+  const std::uint64_t base = 4ull << 30;
+  using Keep = ccix::RequestAgent::Keep;
+  r.ra->transfer(true, base, 256, [&](Tick) { r.ra->transfer(false, base, 256, [&](Tick at) { rd = at; }, Keep::NoSnoop); },
+                 Keep::NoSnoop);
+  sc_core::sc_start();
+  ASSERT_GT(rd, 0u);
+  for (std::uint64_t l = 0; l < 4; ++l) EXPECT_EQ(r.ra->agent().state(base / 64 + l), coherence::RnState::I);
+  EXPECT_EQ(r.ra->agent().uncached.value, 8u);
+  EXPECT_EQ(r.home->home().whole_writes.value, 4u);
+  EXPECT_EQ(r.home->home().memory_reads.value, 4u);
+  EXPECT_EQ(r.home->home().snoops.value, 0u);
+  EXPECT_GE(coherence::CoherenceChecker::instance().checks(), 8u);
   EXPECT_TRUE(r.home->idle());
 }
 
