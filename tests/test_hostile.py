@@ -229,6 +229,13 @@ class FoundBeforeTheRun(Workdir):
                         '--set', 'topology.nodes.host.ccix.dirty_sharing=true', '--set', 'topology.nodes.host.ccix.migratory=true',
                         regex=r'--set topology\.nodes\.host\.ccix\.dirty_sharing: ')
 
+    def test_dirty_sharing_on_forwarding_sockets(self):
+        self.expect_bad('study: t\ntopology: %s\nworkloads: [{type: coh_lat, op: rd, from: dram, holder: local, reps: 5}]\n'
+                        % os.path.join(ROOT, 'topologies', 's002_icx.yaml'),
+                        'keeps no line shared dirty: set forward: false',
+                        '--set', 'topology.nodes.host.sockets.dirty_sharing=true',
+                        regex=r'--set topology\.nodes\.host\.sockets\.dirty_sharing: ')
+
     def test_a_non_snoopable_buffer_hit_in_the_system_cache(self):
         self.expect_bad(self.CCIX, 'hit needs the lines in the system cache, and a buffer no agent caches (snoop: false) has none there',
                         '--set', 'workloads.0.snoop=false', regex=r'study\.yaml:3:\d+: workloads\.0\.pattern: ')

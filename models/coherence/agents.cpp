@@ -381,6 +381,7 @@ HomeAgent::HomeAgent(const std::string& name, const HomeAgentConfig& cfg, mem::M
   reg.add_counter(name + ".memory_writes", &memory_writes, "line", "dirty lines written to memory");
   reg.add_counter(name + ".forwarded", &forwarded, "1", "requests whose data an owner sent the requester (the memory read wasted)");
   reg.add_counter(name + ".atomics", &atomics, "1", "atomics executed at the home");
+  reg.add_counter(name + ".dirty_shared", &dirty_shared, "1", "reads served from the copy of an owner that kept its line dirty (SD)");
   reg.add_counter(name + ".whole_writes", &whole_writes, "line", "whole lines written by agents that keep no copy (WriteUnique, WriteNoSnp)");
 }
 
@@ -447,6 +448,7 @@ void HomeAgent::on_action(std::uint32_t, std::uint64_t, void* ptr) {
   Line& l = m_lines[m.line];
   m_cur = &l;
   if (msg_forwarded(m.type)) ++forwarded;
+  if (m.type == MsgType::SnpRespData_SD) ++dirty_shared;
   if (msg_line_data(m.type)) {
     // Dirty data comes home, or a whole line is written: memory is written
     // (its channel is occupied); an SD owner's copy for the requester is

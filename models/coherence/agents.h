@@ -269,6 +269,7 @@ class HomeAgent final : public Receiver, public Actor, public Sink, public mem::
   Counter forwarded;  // transactions whose data an owner sent the requester (the memory read wasted)
   Counter atomics;    // atomics executed here
   Counter whole_writes;  // WriteUniques and WriteNoSnps: lines written by agents that keep no copy
+  Counter dirty_shared;  // reads served from the copy of an owner that kept its line dirty (SD)
 
  private:
   // What the home waits for on a line, beside the engine's state.

@@ -65,6 +65,7 @@ SocketSystem::SocketSystem(const std::string& name, const SocketSystemConfig& cf
       h.id = static_cast<AgentId>(ncores + s * cfg.slices + k);
       h.lookup = cfg.home_lookup;
       h.policy.forward = cfg.forward;
+      h.policy.owned = cfg.dirty_sharing;
       m_homes.push_back(std::make_unique<HomeAgent>(name + ".s" + std::to_string(s) + ".cha" + std::to_string(k), h,
                                                     *m_memory[static_cast<std::size_t>(s)]));
       m_agents[h.id].receiver = m_homes.back().get();

@@ -601,6 +601,10 @@ const ParamTable<coherence::SocketSystemConfig>& socket_params() {
       P<C>("forward", "bool", "true",
            "a line a core holds unique is sent by that core straight to the core that asks for it (false: through the home)",
            [](C& c, const Cursor& v) { c.forward = v.boolean(); }),
+      P<C>("dirty_sharing", "bool", "false",
+           "with forward: false, a read for a shared copy of a line a core holds dirty leaves that core the line's owner, shared "
+           "dirty (SD), and memory stale: no write-back until the owner gives the line up",
+           [](C& c, const Cursor& v) { c.dirty_sharing = v.boolean(); }),
       P<C>("l2_size", "size", "0B", "each core's private cache (0: unlimited); least recently used lines give way, written back if dirty",
            [](C& c, const Cursor& v) { c.l2_lines = cache_lines(v); }),
       P<C>("l2_ways", "int", "16", "the private cache's ways (its size must be a multiple of ways x 64 B)",

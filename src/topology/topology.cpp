@@ -217,6 +217,8 @@ void parse_sockets(NodeSpec& n, const Cursor& c) {
                                                   std::to_string(s.sockets * (s.cores + s.slices)));
   if (s.sockets == 1 && c.has("links")) c.child("links").fail("socket links join two sockets: set count: 2");
   check_whole_sets(c, s.l2_lines, s.l2_ways, "l2_size", "l2_ways", "the private cache's size");
+  if (s.forward && s.dirty_sharing)
+    c.child("dirty_sharing").fail("a home that has owners forward lines (forward: true, the default) keeps no line shared dirty: set forward: false");
   if (n.rc.memory.numa_nodes != 1)
     c.fail("the sockets model each socket's DRAM itself: remove memory.numa_nodes (the root complex's two-node model)");
 }

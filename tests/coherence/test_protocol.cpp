@@ -43,6 +43,14 @@ ExploreResult run(int agents, int lines, int mshrs, int homes = 1, bool forward 
   return run(c);
 }
 
+// The search with the deliberate fault `m` stops on a violation that
+// names `what`.
+void expect_found(ExploreConfig c, Mutation m, const std::string& what) {
+  c.mutation = m;
+  const ExploreResult r = explore(c);
+  EXPECT_NE(r.error.find(what), std::string::npos) << r.error;
+}
+
 // Every operation a core has, under one home policy (dirty sharing,
 // forwarding, migratory or none), for `agents` agents.
 ExploreConfig everything(int agents, bool forward, bool migratory, bool owned) {
@@ -116,9 +124,7 @@ TEST(CoherenceExhaustive, DirtySharingThreeAgentsReadClean) {
 TEST(CoherenceExhaustive, FindsAnOwnerThatDropsItsDirtyLine) {
   ExploreConfig c;
   c.owned = true;
-  c.mutation = Mutation::DropDirtyShared;
-  const ExploreResult r = explore(c);
-  EXPECT_NE(r.error.find("a load returned a stale value"), std::string::npos) << r.error;
+  expect_found(c, Mutation::DropDirtyShared, "a load returned a stale value");
 }
 
 // A non-snoopable access to a line an agent caches is a protocol error the
@@ -126,9 +132,9 @@ TEST(CoherenceExhaustive, FindsAnOwnerThatDropsItsDirtyLine) {
 TEST(CoherenceExhaustive, ANonSnoopableAccessToACachedLineIsAnError) {
   ExploreConfig c;
   c.mutation = Mutation::NoSnpToCachedLine;
-  const ExploreResult r = explore(c);
-  EXPECT_NE(r.error.find("ReadNoSnp from agent"), std::string::npos) << r.error;
-  EXPECT_NE(r.error.find("which the protocol has no row for"), std::string::npos) << r.error;
+  const std::string error = explore(c).error;
+  EXPECT_NE(error.find("received ReadNoSnp from agent"), std::string::npos) << error;
+  EXPECT_NE(error.find("which the protocol has no row for"), std::string::npos) << error;
 }
 
 // Two lines and two requests outstanding per agent, with far atomics
@@ -160,9 +166,7 @@ TEST(CoherenceExhaustive, ForwardingTwoAgentsTwoLinesTwoMshrs) { run(2, 2, 2, 1,
 TEST(CoherenceExhaustive, FindsAnAtomicThatLeavesACopy) {
   ExploreConfig c;
   c.atomics = true;
-  c.mutation = Mutation::AtomicKeepsCopy;
-  const ExploreResult r = explore(c);
-  EXPECT_NE(r.error.find("holds a stale readable copy"), std::string::npos) << r.error;
+  expect_found(c, Mutation::AtomicKeepsCopy, "holds a stale readable copy");
 }
 
 // The search sees a ReadOnce's requester that keeps its snapshot: a copy
@@ -170,9 +174,7 @@ TEST(CoherenceExhaustive, FindsAnAtomicThatLeavesACopy) {
 TEST(CoherenceExhaustive, FindsAReadOnceThatKeepsACopy) {
   ExploreConfig c;
   c.once = true;
-  c.mutation = Mutation::ReadOnceKeepsCopy;
-  const ExploreResult r = explore(c);
-  EXPECT_NE(r.error.find("which holds the line"), std::string::npos) << r.error;
+  expect_found(c, Mutation::ReadOnceKeepsCopy, "which holds the line");
 }
 
 // A home takes the rows of its policy (forwarding, dirty sharing,
@@ -217,9 +219,7 @@ TEST(CoherenceExhaustive, MigratoryTwoAgentsTwoLinesTwoMshrs) { run(2, 2, 2, 1, 
 TEST(CoherenceExhaustive, FindsAnOwnerThatKeepsALineItForwarded) {
   ExploreConfig c;
   c.forward = true;
-  c.mutation = Mutation::KeepForwardedLine;
-  const ExploreResult r = explore(c);
-  EXPECT_NE(r.error.find("the directory does not list agent 0, which holds the line"), std::string::npos) << r.error;
+  expect_found(c, Mutation::KeepForwardedLine, "the directory does not list agent 0, which holds the line");
 }
 
 // The socket system's flows: each line has the home of its socket (line l
@@ -237,9 +237,7 @@ TEST(CoherenceExhaustive, TwoHomesFindASharerThatIgnoresAnInvalidation) {
   ExploreConfig c;
   c.lines = 2;
   c.homes = 2;
-  c.mutation = Mutation::IgnoreInvalidation;
-  const ExploreResult r = explore(c);
-  EXPECT_NE(r.error.find("the directory does not list agent 1, which holds the line"), std::string::npos) << r.error;
+  expect_found(c, Mutation::IgnoreInvalidation, "the directory does not list agent 1, which holds the line");
 }
 
 // The search catches a broken protocol: a sharer that keeps its copy after
@@ -248,16 +246,12 @@ TEST(CoherenceExhaustive, TwoHomesFindASharerThatIgnoresAnInvalidation) {
 // waiting with nothing in flight.
 TEST(CoherenceExhaustive, FindsASharerThatIgnoresAnInvalidation) {
   ExploreConfig c;
-  c.mutation = Mutation::IgnoreInvalidation;
-  const ExploreResult r = explore(c);
-  EXPECT_NE(r.error.find("the directory does not list agent 1, which holds the line"), std::string::npos) << r.error;
+  expect_found(c, Mutation::IgnoreInvalidation, "the directory does not list agent 1, which holds the line");
 }
 
 TEST(CoherenceExhaustive, FindsTheDeadlockOfALostSnoop) {
   ExploreConfig c;
-  c.mutation = Mutation::LoseSnoop;
-  const ExploreResult r = explore(c);
-  EXPECT_NE(r.error.find("deadlock"), std::string::npos) << r.error;
+  expect_found(c, Mutation::LoseSnoop, "deadlock");
 }
 
 }  // namespace

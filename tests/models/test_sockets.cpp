@@ -219,8 +219,9 @@ TEST(Sockets, AStoreInvalidatesCopiesOnBothSockets) {
 // every step passes the checker, and every access completes. With a
 // prefetcher, a miss also reads the next lines, which are among those the
 // cores use: prefetches race with stores and snoops.
-void stress(int prefetch, bool forward = true, int l2_lines = 0, int l2_victims = 0) {
+void stress(int prefetch, bool forward = true, int l2_lines = 0, int l2_victims = 0, bool dirty_sharing = false) {
   SocketSystemConfig cfg = config(2);
+  cfg.dirty_sharing = dirty_sharing;
   cfg.link_end.credits = {2, 2, 2, 2};
   cfg.prefetch = prefetch;
   cfg.forward = forward;
@@ -278,6 +279,11 @@ void stress(int prefetch, bool forward = true, int l2_lines = 0, int l2_victims 
     written += s.core(i / 2, i % 2).writebacks.value;
     waited += s.core(i / 2, i % 2).victim_waits.value;
   }
+  std::uint64_t dirty_shared = 0;
+  for (int s2 = 0; s2 < 2; ++s2)
+    for (int k = 0; k < cfg.slices; ++k) dirty_shared += s.home(s2, k).dirty_shared.value;
+  if (dirty_sharing) EXPECT_GT(dirty_shared, 100u);  // owners kept lines dirty while others read them
+  else EXPECT_EQ(dirty_shared, 0u);
   if (l2_victims) EXPECT_GT(waited, 100u);  // misses did wait for the replacement buffer
   else EXPECT_EQ(waited, 0u);
   if (l2_lines) {
@@ -302,6 +308,9 @@ TEST(Sockets, StressWithTinyPrivateCachesAndAPrefetcherAgainstTheGoldenMemory) {
 // ... and with a replacement buffer of one entry: fills wait beyond their
 // sets' ways and misses wait for the buffer, among the same races.
 TEST(Sockets, StressWithTinyPrivateCachesAndOneVictimEntryAgainstTheGoldenMemory) { stress(2, true, 4, 1); }
+// ... and through homes that keep dirty lines shared: SD owners give their
+// lines up for room (written back) while others share them.
+TEST(Sockets, StressThroughDirtySharingHomesWithTinyPrivateCachesAgainstTheGoldenMemory) { stress(2, false, 4, 0, true); }
 
 // A private cache of two sets of two ways: a third line of a set takes the
 // place of the least recently used one, which is evicted clean to its home
