@@ -449,17 +449,14 @@ void HomeAgent::on_action(std::uint32_t, std::uint64_t, void* ptr) {
   m_cur = &l;
   if (msg_forwarded(m.type)) ++forwarded;
   if (m.type == MsgType::SnpRespData_SD) ++dirty_shared;
-  if (msg_line_data(m.type)) {
-    // Dirty data comes home, or a whole line is written: memory is written
-    // (its channel is occupied); an SD owner's copy for the requester is
-    // not. A grant of this transaction need not wait for memory.
-    if (msg_to_memory(m.type)) {
-      ++memory_writes;
-      m_mem.write(m.line * kLineB, kLineB, now_tick());
-    }
-    // (A request's data, a WriteBack's or a WriteUnique's, is no snoop's:
-    // it may wait behind the line's transaction in progress.)
-    if (msg_class(m.type) != MsgClass::Req) l.wait.dirty_in = true;
+  if (msg_line_data(m.type) && msg_class(m.type) != MsgClass::Req) {
+    // A snoop's dirty data comes home: memory is written (its channel is
+    // occupied; an SD owner's copy for the requester is not written), and
+    // a grant of this transaction need not wait for memory. (A request's
+    // line, a write-back's or a whole line's, is written when the engine
+    // writes it: home_memory_write.)
+    if (msg_to_memory(m.type)) memory_write(m.line, now_tick());
+    l.wait.dirty_in = true;
   }
   home_receive(l.dir, m, m_cfg.id, *this, m_cfg.policy);
   m_cur = nullptr;
@@ -506,6 +503,13 @@ void HomeAgent::home_atomic(const Msg& req, std::uint64_t old, std::uint64_t now
   wait_of(req.line).atomic_write = old != now;
 }
 
+void HomeAgent::home_memory_write(const Msg& req) { memory_write(req.line, now_tick()); }
+
+void HomeAgent::memory_write(std::uint64_t line, Tick at) {
+  ++memory_writes;
+  m_mem.write(line * kLineB, kLineB, at);
+}
+
 void HomeAgent::home_write(const Msg& req, std::uint64_t old) {
   CoherenceChecker::instance().written_at_home(req.src, req.line, old, req.data);
   ++whole_writes;
@@ -525,10 +529,7 @@ void HomeAgent::transmit(const Msg& m, bool atomic, bool atomic_write) {
   Packet* p = packet_of(m);
   if (atomic) {  // an atomic's answer: the operation, and its result to memory
     p->ready += m_cfg.atomic_latency;
-    if (atomic_write) {
-      ++memory_writes;
-      m_mem.write(m.line * kLineB, kLineB, p->ready);
-    }
+    if (atomic_write) memory_write(m.line, p->ready);
   }
   channel(m.dst).send(p);
 }

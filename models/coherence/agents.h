@@ -13,7 +13,9 @@
 //    grant carries data reads memory at once, in parallel with its snoops
 //    (a speculative read), and the grant leaves when the snoops are
 //    answered and, unless a snoop brought dirty data, the memory data is
-//    there; dirty data and write-backs are written to memory; an atomic
+//    there; a snoop's dirty data is written to memory when it arrives, a
+//    write-back's or a whole line's when its transaction is served (a
+//    stale write-back, whose line a snoop took first, writes nothing); an atomic
 //    waits for the line's value the same way, then costs `atomic_latency`
 //    and writes its result to memory. A grant waiting for memory is kept
 //    by its transaction's number, not its line: an atomic's grant ends its
@@ -31,8 +33,6 @@
 // a size. Simplifications in this version: a caching agent has one
 // channel; where its lines have several homes (CachingAgentConfig::homes),
 // that channel routes by destination (a socket system's fabric, socket.h).
-// A WriteUnique's line occupies its memory channel when it reaches the
-// home, even if it then waits behind the line's transaction in progress.
 #pragma once
 #include <array>
 #include <deque>
@@ -263,6 +263,7 @@ class HomeAgent final : public Receiver, public Actor, public Sink, public mem::
   void home_row_taken(const HomeRow& row) override;
   void home_atomic(const Msg& req, std::uint64_t old, std::uint64_t now) override;
   void home_write(const Msg& req, std::uint64_t old) override;
+  void home_memory_write(const Msg& req) override;
   void memory_done(const mem::MemRequest& r, Tick at) override;
 
   Counter requests, snoops, memory_reads, memory_writes;
@@ -289,6 +290,7 @@ class HomeAgent final : public Receiver, public Actor, public Sink, public mem::
     bool atomic_write = false;
   };
   void transmit(const Msg& m, bool atomic, bool atomic_write);
+  void memory_write(std::uint64_t line, Tick at);  // a line written to memory at `at` (its channel occupied)
   Wait& wait_of(std::uint64_t line);
   Channel& channel(AgentId agent);
   HomeAgentConfig m_cfg;

@@ -154,6 +154,7 @@ void grant(HomeLine& h, AgentId self, Sink& out) {
     const std::uint64_t old = h.mem;
     h.mem = h.cur.data;
     out.home_write(h.cur, old);
+    out.home_memory_write(h.cur);
   } else if (msg_has_data(g.type)) {
     g.data = h.has_copy ? h.copy : h.mem;  // an SD owner's copy, or memory's (with any dirty data a snoop sent home)
   }
@@ -181,7 +182,10 @@ void start(HomeLine& h, const Msg& m, AgentId self, Sink& out, const HomePolicy&
   h.early_ack = false;
   h.has_copy = false;
   h.copy = 0;
-  if (row->ops & kHomeMemWrite) h.mem = m.data;
+  if (row->ops & kHomeMemWrite) {
+    h.mem = m.data;
+    out.home_memory_write(m);
+  }
   std::uint64_t targets = 0;
   if (row->snoop == SnoopWhom::Owner) targets = 1ull << h.owner;
   else if (row->snoop == SnoopWhom::Others) targets = h.sharers & ~(1ull << m.src);

@@ -55,6 +55,11 @@ class Sink {
   virtual void home_atomic(const Msg& req, std::uint64_t old, std::uint64_t now) {}
   // The home wrote the whole line of `req` (a WriteUnique) over `old`.
   virtual void home_write(const Msg& req, std::uint64_t old) {}
+  // The home wrote the line `req` carried to memory (a write-back, or a
+  // whole line written): when its transaction starts or is granted, not
+  // when it arrives (it may wait behind the line's transaction in
+  // progress, and a stale write-back writes nothing).
+  virtual void home_memory_write(const Msg& req) {}
 };
 
 // One line at a caching agent.

@@ -255,6 +255,28 @@ TEST(CoherenceAgents, ADirtyLineReadAtADirtySharingHomeStaysDirtyAtItsOwner) {
   EXPECT_TRUE(c.home.idle());
 }
 
+// A write-back that a read overtakes: the read's snoop finds the line in
+// the write-back's buffer and takes its dirty data home (one memory
+// write); the write-back, served after, is stale and writes nothing.
+TEST(CoherenceAgents, AStaleWriteBackWritesNothing) {
+  CoherenceChecker::instance().clear();
+  Rig r;
+  r.a1.access(true, 7, 42, 1, r.c1);
+  sc_core::sc_start();
+  ASSERT_EQ(r.a1.state(7), RnState::UD);
+  // Issued together: the read's header reaches the home before the
+  // write-back's line (0.8 ns against 4 ns on the wire).
+  r.a1.evict(7, 2, r.c1);
+  r.a0.access(false, 7, 0, 3, r.c0);
+  sc_core::sc_start();
+  EXPECT_EQ(std::get<1>(r.c0.done.back()), 42u);
+  EXPECT_EQ(r.home.snoops.value, 1u);
+  EXPECT_EQ(r.home.memory_writes.value, 1u);
+  EXPECT_EQ(r.home.line(7).mem, 42u);
+  EXPECT_EQ(r.a1.state(7), RnState::I);
+  EXPECT_TRUE(r.home.idle());
+}
+
 // Accesses to a line no agent caches: a WriteNoSnp carries the line to
 // memory (no snoop, no memory read), a ReadNoSnp reads it from memory as a
 // ReadOnce does; neither leaves a copy. The same to a line some agent holds
