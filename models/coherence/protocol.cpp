@@ -330,7 +330,7 @@ RnEvent rn_event_of(MsgType m) {
 
 RnEvent core_event(RnEvent e, RnState s) {
   if (s == S::I || (e != E::ReadOnce && e != E::WriteUnique && e != E::StoreLine && e != E::ReadClean)) return e;
-  return e == E::ReadOnce ? E::Load : E::Store;
+  return e == E::ReadOnce || e == E::ReadClean ? E::Load : E::Store;
 }
 
 RnEvent atomic_event(AtomicOp op) {

@@ -17,8 +17,8 @@
 //    must never own dirty data, CachingAgentConfig::read_clean);
 //  - requests to a line no agent caches (a non-snoopable region: memory
 //    the requesters agree never to cache): ReadNoSnp and WriteNoSnp, served
-//    from memory with no directory look-up or snoop (a line some agent holds
-//    is a protocol error: the home has no row for it); a ReadNoSnp is
+//    from memory with no snoop (the home's rows cover a line no agent holds
+//    only: one held is a protocol error); a ReadNoSnp is
 //    answered and acknowledged as a ReadOnce is, a WriteNoSnp as a
 //    WriteUnique;
 //  - requests of an agent that keeps no copy (an I/O-coherent agent, or a

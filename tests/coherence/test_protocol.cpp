@@ -85,6 +85,22 @@ void expect_every_row_taken(const std::vector<ExploreResult>& rs) {
 
 TEST(CoherenceExhaustive, TwoAgentsOneLine) { run(2, 1, 1); }
 
+// An access that goes to the home from a line not held is a load or a
+// store in the cache from a line held (core_event); a non-snoopable one
+// stays what it is (a line held has no row for it).
+TEST(CoherenceProtocol, AnAccessToALineHeldIsALoadOrAStoreInTheCache) {
+  for (const RnState held : {RnState::SC, RnState::UC, RnState::UD, RnState::SD}) {
+    EXPECT_EQ(core_event(RnEvent::ReadOnce, held), RnEvent::Load) << rn_state_name(held);
+    EXPECT_EQ(core_event(RnEvent::ReadClean, held), RnEvent::Load) << rn_state_name(held);
+    EXPECT_EQ(core_event(RnEvent::WriteUnique, held), RnEvent::Store) << rn_state_name(held);
+    EXPECT_EQ(core_event(RnEvent::StoreLine, held), RnEvent::Store) << rn_state_name(held);
+    EXPECT_EQ(core_event(RnEvent::ReadNoSnp, held), RnEvent::ReadNoSnp) << rn_state_name(held);
+    EXPECT_EQ(rn_row(held, RnEvent::ReadNoSnp), nullptr) << rn_state_name(held);
+  }
+  for (const RnEvent e : {RnEvent::ReadOnce, RnEvent::ReadClean, RnEvent::WriteUnique, RnEvent::StoreLine, RnEvent::ReadNoSnp})
+    EXPECT_EQ(core_event(e, RnState::I), e) << rn_event_name(e);
+}
+
 // Three agents, one line, every operation, under each home policy; and a
 // non-snoopable line beside a coherent one (ReadNoSnp and WriteNoSnp).
 TEST(CoherenceExhaustive, ThreeAgentsOneLineTakeEveryRow) {

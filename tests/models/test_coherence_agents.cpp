@@ -251,6 +251,13 @@ TEST(CoherenceAgents, ADirtyLineReadAtADirtySharingHomeStaysDirtyAtItsOwner) {
   EXPECT_EQ(std::get<1>(c.c0.done.back()), 44u);
   EXPECT_EQ(c.a1.state(7), RnState::SC);
   EXPECT_EQ(c.home.memory_writes.value, 1u);
+  // A load of the line it now holds is a hit, in the cache.
+  const std::uint64_t requests = c.home.requests.value;
+  c.a0.access(false, 7, 0, 3, c.c0);
+  sc_core::sc_start();
+  EXPECT_EQ(std::get<1>(c.c0.done.back()), 44u);
+  EXPECT_EQ(c.a0.state(7), RnState::SC);
+  EXPECT_EQ(c.home.requests.value, requests);
   EXPECT_EQ(c.home.line(7).mem, 44u);
   EXPECT_TRUE(c.home.idle());
 }
