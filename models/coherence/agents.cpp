@@ -158,11 +158,10 @@ void CachingAgent::run(const Access& a) {
   // An access that keeps no copy goes to the home from a line not held
   // and is loaded or stored here from one held (core_event); a whole-line
   // store takes its line by MakeUnique where the agent is set to.
-  // An agent set to read clean loads a line not held by ReadClean.
+  // A load of a line not held asks for it as the agent is set to (read_load()).
   const bool whole = a.op == RnEvent::Store && m_cfg.make_unique && a.mask == ~0ull;
-  const bool clean = a.op == RnEvent::Load && m_cfg.read_clean;
   const RnEvent e = atomic ? (far ? atomic_event(a.rmw.op) : RnEvent::Store)
-                           : core_event(whole ? RnEvent::StoreLine : clean ? RnEvent::ReadClean : a.op, l.state);
+                           : core_event(whole ? RnEvent::StoreLine : a.op == RnEvent::Load ? read_load() : a.op, l.state);
   if ((e == RnEvent::ReadNoSnp || e == RnEvent::WriteNoSnp) && l.state != RnState::I)
     sim_fail(m_name, std::string("a ") + rn_event_name(e) + " to line " + hex(a.line) + ", which this agent holds (" +
                          rn_state_name(l.state) + "): a line no agent caches must not be cached");
@@ -213,7 +212,7 @@ void CachingAgent::prefetch_after(std::uint64_t line) {
     if (m_mshr.outstanding(next)) continue;
     CacheLine& l = m_lines[next];
     if (l.state != RnState::I) continue;
-    const RnStep r = rn_step(l, m_cfg.read_clean ? RnEvent::ReadClean : RnEvent::Load, nullptr, m_cfg.id, home_of(next), next, 0, *this);
+    const RnStep r = rn_step(l, read_load(), nullptr, m_cfg.id, home_of(next), next, 0, *this);
     check(next, RnState::I, l.state, r);
     Access a;
     a.op = RnEvent::Load;

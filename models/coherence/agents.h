@@ -208,6 +208,9 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   bool evict_from(std::vector<std::uint64_t>& set, std::uint64_t keep);
   void evict_overfull();  // sets beyond their ways, while the buffer has room
   AgentId home_of(std::uint64_t line) const { return m_cfg.homes ? m_cfg.homes->home_of(line) : m_cfg.home; }
+  // The event of a load (a core's or the prefetcher's) of a line not held:
+  // a ReadClean where the agent is set to read clean, a ReadShared's Load otherwise.
+  RnEvent read_load() const { return m_cfg.read_clean ? RnEvent::ReadClean : RnEvent::Load; }
   CachingAgentConfig m_cfg;
   Scheduler m_sched;
   std::unique_ptr<DirectLink> m_direct;  // when the agent has its own link
