@@ -18,7 +18,7 @@ constexpr StageDoc kDocs[kStages] = {
     {"arbitration", "queued for a transmitter: its wire busy or older units ahead"},
     {"credit", "queued with the receiver out of flow-control credits"},
     {"serialisation", "bytes on the wire until the receiver acts"},
-    {"propagation", "link latency (PHY, SerDes, flight)"},
+    {"propagation", "link latency (PHY, SerDes, flight; an idle transmitter's exit from ASPM L0s)"},
     {"switch", "switch forwarding pipelines"},
     {"root_complex", "root-complex pipelines, line-pipeline slots, read trackers, completion formation"},
     {"translation", "IOMMU lookups and walks, ATS round trips"},

@@ -30,7 +30,7 @@ enum class Stage : std::uint8_t {
   Arbitration,    // queued for a transmitter: its wire busy, older units ahead of it
   Credit,         // queued with the receiver out of flow-control credits for it
   Serialisation,  // its bytes on the wire, until the receiver acts on it
-  Propagation,    // link latency: PHY, SerDes, flight
+  Propagation,    // link latency: PHY, SerDes, flight; an idle transmitter's exit from its power state (ASPM L0s)
   Switch,         // a switch's forwarding pipeline
   RootComplex,    // root-complex pipelines: inbound, line pipeline slots, read trackers, completion formation
   Translation,    // address translation: IOMMU lookups and walks, ATS round trips

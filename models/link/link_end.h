@@ -76,6 +76,14 @@ struct LinkLayerConfig {
   // time of their own and arriving after the link latency; the two
   // settings above then do not apply. Off: PCIe's UpdateFC packets.
   bool credits_in_header = false;
+  // A power-saving idle state of the transmitter (PCIe's ASPM L0s): one
+  // that has sent no unit for `idle_entry` enters it, and the next unit
+  // waits `idle_exit` while the transmitter leaves it (the receiver regains
+  // lock on fast training sequences), the wire taken meanwhile. Off with
+  // idle_exit 0. Control packets (ACKs, credit returns) neither wake it nor
+  // keep it awake.
+  Tick idle_entry = 0;
+  Tick idle_exit = 0;
 };
 
 // What one end's wire costs, fixed when the link is connected.
@@ -167,6 +175,7 @@ class LinkEnd final : public Actor {
 
   // statistics
   Counter tx_units, tx_bytes, tx_payload, tx_ctrl, busy_ps, credit_stalls;
+  Counter wakes;  // units that found the transmitter idle (registered where the idle state is on)
 
  private:
   enum : std::uint32_t { kWake, kFcDue };
@@ -206,6 +215,7 @@ class LinkEnd final : public Actor {
   int m_trace_tx = -1, m_trace_rx = -1;  // trace tracks, made on first use
   Tick m_wire_free = 0;
   Tick m_last_start = 0;            // when the last unit went (or goes) on the wire
+  Tick m_last_end = 0;              // when the last unit's wire time ended (idle since)
   Tick m_next_wake = kNever;        // the earliest wake pending
   bool m_selecting = false;         // inside the owner's tx_select
   Tick m_deferred_wake = kNever;    // wakes asked for meanwhile

@@ -35,6 +35,9 @@ void LinkEnd<T>::connect(LinkEnd& a, LinkEnd& b, const Link& link) {
     if (p->m_wire.align == 0 || (p->m_wire.align & (p->m_wire.align - 1)))
       sim_fail(p->m_name, std::string(T::kUnitUnit) + " alignment must be a power of two");
     p->m_ctrl_time = p->serialize(p->m_wire.ctrl_B);
+    if (link.idle_exit > 0)
+      StatsRegistry::instance().add_counter(p->m_name + ".wakes", &p->wakes, T::kUnitUnit,
+                                            "units that found the transmitter in its idle power state and waited for it to leave");
     const int vcs = std::min(p->m_cfg.vcs, rx->m_cfg.vcs);
     for (int vc = 0; vc < kMaxVcs; ++vc) {
       for (int c = 0; c < kClasses; ++c) {
@@ -229,10 +232,18 @@ void LinkEnd<T>::transmit(Unit* u, Tick now) {
   T::check_transmit(*this, *u);
   const std::uint32_t bytes = wire_bytes(*u);
   const Tick dur = serialize(bytes);
-  const Tick start = now;
+  // A transmitter idle for idle_entry is in its power-saving state: the unit
+  // waits while it leaves it.
+  Tick wake = 0;
+  if (m_link.idle_exit > 0 && now > m_last_end && now - m_last_end >= m_link.idle_entry) {
+    wake = m_link.idle_exit;
+    wakes += 1;
+  }
+  const Tick start = now + wake;
   const Tick end = start + dur;
   m_wire_free = end;
   m_last_start = start;
+  m_last_end = end;
   tx_units += 1;
   tx_bytes += bytes;
   tx_payload += u->len;
@@ -243,6 +254,10 @@ void LinkEnd<T>::transmit(Unit* u, Tick now) {
     if (l->mark < u->ready)
       sim_fail(m_name, std::string("latency ledger: a ") + T::kUnitUnit + " queued ready at " + std::to_string(u->ready) +
                            " ps was accounted for only up to " + std::to_string(l->mark) + " ps");
+    if (wake) {  // the wait to leave the idle state is the physical layer's
+      l->on_wire(now, m_cfg.tx_pipeline, m_link.latency);
+      l->charge(Stage::Propagation, start);
+    }
     l->on_wire(start, m_cfg.tx_pipeline, m_link.latency);
   }
   // The TX pipeline of an endpoint's transaction layer is a constant delay

@@ -121,6 +121,11 @@ const ParamTable<pcie::LinkConfig>& link_params() {
            [](C& c, const Cursor& v) { c.fc_update_every = static_cast<int>(v.integer(1, 4096)); }),
       P<C>("fc_update_timeout", "time", "200ns", "...or this long after the first unreported free (sooner if the partner would starve)",
            [](C& c, const Cursor& v) { c.fc_update_timeout = v.time(); }),
+      P<C>("l0s_exit", "time", "0ns",
+           "ASPM L0s: a TLP that finds its transmitter in L0s waits this long while it leaves it (0: L0s off)",
+           [](C& c, const Cursor& v) { c.idle_exit = v.time(); }),
+      P<C>("l0s_entry", "time", "0ns", "ASPM L0s: a transmitter that has sent no TLP for this long enters L0s (with l0s_exit)",
+           [](C& c, const Cursor& v) { c.idle_entry = v.time(); }),
   };
   return t;
 }

@@ -135,6 +135,43 @@ TEST(LinkEngine, AFlitTakesItsWireBytesAtTheWireRate) {
   EXPECT_EQ(a.end.tx_payload.value, 64u);
 }
 
+// The idle power state (PCIe's ASPM L0s): with entry after 100 ns idle and
+// a 50 ns exit, a flit sent 220 ns after the wire's last one waits 50 ns
+// for the exit, the flit queued behind it follows back to back, and one
+// sent 70 ns after the wire went idle waits for nothing; the exit is the
+// only difference, and the wakes are counted.
+TEST(LinkEngine, AnIdleTransmitterWakesBeforeItsFirstUnit) {
+  FlitStub a("a", {}), b("b", {});
+  LinkLayerConfig l = policy(20 * kNs);
+  l.idle_entry = 100 * kNs;
+  l.idle_exit = 50 * kNs;
+  End::connect(a.end, b.end, l);
+  a.send(true);  // at 0: the wire has just come up, not idle
+  sc_core::sc_start();
+  ASSERT_EQ(a.tx.size(), 1u);
+  EXPECT_EQ(a.tx[0].first, 0u);
+  const Tick idle_from = a.tx[0].second;
+  sc_core::sc_start(sc_core::sc_time::from_value(idle_from + 220 * kNs - now_tick()));
+  const Tick t1 = now_tick();
+  ASSERT_EQ(t1, idle_from + 220 * kNs);
+  a.send(true);
+  a.send(false);
+  sc_core::sc_start();
+  ASSERT_EQ(a.tx.size(), 3u);
+  EXPECT_EQ(a.tx[1].first, t1 + 50 * kNs);                    // the exit, then the flit
+  EXPECT_EQ(a.tx[1].second, t1 + 50 * kNs + 8 * kNs);
+  EXPECT_EQ(a.tx[2].first, a.tx[1].second);                    // back to back: no idle gap
+  ASSERT_EQ(b.rx.size(), 3u);
+  EXPECT_EQ(b.rx[1].second, t1 + 50 * kNs + 8 * kNs + 20 * kNs);  // arrival shifted by the exit alone
+  sc_core::sc_start(sc_core::sc_time::from_value(a.tx[2].second + 70 * kNs - now_tick()));
+  const Tick t2 = now_tick();
+  a.send(true);
+  sc_core::sc_start();
+  ASSERT_EQ(a.tx.size(), 4u);
+  EXPECT_EQ(a.tx[3].first, t2);  // 70 ns idle: still awake
+  EXPECT_EQ(a.end.wakes.value, 1u);
+}
+
 // Credit-bound throughput: 16 data credits (four data flits) and 4 header
 // credits per class; the receiver frees a flit when its tail is in and
 // returns its credits at once in an 8 B packet (0.8 ns) over the 100 ns
