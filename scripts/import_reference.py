@@ -433,8 +433,9 @@ E3_BW_GAP = ('the E3-1226 v3 rows are irregular (BW_DMA_RD 256 B below 128 B, BW
              'hosts); ASPM L0s explains BW_DMA_RD 16 B at half the other hosts\' rate (a round of 35 reads pays two '
              'exits), but the model\'s rounds stay in lockstep where the measured penalty fades from 32 to 128 B, and '
              'nothing explains the rest')
-FAR_BW_GAP = ('the model holds an IIO read tracker while a read crosses to the other socket; the measured far rates '
-              'stay near the 35 contexts\' bound, so the hardware frees it (or tracks remote reads apart)')
+FAR_BW_GAP = ('the model holds an IIO read tracker while a read crosses to the other socket (10-25% below the measured '
+              'far rates); a tracker freed as the read crosses gives the 35 contexts\' bound, 8-16% above them: the '
+              'hardware sits between the two, by a mechanism not identified')
 DIP_GAP = 'the measured dip at 768-1280 B is not explained by the completion model'
 host_recs, host_checks = [], {'s011_hosts_lat': [], 's011_hosts_bw': []}
 by_system = {x['system']: x for x in host_systems}
