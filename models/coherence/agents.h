@@ -82,6 +82,11 @@ struct CachingAgentConfig {
   Tick request_latency = 0;  // from a miss to its request leaving (e.g. an address translation on the way)
   int mshrs = 8;
   int merge = 8;          // accesses one MSHR entry holds
+  // The core's store buffer, in stores (x86-TSO): a core's store completes
+  // into it and the buffer commits its stores to this cache in order
+  // (CoreThread, core_thread.h); 0: none, a call's stores are done in the
+  // cache before it returns.
+  int store_buffer = 0;
   // A next-line prefetcher: a core's load or store that misses also reads
   // this many lines after its own (shared), within its 4 KiB page, each not
   // held nor outstanding, while an MSHR stays free for the core; 0: none.

@@ -6,11 +6,24 @@
 // not what it waits for, waits until the agent loses its copy (a writer's
 // store took it), a polling loop's iteration, and reads again: a spinning
 // core's coherence traffic, without its spinning.
+//
+// With a store buffer (the agent's CachingAgentConfig::store_buffer > 0:
+// an x86-TSO core), a store completes into the buffer and the call goes on
+// (it waits only for room); the buffer commits its stores to the cache in
+// order, one at a time, so other cores see them in program order, and asks
+// for the lines of the stores behind the first one unique ahead of their
+// turn (a store of no bits, as a core's RFO prefetch does), as many at once
+// as the agent has MSHRs but one. A load of a line the buffer holds waits
+// until the buffer has committed it (TSO allows that: the load then reads
+// the core's own store, or a later one), and an atomic, or fence(), waits
+// for the buffer to drain (a locked instruction, MFENCE). A CoreThread
+// must outlive the stores in its buffer: fence() before it goes.
 #pragma once
 #include <systemc>
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 #include "models/coherence/agents.h"
@@ -19,7 +32,7 @@ namespace hx::coherence {
 
 class CoreThread final : public CoreSide, public LineWatcher {
  public:
-  explicit CoreThread(CachingAgent& a) : m_a(a) {}
+  explicit CoreThread(CachingAgent& a) : m_a(a), m_sb_cap(static_cast<std::size_t>(std::max(0, a.config().store_buffer))) {}
   std::uint64_t load(std::uint64_t line) {
     m_one[0] = line;
     return load_all(m_one)[0];
@@ -31,19 +44,33 @@ class CoreThread final : public CoreSide, public LineWatcher {
   }
   // The lines' values, in order.
   const std::vector<std::uint64_t>& load_all(const std::vector<std::uint64_t>& lines) {
+    while (buffered(lines)) sc_core::wait(m_sb_ev);
     run(lines, nullptr);
     return m_values;
   }
-  void store_all(const std::vector<std::uint64_t>& lines, const std::vector<std::uint64_t>& values) { run(lines, &values); }
+  void store_all(const std::vector<std::uint64_t>& lines, const std::vector<std::uint64_t>& values) {
+    if (m_sb_cap) buffer(lines, values, nullptr);
+    else run(lines, &values);
+  }
   // Stores of some bits of each line (`masks[i]` of lines[i]), keeping the
   // others: fields of descriptors that share a line.
   void store_all(const std::vector<std::uint64_t>& lines, const std::vector<std::uint64_t>& values,
                  const std::vector<std::uint64_t>& masks) {
-    run(lines, &values, &masks);
+    if (m_sb_cap) buffer(lines, values, &masks);
+    else run(lines, &values, &masks);
+  }
+  // Waits until every buffered store is in the cache (MFENCE; at once
+  // when the buffer is empty). done_at() is then the last one's commit.
+  void fence() {
+    if (m_sb.empty()) return;
+    while (!m_sb.empty()) sc_core::wait(m_sb_ev);
+    m_done_at = m_commit_at;
   }
   // An atomic on `line` (where the agent's config says it runs); returns
-  // the value it read.
+  // the value it read. Like a locked instruction, it waits for the store
+  // buffer to drain first.
   std::uint64_t atomic(std::uint64_t line, const Rmw& rmw) {
+    fence();
     m_values.assign(1, 0);
     m_lines = &m_one;
     m_pending = 1;
@@ -67,6 +94,20 @@ class CoreThread final : public CoreSide, public LineWatcher {
   Tick done_at() const { return m_done_at; }  // when the last call's last access was done
 
   void access_done(std::uint64_t tag, std::uint64_t value, Tick at) override {
+    if (tag == kCommit) {  // the buffer's oldest store is in the cache
+      m_sb.pop_front();
+      m_committing = false;
+      m_commit_at = at;
+      commit();
+      ask_ownership();
+      notify_now(m_sb_ev);
+      return;
+    }
+    if (tag == kOwn) {  // a line asked for ahead of its store is here
+      --m_asking;
+      ask_ownership();
+      return;
+    }
     m_values[tag] = value;
     m_done_at = at;
     if (m_next < m_lines->size()) issue(m_next++);
@@ -93,6 +134,48 @@ class CoreThread final : public CoreSide, public LineWatcher {
     m_a.access(m_store_values != nullptr, (*m_lines)[i], m_store_values ? (*m_store_values)[i] : 0, i, *this,
                m_masks ? (*m_masks)[i] : ~0ull);
   }
+
+  // The store buffer (see the header comment).
+  static constexpr std::uint64_t kCommit = std::uint64_t{1} << 62, kOwn = std::uint64_t{1} << 61;
+  struct Buffered {
+    std::uint64_t line, value, mask;
+    bool asked;  // its line asked for (ahead, or by its commit)
+  };
+  bool buffered(const std::vector<std::uint64_t>& lines) const {
+    for (const Buffered& b : m_sb)
+      if (std::find(lines.begin(), lines.end(), b.line) != lines.end()) return true;
+    return false;
+  }
+  void buffer(const std::vector<std::uint64_t>& lines, const std::vector<std::uint64_t>& values,
+              const std::vector<std::uint64_t>* masks) {
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      while (m_sb.size() >= m_sb_cap) sc_core::wait(m_sb_ev);
+      m_sb.push_back(Buffered{lines[i], values[i], masks ? (*masks)[i] : ~0ull, false});
+      commit();
+      ask_ownership();
+    }
+  }
+  // The oldest store goes to the cache, if none is on its way.
+  void commit() {
+    if (m_committing || m_sb.empty()) return;
+    m_committing = true;
+    Buffered& h = m_sb.front();
+    h.asked = true;
+    m_a.access(true, h.line, h.value, kCommit, *this, h.mask);
+  }
+  // The lines of the stores behind it, asked for unique (a store of no bits)
+  // in order, with an MSHR left for the commit and the core's loads.
+  void ask_ownership() {
+    const int limit = std::max(0, m_a.config().mshrs - 1);
+    for (Buffered& b : m_sb) {
+      if (m_asking >= limit) return;
+      if (b.asked) continue;
+      b.asked = true;
+      ++m_asking;
+      m_a.access(true, b.line, 0, kOwn, *this, 0);
+    }
+  }
+
   CachingAgent& m_a;
   std::vector<std::uint64_t> m_one = {0}, m_one_value = {0}, m_values;
   const std::vector<std::uint64_t>* m_lines = nullptr;
@@ -102,6 +185,12 @@ class CoreThread final : public CoreSide, public LineWatcher {
   Tick m_done_at = 0;
   sc_core::sc_event m_ev, m_lost_ev;
   bool m_lost = false;
+  const std::size_t m_sb_cap;
+  std::deque<Buffered> m_sb;
+  bool m_committing = false;
+  Tick m_commit_at = 0;  // when the last buffered store was committed
+  int m_asking = 0;      // ownership requests in flight
+  sc_core::sc_event m_sb_ev;
 };
 
 }  // namespace hx::coherence

@@ -600,6 +600,10 @@ const ParamTable<coherence::SocketSystemConfig>& socket_params() {
       P<C>("mesh_hop", "time", "5ns", "one trip across a socket's mesh (core, slice, socket-link port)",
            [](C& c, const Cursor& v) { c.mesh_hop = v.time(); }),
       P<C>("mshrs", "int", "16", "outstanding misses per core", [](C& c, const Cursor& v) { c.mshrs = static_cast<int>(v.integer(1, 256)); }),
+      P<C>("store_buffer", "int", "0",
+           "each core's store buffer, in stores (x86-TSO): a store completes into it, and it commits its stores to the core's "
+           "cache in order, taking their lines unique ahead of their turn (0: none, a core's stores are done before it goes on)",
+           [](C& c, const Cursor& v) { c.store_buffer = static_cast<int>(v.integer(0, 1024)); }),
       P<C>("prefetch", "int", "0",
            "lines after a core's missing load or store that its next-line prefetcher also reads (within the page; 0: none)",
            [](C& c, const Cursor& v) { c.prefetch = static_cast<int>(v.integer(0, 16)); }),

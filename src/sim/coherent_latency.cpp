@@ -50,12 +50,20 @@ class CoherentLatency final : public Workload {
         // Fresh lines a few apart, so that successive ones go to other slices.
         const std::uint64_t line = m_sys->line_at(home, (static_cast<std::uint64_t>(i) + 1) * kStride * coherence::kLineB);
         const std::uint64_t value = static_cast<std::uint64_t>(i) + 1;
-        if (m_l2) coherence::CoreThread(m_sys->core(holder, holder == 0 ? 1 : 0)).store(line, value);
+        if (m_l2) {
+          coherence::CoreThread writer(m_sys->core(holder, holder == 0 ? 1 : 0));
+          writer.store(line, value);
+          writer.fence();  // in its cache (with a store buffer, not only in the buffer)
+        }
         sc_core::wait(100, sc_core::SC_NS);
         const Tick t0 = now_tick();
         std::uint64_t got = value + 1;
-        if (m_write) reader.store(line, got);
-        else got = reader.load(line);
+        if (m_write) {
+          reader.store(line, got);
+          reader.fence();  // timed to the store's commit (with a store buffer, not to its entry)
+        } else {
+          got = reader.load(line);
+        }
         m_lat.add(to_ns(reader.done_at() - t0));
         const std::uint64_t want = m_write ? value + 1 : m_l2 ? value : 0;
         if (got != want)
