@@ -454,20 +454,18 @@ int store_buffering_rounds(int store_buffer, int* mp_forbidden) {
     const Tick pause[4] = {static_cast<Tick>(rng() % 200) * kNs, static_cast<Tick>(rng() % 200) * kNs,
                            static_cast<Tick>(rng() % 200) * kNs, static_cast<Tick>(rng() % 200) * kNs};
     std::uint64_t r0 = 9, r1 = 9, flag = 9, data = 9;
-    sc_core::sc_spawn([&] {
-      CoreThread t(s.core(0, 0));
-      sc_core::wait(sc_core::sc_time::from_value(pause[0] + 1));
-      t.store(line[0], 1);
-      r0 = t.load(line[1]);
-      t.fence();
-    });
-    sc_core::sc_spawn([&] {
-      CoreThread t(s.core(1, 0));
-      sc_core::wait(sc_core::sc_time::from_value(pause[1] + 1));
-      t.store(line[1], 1);
-      r1 = t.load(line[0]);
-      t.fence();
-    });
+    // SB: core 0 of `socket` stores 1 to its line, then loads the other one.
+    const auto sb = [&](int socket, std::uint64_t& r) {
+      sc_core::sc_spawn([&, socket] {
+        CoreThread t(s.core(socket, 0));
+        sc_core::wait(sc_core::sc_time::from_value(pause[socket] + 1));
+        t.store(line[socket], 1);
+        r = t.load(line[1 - socket]);
+        t.fence();
+      });
+    };
+    sb(0, r0);
+    sb(1, r1);
     sc_core::sc_spawn([&] {
       CoreThread t(s.core(0, 1));
       sc_core::wait(sc_core::sc_time::from_value(pause[2] + 1));
