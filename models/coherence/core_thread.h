@@ -96,6 +96,7 @@ class CoreThread final : public CoreSide, public LineWatcher {
   void access_done(std::uint64_t tag, std::uint64_t value, Tick at) override {
     if (tag == kCommit) {  // the buffer's oldest store is in the cache
       m_sb.pop_front();
+      --m_asked;  // it was asked for (by its commit, if not before)
       m_committing = false;
       m_commit_at = at;
       commit();
@@ -139,7 +140,6 @@ class CoreThread final : public CoreSide, public LineWatcher {
   static constexpr std::uint64_t kCommit = std::uint64_t{1} << 62, kOwn = std::uint64_t{1} << 61;
   struct Buffered {
     std::uint64_t line, value, mask;
-    bool asked;  // its line asked for (ahead, or by its commit)
   };
   bool buffered(const std::vector<std::uint64_t>& lines) const {
     for (const Buffered& b : m_sb)
@@ -150,7 +150,7 @@ class CoreThread final : public CoreSide, public LineWatcher {
               const std::vector<std::uint64_t>* masks) {
     for (std::size_t i = 0; i < lines.size(); ++i) {
       while (m_sb.size() >= m_sb_cap) sc_core::wait(m_sb_ev);
-      m_sb.push_back(Buffered{lines[i], values[i], masks ? (*masks)[i] : ~0ull, false});
+      m_sb.push_back(Buffered{lines[i], values[i], masks ? (*masks)[i] : ~0ull});
       commit();
       ask_ownership();
     }
@@ -159,20 +159,18 @@ class CoreThread final : public CoreSide, public LineWatcher {
   void commit() {
     if (m_committing || m_sb.empty()) return;
     m_committing = true;
-    Buffered& h = m_sb.front();
-    h.asked = true;
+    const Buffered& h = m_sb.front();
+    m_asked = std::max<std::size_t>(m_asked, 1);
     m_a.access(true, h.line, h.value, kCommit, *this, h.mask);
   }
   // The lines of the stores behind it, asked for unique (a store of no bits)
-  // in order, with an MSHR left for the commit and the core's loads.
+  // in order, with an MSHR left for the commit and the core's loads. The
+  // stores asked for are always the buffer's first m_asked.
   void ask_ownership() {
     const int limit = std::max(0, m_a.config().mshrs - 1);
-    for (Buffered& b : m_sb) {
-      if (m_asking >= limit) return;
-      if (b.asked) continue;
-      b.asked = true;
+    for (; m_asking < limit && m_asked < m_sb.size(); ++m_asked) {
       ++m_asking;
-      m_a.access(true, b.line, 0, kOwn, *this, 0);
+      m_a.access(true, m_sb[m_asked].line, 0, kOwn, *this, 0);
     }
   }
 
@@ -188,7 +186,8 @@ class CoreThread final : public CoreSide, public LineWatcher {
   const std::size_t m_sb_cap;
   std::deque<Buffered> m_sb;
   bool m_committing = false;
-  Tick m_commit_at = 0;  // when the last buffered store was committed
+  std::size_t m_asked = 0;  // the buffer's first stores whose lines were asked for (ahead, or by the commit)
+  Tick m_commit_at = 0;     // when the last buffered store was committed
   int m_asking = 0;      // ownership requests in flight
   sc_core::sc_event m_sb_ev;
 };
