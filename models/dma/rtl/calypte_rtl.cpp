@@ -22,18 +22,27 @@ enum : std::uint32_t { kTick };
 constexpr std::uint8_t kReqMwr = 0, kReqMrd = 1;
 constexpr std::uint32_t kCsrF2hBase = 0, kCsrF2hSize = 8, kCsrF2hUpd = 16, kCsrH2fUpd = 24;
 
-template <class W>
-void put_bytes(W& w, const std::vector<std::uint8_t>& b) {
-  std::uint8_t tmp[CalypteRtl::kBytes] = {};
-  if (!b.empty()) std::memcpy(tmp, b.data(), std::min<std::size_t>(b.size(), sizeof tmp));  // an empty vector's data() may be null
-  std::memcpy(&w[0], tmp, sizeof tmp);
+template <class W, std::size_t N>
+void put_bytes(W& w, const std::array<std::uint8_t, N>& b) {
+  static_assert(N == static_cast<std::size_t>(CalypteRtl::kBytes), "a beat fills the datapath");
+  std::memcpy(&w[0], b.data(), N);
 }
 template <class W>
 void get_bytes(const W& w, std::uint8_t* out) {
   std::memcpy(out, &w[0], CalypteRtl::kBytes);
 }
-std::uint64_t hash_bytes(const std::uint8_t* p, std::size_t n, std::uint64_t h) {
-  for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+// The checkers' digest of a beat offered (valid), taken word by word; a beat
+// not offered has none (nothing holds it: StreamChecker compares digests
+// only while a beat waits for ready).
+std::uint64_t beat_hash(bool valid, const std::uint8_t* p, std::uint64_t h) {
+  if (!valid) return 0;
+  static_assert(CalypteRtl::kBytes % 8 == 0, "a beat is whole words");
+  for (std::size_t i = 0; i < CalypteRtl::kBytes; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+  }
   return h;
 }
 // Two cycles with rst_n low, then released with the clock low.
@@ -165,8 +174,8 @@ void CalypteRtl::cq_write(std::uint32_t addr, const std::vector<std::uint8_t>& b
     b.addr = addr;
     b.len = static_cast<std::uint32_t>(bytes.size());
     const std::size_t from = k * kBytes, n = std::min<std::size_t>(kBytes, bytes.size() - from);
-    b.data.assign(bytes.begin() + static_cast<std::ptrdiff_t>(from), bytes.begin() + static_cast<std::ptrdiff_t>(from + n));
-    m_cq.push_back(std::move(b));
+    if (n) std::memcpy(b.data.data(), bytes.data() + from, n);
+    m_cq.push_back(b);
   }
   wake();
 }
@@ -199,7 +208,7 @@ void CalypteRtl::csr_read(std::uint32_t offset, std::function<void(std::uint64_t
   b.addr = offset;
   b.len = 8;
   b.tag = static_cast<std::uint32_t>(it - m_csr_reads.begin());
-  m_cq.push_back(std::move(b));
+  m_cq.push_back(b);
   wake();
 }
 
@@ -221,8 +230,8 @@ std::uint64_t CalypteRtl::send(int ch, std::uint32_t bytes, std::uint64_t stream
     b.chan = static_cast<std::uint32_t>(ch);
     b.len = bytes;
     const std::uint32_t from = k * kBytes, n = std::min<std::uint32_t>(kBytes, bytes - from);
-    b.data.assign(data.begin() + from, data.begin() + from + n);
-    m_f2h.push_back(std::move(b));
+    std::memcpy(b.data.data(), data.data() + from, n);
+    m_f2h.push_back(b);
   }
   wake();
   return start;
@@ -315,7 +324,7 @@ bool CalypteRtl::tick() {
   get_bytes(t.h2f_data, h_data);
   BeatSample s;
   s = {t.rq_valid != 0, t.rq_ready != 0, t.rq_sop != 0, t.rq_eop != 0, t.rq_addr, t.rq_len,
-       hash_bytes(rq_data, kBytes, t.rq_addr * 31 + t.rq_len)};
+       beat_hash(t.rq_valid, rq_data, t.rq_addr * 31 + t.rq_len)};
   if (m_inject && s.valid) {
     s.eop = !s.eop;  // a framing error the checker must catch
     m_inject = false;
@@ -323,12 +332,12 @@ bool CalypteRtl::tick() {
   m_chk_rq.sample(s, cyc);
   get_bytes(t.cq_data, in_data);
   m_chk_cq.sample({t.cq_valid != 0, t.cq_ready != 0, t.cq_sop != 0, t.cq_eop != 0, t.cq_addr, t.cq_len,
-                   hash_bytes(in_data, kBytes, t.cq_addr)}, cyc);
+                   beat_hash(t.cq_valid, in_data, t.cq_addr)}, cyc);
   get_bytes(t.f2h_data, in_data);
   m_chk_f2h.sample({t.f2h_valid != 0, t.f2h_ready != 0, t.f2h_sop != 0, t.f2h_eop != 0, 0, 0,
-                    hash_bytes(in_data, kBytes, t.f2h_chan)}, cyc);
+                    beat_hash(t.f2h_valid, in_data, t.f2h_chan)}, cyc);
   m_chk_h2f.sample({t.h2f_valid != 0, t.h2f_ready != 0, t.h2f_sop != 0, t.h2f_eop != 0, 0, 0,
-                    hash_bytes(h_data, kBytes, t.h2f_chan * 65537u + t.h2f_len)}, cyc);
+                    beat_hash(t.h2f_valid, h_data, t.h2f_chan * 65537u + t.h2f_len)}, cyc);
   const std::uint64_t rq_addr = t.rq_addr;
   const std::uint32_t rq_len = t.rq_len;
   const bool rq_sop = t.rq_sop, rq_eop = t.rq_eop;

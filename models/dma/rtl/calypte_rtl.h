@@ -22,6 +22,7 @@
 // travel as the pattern the behavioural model uses; the RTL is built with
 // 16 channels and a 256-bit datapath.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -77,7 +78,7 @@ class CalypteRtl final : public pcie::Device, public CalypteApi, public Actor {
     bool sop = false, eop = false;
     std::uint8_t type = 0;
     std::uint32_t addr = 0, len = 0, chan = 0, tag = 0;
-    std::vector<std::uint8_t> data;
+    std::array<std::uint8_t, kBytes> data{};  // the beat's bytes, zero beyond the packet's end
   };
   struct F2hPacket {
     int ch;
