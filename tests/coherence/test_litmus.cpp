@@ -20,8 +20,15 @@
 //    waits only for older ones to its own line), with a fence that drains
 //    all (Arm's DMB between stores): message passing's relaxed outcome,
 //    which Arm allows without a barrier, must appear, and the barrier must
-//    forbid it. Arm's loads may also be reordered among themselves; these
-//    cores do not (their outcomes are a subset of Arm's).
+//    forbid it;
+//  - Arm cores: those stores, and accesses that perform out of program
+//    order, except two to the same line (coherence) and any two a barrier
+//    (DMB) separates: a load may go before an older load or store to
+//    another line, a store before an older load (the core issues one
+//    access at a time, in any order these rules allow). Message passing
+//    needs a barrier on both sides, load buffering's and IRIW's relaxed
+//    outcomes appear (the N1 cores of S000 have no dependencies here to
+//    order them), and barriers forbid them again.
 // The outcomes every one of these models forbids (CoRR, CoWR, CoRW, CoWW's
 // incoherence; IRIW's disagreement, as x86 and multi-copy-atomic Arm do;
 // MP and LB's under TSO) are named and checked absent as well, and two
@@ -59,11 +66,13 @@ using Program = std::vector<Op>;
 using Outcome = std::vector<int>;  // every register, by index
 
 // The cores' memory model (above).
-enum class Model { SC, TSO, WeakStores };
-const char* model_name(Model m) { return m == Model::SC ? "SC" : m == Model::TSO ? "TSO" : "stores reordered"; }
+enum class Model { SC, TSO, WeakStores, Arm };
+const char* model_name(Model m) {
+  return m == Model::SC ? "SC" : m == Model::TSO ? "TSO" : m == Model::WeakStores ? "stores reordered" : "Arm";
+}
 
 // A broken store buffer, to show the tests catch one.
-enum class Fault { None, NoForwarding, TsoOutOfOrder };
+enum class Fault { None, NoForwarding, TsoOutOfOrder, LoadsPassSameLine };
 
 int registers(const std::vector<Program>& ps) {
   int n = 0;
@@ -92,6 +101,22 @@ const std::pair<int, int>* forwarded(const Buffer& b, int line) {
   return nullptr;
 }
 
+// Whether op i of p may perform next, the ops in `done` performed: the
+// first one not done, in program order; on Arm cores, any one not done
+// that no older op not done precedes (a barrier, or an access to its line;
+// a broken core lets a load pass an older load to its line).
+bool may_go(const Program& p, std::uint32_t done, std::size_t i, Model m, Fault f = Fault::None) {
+  if (done >> i & 1) return false;
+  for (std::size_t j = 0; j < i; ++j) {
+    if (done >> j & 1) continue;
+    const bool loads = !p[i].store && !p[j].store;
+    const bool same_line = p[j].line == p[i].line && !(f == Fault::LoadsPassSameLine && loads);
+    if (m != Model::Arm || p[j].fence || p[i].fence || same_line) return false;
+  }
+  return true;
+}
+bool all_done(const Program& p, std::uint32_t done) { return done == (std::uint32_t{1} << p.size()) - 1; }
+
 int lines_of(const std::vector<Program>& ps) {
   int n = 0;
   for (const Program& p : ps)
@@ -104,7 +129,7 @@ int lines_of(const std::vector<Program>& ps) {
 // atomic. Under SC a store writes memory at once.
 std::set<Outcome> model_outcomes(const std::vector<Program>& ps, Model model) {
   std::set<Outcome> out;
-  std::vector<std::size_t> pc(ps.size(), 0);
+  std::vector<std::uint32_t> done(ps.size(), 0);  // per core: the ops performed
   std::vector<Buffer> sb(ps.size());
   std::vector<int> mem(static_cast<std::size_t>(lines_of(ps)), 0);
   Outcome regs(static_cast<std::size_t>(registers(ps)), 0);
@@ -123,11 +148,12 @@ std::set<Outcome> model_outcomes(const std::vector<Program>& ps, Model model) {
         sb[c].insert(sb[c].begin() + static_cast<std::ptrdiff_t>(i), e);
         mem[static_cast<std::size_t>(e.first)] = saved;
       }
-      if (pc[c] == ps[c].size()) continue;
-      const Op o = ps[c][pc[c]];
+      for (std::size_t i = 0; i < ps[c].size(); ++i) {
+      if (!may_go(ps[c], done[c], i, model)) continue;
+      const Op o = ps[c][i];
       if (o.fence && !sb[c].empty()) continue;
       any = true;
-      ++pc[c];
+      done[c] |= std::uint32_t{1} << i;
       if (o.fence) {
         go();
       } else if (o.store && model != Model::SC) {
@@ -147,7 +173,8 @@ std::set<Outcome> model_outcomes(const std::vector<Program>& ps, Model model) {
         go();
         r = saved;
       }
-      --pc[c];
+      done[c] &= ~(std::uint32_t{1} << i);
+      }
     }
     if (!any) out.insert(regs);
   };
@@ -171,7 +198,8 @@ struct Machine : Sink {
     std::vector<CacheLine> cl;  // [core * lines + line]
     std::vector<HomeLine> home;
     std::vector<Msg> net;
-    std::vector<std::size_t> pc;
+    std::vector<std::uint32_t> done;  // per core: the ops performed
+    std::vector<int> op;       // per core: the op its access waits for, or -1
     std::vector<int> waiting;  // per core: the line its access waits for, or -1
     Outcome regs;
     std::vector<Buffer> sb;             // per core: its store buffer
@@ -200,7 +228,9 @@ struct Machine : Sink {
     k += '|';
     // waiting is -2 (an eviction outstanding), -1 or a line: shifted to be
     // non-negative, so that it never hides the program counter.
-    for (std::size_t c = 0; c < s.pc.size(); ++c) put(k, s.pc[c] << 8 | static_cast<std::uint64_t>(s.waiting[c] + 2));
+    for (std::size_t c = 0; c < s.done.size(); ++c)
+      put(k, static_cast<std::uint64_t>(s.done[c]) << 16 | static_cast<std::uint64_t>(s.op[c] + 1) << 8 |
+                 static_cast<std::uint64_t>(s.waiting[c] + 2));
     for (int r : s.regs) put(k, static_cast<std::uint64_t>(r));
     for (std::size_t c = 0; c < s.sb.size(); ++c) {
       k += '#';
@@ -221,9 +251,11 @@ struct Machine : Sink {
   // home's Comp: the request retires with nothing loaded or stored here).
   void complete(State& s, int c, const RnStep& r) {
     if (!r.loaded && !r.stored && !(r.row && (r.row->ops & kOpRetire))) return;
-    const Op o = progs[static_cast<std::size_t>(c)][s.pc[static_cast<std::size_t>(c)]];
+    const std::size_t i = static_cast<std::size_t>(s.op[static_cast<std::size_t>(c)]);
+    const Op o = progs[static_cast<std::size_t>(c)][i];
     if (!o.store && r.loaded) s.regs[static_cast<std::size_t>(o.value)] = static_cast<int>(r.value);
-    s.pc[static_cast<std::size_t>(c)]++;
+    s.done[static_cast<std::size_t>(c)] |= std::uint32_t{1} << i;
+    s.op[static_cast<std::size_t>(c)] = -1;
     s.waiting[static_cast<std::size_t>(c)] = -1;
   }
 
@@ -233,7 +265,8 @@ struct Machine : Sink {
     State init;
     init.cl.assign(static_cast<std::size_t>(cores * lines), CacheLine{});
     init.home.assign(static_cast<std::size_t>(lines), HomeLine{});
-    init.pc.assign(progs.size(), 0);
+    init.done.assign(progs.size(), 0);
+    init.op.assign(progs.size(), -1);
     init.waiting.assign(progs.size(), -1);
     init.regs.assign(static_cast<std::size_t>(registers(progs)), 0);
     init.sb.assign(progs.size(), Buffer{});
@@ -253,10 +286,9 @@ struct Machine : Sink {
       ++*states;
       bool done = s.net.empty();
       for (int c = 0; c < cores; ++c)
-        done &= s.pc[static_cast<std::size_t>(c)] == progs[static_cast<std::size_t>(c)].size() && s.sb[static_cast<std::size_t>(c)].empty();
+        done &= all_done(progs[static_cast<std::size_t>(c)], s.done[static_cast<std::size_t>(c)]) && s.sb[static_cast<std::size_t>(c)].empty();
       if (done) out.insert(s.regs);
       for (int c = 0; c < cores; ++c) {
-        const std::size_t pc = s.pc[static_cast<std::size_t>(c)];
         const Buffer& sb = s.sb[static_cast<std::size_t>(c)];
         // A buffered store drains: a store in the cache, one at a time.
         for (std::size_t i = 0; i < sb.size() && s.draining[static_cast<std::size_t>(c)] < 0; ++i) {
@@ -272,10 +304,13 @@ struct Machine : Sink {
           if (r.stored) drained(n, c);
           push(n);
         }
-        // The core's next step, if it is not already waiting for an access
-        // (a lambda: its returns leave the step, not the core's other moves).
-        [&] {
-          if (pc >= progs[static_cast<std::size_t>(c)].size() || s.waiting[static_cast<std::size_t>(c)] >= 0) return;
+        // The core's next step, each op that may go next, if it is not
+        // already waiting for an access (a lambda: its returns leave the
+        // step, not the core's other moves).
+        for (std::size_t pc = 0; pc < progs[static_cast<std::size_t>(c)].size(); ++pc) [&] {
+          if (!may_go(progs[static_cast<std::size_t>(c)], s.done[static_cast<std::size_t>(c)], pc, model, fault) ||
+              s.waiting[static_cast<std::size_t>(c)] >= 0)
+            return;
           const Op o = progs[static_cast<std::size_t>(c)][pc];
           if (model != Model::SC && !o.once && (o.fence || o.store || (fault != Fault::NoForwarding && forwarded(sb, o.line)))) {
             // Done in the core: a fence once the buffer is empty, a store
@@ -284,14 +319,14 @@ struct Machine : Sink {
             State n = s;
             if (o.store) n.sb[static_cast<std::size_t>(c)].emplace_back(o.line, o.value);
             else if (!o.fence) n.regs[static_cast<std::size_t>(o.value)] = forwarded(sb, o.line)->second;
-            n.pc[static_cast<std::size_t>(c)]++;
+            n.done[static_cast<std::size_t>(c)] |= std::uint32_t{1} << pc;
             sent.clear();
             push(n);
             return;
           }
           if (o.fence) {  // no buffer: nothing to wait for
             State n = s;
-            n.pc[static_cast<std::size_t>(c)]++;
+            n.done[static_cast<std::size_t>(c)] |= std::uint32_t{1} << pc;
             sent.clear();
             push(n);
             return;
@@ -305,6 +340,7 @@ struct Machine : Sink {
           const RnStep r = rn_step(l, e, nullptr, static_cast<AgentId>(c), home_id,
                                    static_cast<std::uint64_t>(o.line), static_cast<std::uint64_t>(o.value), *this);
           if (r.row) {
+            n.op[static_cast<std::size_t>(c)] = static_cast<int>(pc);
             if (r.loaded || r.stored) complete(n, c, r);
             else n.waiting[static_cast<std::size_t>(c)] = o.line;
             push(n);
@@ -336,7 +372,8 @@ struct Machine : Sink {
           const bool drain = n.draining[m.dst] == static_cast<int>(m.line);
           std::uint64_t value = 0;
           if (drain) value = static_cast<std::uint64_t>(n.sb[m.dst][n.drain_at[m.dst]].second);
-          else if (n.waiting[m.dst] == static_cast<int>(m.line)) value = static_cast<std::uint64_t>(progs[m.dst][n.pc[m.dst]].value);
+          else if (n.waiting[m.dst] == static_cast<int>(m.line))
+            value = static_cast<std::uint64_t>(progs[m.dst][static_cast<std::size_t>(n.op[m.dst])].value);
           const RnStep r = rn_step(n.cl[static_cast<std::size_t>(m.dst * lines + static_cast<int>(m.line))], rn_event_of(m.type), &m,
                                    m.dst, home_id, m.line, value, *this);
           if (drain) {
@@ -473,10 +510,42 @@ TEST(CoherenceLitmus, WeakStores) {
   litmus("MP+dmb", {{st(x, 1), fence(), st(y, 1)}, {ld(y, 0), ld(x, 1)}}, {{1, 0}}, true, Model::WeakStores);
 }
 
+// Arm cores (S000's N1 hosts): accesses to other lines perform in any
+// order, so message passing needs a barrier on both sides, and load
+// buffering's and IRIW's relaxed outcomes appear until barriers forbid
+// them; accesses to one line stay in order (the coherence tests).
+TEST(CoherenceLitmus, ArmCoherence) {
+  litmus("CoRR", {{st(x, 1)}, {ld(x, 0), ld(x, 1)}}, {{1, 0}}, true, Model::Arm);
+  litmus("CoWR", {{st(x, 1), ld(x, 0)}, {st(x, 2)}}, {{0}}, true, Model::Arm);
+  litmus("CoRW", {{ld(x, 0), st(x, 1)}, {st(x, 2)}}, {{1}}, true, Model::Arm);
+  litmus("CoWW", {{st(x, 1), st(x, 2)}, {ld(x, 0), ld(x, 1)}}, {{2, 1}}, true, Model::Arm);
+}
+TEST(CoherenceLitmus, ArmMessagePassing) {
+  litmus("MP", {{st(x, 1), st(y, 1)}, {ld(y, 0), ld(x, 1)}}, {}, true, Model::Arm, {{1, 0}});
+  // A barrier on the writer's side only: the reader's loads still pass each other.
+  litmus("MP+dmb.w", {{st(x, 1), fence(), st(y, 1)}, {ld(y, 0), ld(x, 1)}}, {}, true, Model::Arm, {{1, 0}});
+  litmus("MP+dmbs", {{st(x, 1), fence(), st(y, 1)}, {ld(y, 0), fence(), ld(x, 1)}}, {{1, 0}}, true, Model::Arm);
+}
+TEST(CoherenceLitmus, ArmLoadAndStoreBuffering) {
+  litmus("LB", {{ld(x, 0), st(y, 1)}, {ld(y, 1), st(x, 1)}}, {}, true, Model::Arm, {{1, 1}});
+  litmus("LB+dmbs", {{ld(x, 0), fence(), st(y, 1)}, {ld(y, 1), fence(), st(x, 1)}}, {{1, 1}}, true, Model::Arm);
+  litmus("SB", {{st(x, 1), ld(y, 0)}, {st(y, 1), ld(x, 1)}}, {}, true, Model::Arm, {{0, 0}});
+  litmus("SB+dmbs", {{st(x, 1), fence(), ld(y, 0)}, {st(y, 1), fence(), ld(x, 1)}}, {{0, 0}}, true, Model::Arm);
+}
+// Arm is multi-copy atomic: the readers disagree only by reading out of
+// order, which a barrier between their loads forbids.
+TEST(CoherenceLitmus, ArmIriw) {
+  litmus("IRIW", {{st(x, 1)}, {st(y, 1)}, {ld(x, 0), ld(y, 1)}, {ld(y, 2), ld(x, 3)}}, {}, false, Model::Arm, {{1, 0, 1, 0}});
+  litmus("IRIW+dmbs", {{st(x, 1)}, {st(y, 1)}, {ld(x, 0), fence(), ld(y, 1)}, {ld(y, 2), fence(), ld(x, 3)}}, {{1, 0, 1, 0}}, false,
+         Model::Arm);
+}
+
 // The checks above can fail: a store buffer that does not forward to its
-// core's own loads lets a core miss its own store (CoWR), and a TSO buffer
+// core's own loads lets a core miss its own store (CoWR), a TSO buffer
 // that drains out of order lets message passing's reader see the flag
-// without the data. Both are seen on the engine and named.
+// without the data, and an Arm core whose loads pass older loads to their
+// own line reads a line's writes out of order (CoRR). Each is seen on the
+// engine and named.
 TEST(CoherenceLitmus, BrokenStoreBuffersAreCaught) {
   const std::vector<Program> cowr = {{st(x, 1), ld(x, 0)}, {st(x, 2)}};
   const std::vector<Program> mp = {{st(x, 1), st(y, 1)}, {ld(y, 0), ld(x, 1)}};
@@ -487,6 +556,10 @@ TEST(CoherenceLitmus, BrokenStoreBuffersAreCaught) {
   const auto unordered = on_engine(mp, true, HomePolicy{}, Model::TSO, Fault::TsoOutOfOrder, &states);
   EXPECT_EQ(unordered.count(Outcome{1, 0}), 1u) << "a TSO store buffer draining out of order was not caught";
   EXPECT_NE(unordered, model_outcomes(mp, Model::TSO));
+  const std::vector<Program> corr = {{st(x, 1)}, {ld(x, 0), ld(x, 1)}};
+  const auto passing = on_engine(corr, true, HomePolicy{}, Model::Arm, Fault::LoadsPassSameLine, &states);
+  EXPECT_EQ(passing.count(Outcome{1, 0}), 1u) << "an Arm core reading one line out of order was not caught";
+  EXPECT_NE(passing, model_outcomes(corr, Model::Arm));
 }
 
 }  // namespace
