@@ -480,13 +480,15 @@ TEST(CoherenceLitmus, Iriw) {
 // (CC-NIC's inline flag: a descriptor's data, then its ready flag) and
 // load buffering stay forbidden; store buffering's both-old outcome
 // appears, and an MFENCE between each store and load forbids it again.
-TEST(CoherenceLitmus, TsoCoherence) {
-  litmus("CoRR", {{st(x, 1)}, {ld(x, 0), ld(x, 1)}}, {{1, 0}}, true, Model::TSO);
-  // The core's own store is seen at once, from its buffer.
-  litmus("CoWR", {{st(x, 1), ld(x, 0)}, {st(x, 2)}}, {{0}}, true, Model::TSO);
-  litmus("CoRW", {{ld(x, 0), st(x, 1)}, {st(x, 2)}}, {{1}}, true, Model::TSO);
-  litmus("CoWW", {{st(x, 1), st(x, 2)}, {ld(x, 0), ld(x, 1)}}, {{2, 1}}, true, Model::TSO);
+// The four coherence tests on cores of `model` (CoWR: the core's own store
+// is seen at once, from its buffer).
+void coherence_tests(Model model) {
+  litmus("CoRR", {{st(x, 1)}, {ld(x, 0), ld(x, 1)}}, {{1, 0}}, true, model);
+  litmus("CoWR", {{st(x, 1), ld(x, 0)}, {st(x, 2)}}, {{0}}, true, model);
+  litmus("CoRW", {{ld(x, 0), st(x, 1)}, {st(x, 2)}}, {{1}}, true, model);
+  litmus("CoWW", {{st(x, 1), st(x, 2)}, {ld(x, 0), ld(x, 1)}}, {{2, 1}}, true, model);
 }
+TEST(CoherenceLitmus, TsoCoherence) { coherence_tests(Model::TSO); }
 TEST(CoherenceLitmus, TsoMessagePassing) {
   litmus("MP", {{st(x, 1), st(y, 1)}, {ld(y, 0), ld(x, 1)}}, {{1, 0}}, true, Model::TSO);
   litmus("LB", {{ld(x, 0), st(y, 1)}, {ld(y, 1), st(x, 1)}}, {{1, 1}}, true, Model::TSO);
@@ -504,8 +506,7 @@ TEST(CoherenceLitmus, TsoIriw) {
 // and a barrier between the producer's stores forbids it; the coherence
 // tests stay forbidden.
 TEST(CoherenceLitmus, WeakStores) {
-  litmus("CoWW", {{st(x, 1), st(x, 2)}, {ld(x, 0), ld(x, 1)}}, {{2, 1}}, true, Model::WeakStores);
-  litmus("CoWR", {{st(x, 1), ld(x, 0)}, {st(x, 2)}}, {{0}}, true, Model::WeakStores);
+  coherence_tests(Model::WeakStores);
   litmus("MP", {{st(x, 1), st(y, 1)}, {ld(y, 0), ld(x, 1)}}, {}, true, Model::WeakStores, {{1, 0}});
   litmus("MP+dmb", {{st(x, 1), fence(), st(y, 1)}, {ld(y, 0), ld(x, 1)}}, {{1, 0}}, true, Model::WeakStores);
 }
@@ -514,12 +515,7 @@ TEST(CoherenceLitmus, WeakStores) {
 // order, so message passing needs a barrier on both sides, and load
 // buffering's and IRIW's relaxed outcomes appear until barriers forbid
 // them; accesses to one line stay in order (the coherence tests).
-TEST(CoherenceLitmus, ArmCoherence) {
-  litmus("CoRR", {{st(x, 1)}, {ld(x, 0), ld(x, 1)}}, {{1, 0}}, true, Model::Arm);
-  litmus("CoWR", {{st(x, 1), ld(x, 0)}, {st(x, 2)}}, {{0}}, true, Model::Arm);
-  litmus("CoRW", {{ld(x, 0), st(x, 1)}, {st(x, 2)}}, {{1}}, true, Model::Arm);
-  litmus("CoWW", {{st(x, 1), st(x, 2)}, {ld(x, 0), ld(x, 1)}}, {{2, 1}}, true, Model::Arm);
-}
+TEST(CoherenceLitmus, ArmCoherence) { coherence_tests(Model::Arm); }
 TEST(CoherenceLitmus, ArmMessagePassing) {
   litmus("MP", {{st(x, 1), st(y, 1)}, {ld(y, 0), ld(x, 1)}}, {}, true, Model::Arm, {{1, 0}});
   // A barrier on the writer's side only: the reader's loads still pass each other.
