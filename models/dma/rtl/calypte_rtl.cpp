@@ -34,9 +34,11 @@ void get_bytes(const W& w, std::uint8_t* out) {
 // The checkers' digest of a beat offered (valid), taken word by word; a beat
 // not offered has none (nothing holds it: StreamChecker compares digests
 // only while a beat waits for ready).
-std::uint64_t beat_hash(bool valid, const std::uint8_t* p, std::uint64_t h) {
+template <class W>
+std::uint64_t beat_hash(bool valid, const W& data, std::uint64_t h) {
   if (!valid) return 0;
   static_assert(CalypteRtl::kBytes % 8 == 0, "a beat is whole words");
+  const auto* p = reinterpret_cast<const unsigned char*>(&data[0]);
   for (std::size_t i = 0; i < CalypteRtl::kBytes; i += 8) {
     std::uint64_t w;
     std::memcpy(&w, p + i, 8);
@@ -319,25 +321,24 @@ bool CalypteRtl::tick() {
   const bool rq_fire = t.rq_valid && t.rq_ready;
   const bool h_fire = t.h2f_valid && t.h2f_ready;
   const bool cc_fire = t.cc_valid && t.cc_ready;
-  std::uint8_t rq_data[kBytes], h_data[kBytes], in_data[kBytes];
-  get_bytes(t.rq_data, rq_data);
-  get_bytes(t.h2f_data, h_data);
+  // The bytes of the beats taken, kept past the rising edge.
+  std::uint8_t rq_data[kBytes] = {}, h_data[kBytes] = {};
+  if (rq_fire) get_bytes(t.rq_data, rq_data);
+  if (h_fire) get_bytes(t.h2f_data, h_data);
   BeatSample s;
   s = {t.rq_valid != 0, t.rq_ready != 0, t.rq_sop != 0, t.rq_eop != 0, t.rq_addr, t.rq_len,
-       beat_hash(t.rq_valid, rq_data, t.rq_addr * 31 + t.rq_len)};
+       beat_hash(t.rq_valid, t.rq_data, t.rq_addr * 31 + t.rq_len)};
   if (m_inject && s.valid) {
     s.eop = !s.eop;  // a framing error the checker must catch
     m_inject = false;
   }
   m_chk_rq.sample(s, cyc);
-  get_bytes(t.cq_data, in_data);
   m_chk_cq.sample({t.cq_valid != 0, t.cq_ready != 0, t.cq_sop != 0, t.cq_eop != 0, t.cq_addr, t.cq_len,
-                   beat_hash(t.cq_valid, in_data, t.cq_addr)}, cyc);
-  get_bytes(t.f2h_data, in_data);
+                   beat_hash(t.cq_valid, t.cq_data, t.cq_addr)}, cyc);
   m_chk_f2h.sample({t.f2h_valid != 0, t.f2h_ready != 0, t.f2h_sop != 0, t.f2h_eop != 0, 0, 0,
-                    beat_hash(t.f2h_valid, in_data, t.f2h_chan)}, cyc);
+                    beat_hash(t.f2h_valid, t.f2h_data, t.f2h_chan)}, cyc);
   m_chk_h2f.sample({t.h2f_valid != 0, t.h2f_ready != 0, t.h2f_sop != 0, t.h2f_eop != 0, 0, 0,
-                    beat_hash(t.h2f_valid, h_data, t.h2f_chan * 65537u + t.h2f_len)}, cyc);
+                    beat_hash(t.h2f_valid, t.h2f_data, t.h2f_chan * 65537u + t.h2f_len)}, cyc);
   const std::uint64_t rq_addr = t.rq_addr;
   const std::uint32_t rq_len = t.rq_len;
   const bool rq_sop = t.rq_sop, rq_eop = t.rq_eop;

@@ -35,7 +35,7 @@ class StreamChecker {
         fail(cycle, "beat changed while waiting for ready");
     }
     m_stalled = s.valid && !s.ready;
-    m_held = s;
+    if (m_stalled) m_held = s;  // read only while stalled
     if (!(s.valid && s.ready)) return;
     if (s.sop == m_in_packet) fail(cycle, s.sop ? "sop inside a packet" : "first beat of a packet without sop");
     if (s.sop && m_tlp) {
