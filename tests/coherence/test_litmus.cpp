@@ -25,15 +25,17 @@
 //    order, except two to the same line (coherence) and any two a barrier
 //    (DMB) separates: a load may go before an older load or store to
 //    another line, a store before an older load (the core issues one
-//    access at a time, in any order these rules allow). Message passing
-//    needs a barrier on both sides, load buffering's and IRIW's relaxed
-//    outcomes appear (the N1 cores of S000 have no dependencies here to
-//    order them), and barriers forbid them again.
+//    access at a time, in any order these rules allow; a load marked with
+//    an address dependency goes after the core's older loads). Message
+//    passing needs a barrier on both sides, or a barrier on the writer's
+//    and an address dependency on the reader's; load buffering's and
+//    IRIW's relaxed outcomes appear, and barriers forbid them again.
 // The outcomes every one of these models forbids (CoRR, CoWR, CoRW, CoWW's
 // incoherence; IRIW's disagreement, as x86 and multi-copy-atomic Arm do;
-// MP and LB's under TSO) are named and checked absent as well, and two
-// broken store buffers (no forwarding to the core's own loads; a TSO buffer
-// draining out of order) must be caught.
+// MP and LB's under TSO) are named and checked absent as well, and three
+// broken cores (a store buffer not forwarding to the core's own loads; a
+// TSO buffer draining out of order; an Arm core whose loads pass older
+// loads to their own line) must be caught.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -129,8 +131,9 @@ int lines_of(const std::vector<Program>& ps) {
 }
 
 // The model on a flat memory, memory initially 0: every interleaving of
-// the programs' steps and, with store buffers, of their drains, each
-// atomic. Under SC a store writes memory at once.
+// the programs' steps (in program order, or on Arm cores any order may_go
+// allows) and, with store buffers, of their drains, each atomic. Under SC
+// a store writes memory at once.
 std::set<Outcome> model_outcomes(const std::vector<Program>& ps, Model model) {
   std::set<Outcome> out;
   std::vector<std::uint32_t> done(ps.size(), 0);  // per core: the ops performed
@@ -153,31 +156,31 @@ std::set<Outcome> model_outcomes(const std::vector<Program>& ps, Model model) {
         mem[static_cast<std::size_t>(e.first)] = saved;
       }
       for (std::size_t i = 0; i < ps[c].size(); ++i) {
-      if (!may_go(ps[c], done[c], i, model)) continue;
-      const Op o = ps[c][i];
-      if (o.fence && !sb[c].empty()) continue;
-      any = true;
-      done[c] |= std::uint32_t{1} << i;
-      if (o.fence) {
-        go();
-      } else if (o.store && model != Model::SC) {
-        sb[c].emplace_back(o.line, o.value);
-        go();
-        sb[c].pop_back();
-      } else if (o.store) {
-        const int saved = mem[static_cast<std::size_t>(o.line)];
-        mem[static_cast<std::size_t>(o.line)] = o.value;
-        go();
-        mem[static_cast<std::size_t>(o.line)] = saved;
-      } else {
-        int& r = regs[static_cast<std::size_t>(o.value)];
-        const int saved = r;
-        const auto* f = forwarded(sb[c], o.line);
-        r = f ? f->second : mem[static_cast<std::size_t>(o.line)];
-        go();
-        r = saved;
-      }
-      done[c] &= ~(std::uint32_t{1} << i);
+        if (!may_go(ps[c], done[c], i, model)) continue;
+        const Op o = ps[c][i];
+        if (o.fence && !sb[c].empty()) continue;
+        any = true;
+        done[c] |= std::uint32_t{1} << i;
+        if (o.fence) {
+          go();
+        } else if (o.store && model != Model::SC) {
+          sb[c].emplace_back(o.line, o.value);
+          go();
+          sb[c].pop_back();
+        } else if (o.store) {
+          const int saved = mem[static_cast<std::size_t>(o.line)];
+          mem[static_cast<std::size_t>(o.line)] = o.value;
+          go();
+          mem[static_cast<std::size_t>(o.line)] = saved;
+        } else {
+          int& r = regs[static_cast<std::size_t>(o.value)];
+          const int saved = r;
+          const auto* f = forwarded(sb[c], o.line);
+          r = f ? f->second : mem[static_cast<std::size_t>(o.line)];
+          go();
+          r = saved;
+        }
+        done[c] &= ~(std::uint32_t{1} << i);
       }
     }
     if (!any) out.insert(regs);
@@ -230,8 +233,9 @@ struct Machine : Sink {
       put(k, m.data << 16 | m.fwd);
     }
     k += '|';
-    // waiting is -2 (an eviction outstanding), -1 or a line: shifted to be
-    // non-negative, so that it never hides the program counter.
+    // waiting is -2 (an eviction outstanding), -1 or a line, and op -1 or
+    // an op: shifted to be non-negative, so that neither hides the
+    // accesses performed.
     for (std::size_t c = 0; c < s.done.size(); ++c)
       put(k, static_cast<std::uint64_t>(s.done[c]) << 16 | static_cast<std::uint64_t>(s.op[c] + 1) << 8 |
                  static_cast<std::uint64_t>(s.waiting[c] + 2));
