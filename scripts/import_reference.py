@@ -443,17 +443,16 @@ WRRD_GAP = ('LAT_DMA_WRRD grows ~0.28 ns/B from 1 to 2 KiB on every host, about 
             '(link and engine write time); the missing mechanism is not identified (docs/calibration.md, S011 hosts)')
 DIP_HOST_GAP = ('the measured dip at 768-1280 B (a point more than 5% below the 512 B and 2048 B ones) is not explained by '
                 'the completion model; it appears on every MRRS-512 host and not on the MRRS-4096 Broadwell host')
-bw_rd = {}
-for r in csv.DictReader(open(os.path.join(SRC, 's011_pciebench', 'bw_dma_vs_size.csv'))):
-    if r['test'] == 'BW_DMA_RD':
-        bw_rd[(r['system'], int(r['size_B']))] = float(r['gbit_per_s'])
+def measured(fname, key):
+    # One pcie-bench curve file's values, by (system, test, size).
+    return {(r['system'], r['test'], int(r['size_B'])): float(r[key])
+            for r in csv.DictReader(open(os.path.join(SRC, 's011_pciebench', fname)))}
+bw_rows = measured('bw_dma_vs_size.csv', 'gbit_per_s')
+lat_rows = measured('lat_dma_vs_size.csv', 'median_ns')
 def dips(system, size):
     # The measured curve dips there: more than 5% below both its 512 B and 2048 B values.
-    v = bw_rd[(system, size)]
-    return v < 0.95 * min(bw_rd[(system, 512)], bw_rd[(system, 2048)])
-lat_rows = {}
-for r in csv.DictReader(open(os.path.join(SRC, 's011_pciebench', 'lat_dma_vs_size.csv'))):
-    lat_rows[(r['system'], r['test'], int(r['size_B']))] = float(r['median_ns'])
+    v = bw_rows[(system, 'BW_DMA_RD', size)]
+    return v < 0.95 * min(bw_rows[(system, 'BW_DMA_RD', 512)], bw_rows[(system, 'BW_DMA_RD', 2048)])
 def e3_irregular(x, test, size):
     # The IOMMU-off row measured more than 20% above the IOMMU-on one (4 KiB pages) of the same test and size.
     if x['iommu'] != 'off':
