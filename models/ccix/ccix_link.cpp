@@ -146,9 +146,21 @@ void CcixLink::pump() {
     tx_messages += static_cast<std::uint64_t>(b->n);
     if (b->n == 0) ++tx_credit_only;
     tx_bytes += t->len;
+    bool timed = false;
     for (int i = 0; i < b->n; ++i) {
       Packet* p = b->msgs[i];
       if (p->hops++ > 0) sim_fail(m_name, "a coherence message sent twice");
+      if (p->ledger) {  // queued for credits or for room on the PCIe side until now
+        p->ledger->charge(Stage::Arbitration, now);
+        timed = true;
+      }
+    }
+    if (timed) {
+      // The packet's own way (the CCIX layers, then PCIe), shared by the
+      // timed messages it carries: each appends it when it arrives.
+      t->ledger = LedgerPool::instance().get();
+      t->ledger->open(now);
+      t->ledger->charge(Stage::Coherence, now + m_cfg.latency);
     }
     m_pcie.transmit(t, now + m_cfg.latency);
   }
@@ -175,6 +187,11 @@ void CcixLink::on_tlp(const pcie::Tlp& t) {
     Packet* p = b->msgs[i];
     const auto c = static_cast<std::size_t>(coherence::CohLinkTraits::cls(*p));
     if (++m_held[c] > m_cfg.credits[c]) sim_fail(m_name, std::string("more ") + kClassName[c] + " messages received than credits granted");
+    if (p->ledger) {
+      if (!t.ledger) sim_fail(m_name, "a CCIX packet came without the ledger of the timed message it carries");
+      p->ledger->extend(*t.ledger);
+      p->ledger->charge(Stage::Coherence, at);
+    }
     m_agent->arrive(*this, p, at);
   }
   const bool credits_back = b->credits != std::array<int, kClasses>{};

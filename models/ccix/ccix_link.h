@@ -21,7 +21,11 @@
 //    requests (coherence::ClassQueues);
 //  - packets are formed only when the PCIe transmit queue has room, so
 //    messages that wait behind a busy link are packed together;
-//  - `latency`: the CCIX transaction and link layers, once on each side.
+//  - `latency`: the CCIX transaction and link layers, once on each side;
+//  - a timed message (one with a ledger) is charged its wait in the class
+//    queues; its packet's TLP then carries a ledger of the packet's own
+//    way (the CCIX layers, the PCIe path), which every timed message the
+//    packet holds appends when it arrives.
 // Checks always on: credits never negative nor above the grant, no release
 // of a message not received; a blocked end names the class and what it
 // waits for.

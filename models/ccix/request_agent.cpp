@@ -43,23 +43,24 @@ void RequestAgent::send(coherence::Packet* p) {
     --m_translating;
     if (now_tick() > t0) xlate_wait.add(to_ns(ready - t0));  // it missed: answered later
     p->ready = std::max(p->ready, ready);
+    if (p->ledger) p->ledger->charge(Stage::Translation, p->ready);
     m_link->send(p);
   });
 }
 
-void RequestAgent::transfer(bool write, std::uint64_t addr, std::uint32_t bytes, Done done, Keep keep) {
-  start(write ? Op::Write : Op::Read, addr, bytes, std::move(done)).keep = keep;
+void RequestAgent::transfer(bool write, std::uint64_t addr, std::uint32_t bytes, Done done, Keep keep, Ledger* led) {
+  start(write ? Op::Write : Op::Read, addr, bytes, std::move(done), led).keep = keep;
 }
 
 void RequestAgent::flush(std::uint64_t addr, std::uint32_t bytes, Done done) { start(Op::Flush, addr, bytes, std::move(done)); }
 
-void RequestAgent::atomic(std::uint64_t addr, const coherence::Rmw& rmw, AtomicDone done) {
-  Xfer& x = start(Op::Atomic, addr, kLineB, nullptr);
+void RequestAgent::atomic(std::uint64_t addr, const coherence::Rmw& rmw, AtomicDone done, Ledger* led) {
+  Xfer& x = start(Op::Atomic, addr, kLineB, nullptr, led);
   x.rmw = rmw;
   x.atomic_done = std::move(done);
 }
 
-RequestAgent::Xfer& RequestAgent::start(Op op, std::uint64_t addr, std::uint32_t bytes, Done done) {
+RequestAgent::Xfer& RequestAgent::start(Op op, std::uint64_t addr, std::uint32_t bytes, Done done, Ledger* led) {
   if (addr % kLineB || bytes == 0 || bytes % kLineB)
     sim_fail(m_name, "a CCIX transfer of whole, aligned lines only (" + std::to_string(bytes) + " B at " + std::to_string(addr) + ")");
   Xfer x;
@@ -67,6 +68,8 @@ RequestAgent::Xfer& RequestAgent::start(Op op, std::uint64_t addr, std::uint32_t
   x.first = addr / kLineB;
   x.n = x.left = bytes / kLineB;
   x.done = std::move(done);
+  x.led = led;
+  if (led) x.line_led.assign(x.n, nullptr);
   m_xfers.push_back(std::move(x));
   if (!m_issue_pending) {
     m_issue_pending = true;
@@ -92,6 +95,10 @@ void RequestAgent::issue() {
   // An atomic's AXI sequence: the operands' write and its response, then
   // the read that carries the operation to the SC.
   const Tick axi = x.op == Op::Atomic ? 2 * m_cfg.axi_latency + m_cfg.write_return : m_cfg.axi_latency;
+  if (x.led) {  // the line's way: the generator's issue, then the AXI bridge
+    Ledger* l = x.line_led[x.issued] = fork_ledger(x.led);
+    l->charge(Stage::Device, now_tick() + axi);
+  }
   m_sched.at(now_tick() + axi, this, kind, line, reinterpret_cast<void*>(static_cast<std::uintptr_t>(id)));
   if (++x.issued == x.n) ++m_issuing;
   m_next_issue = now_tick() + m_cfg.issue_interval;
@@ -110,19 +117,28 @@ void RequestAgent::on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) {
     auto it = m_done.find(arg);
     Done d = std::move(it->second);
     m_done.erase(it);
+    if (!m_done_led.empty()) {
+      const auto l = m_done_led.find(arg);
+      if (l != m_done_led.end()) {
+        l->second->charge(Stage::Device, now_tick());  // the response's way back to the generator
+        m_done_led.erase(l);
+      }
+    }
     ++transfers;
     if (d) d(now_tick());
     return;
   }
   const auto id = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(ptr));
+  Xfer& x = m_xfers[id - m_first_id];
+  Ledger* led = x.led ? x.line_led[arg - x.first] : nullptr;
   // A store writes a value no other store wrote: the checker can tell them apart.
   if (kind == kEvict) m_agent->evict(arg, id, *this);
-  else if (kind == kAtomic) m_agent->atomic(m_xfers[id - m_first_id].rmw, arg, id, *this);
+  else if (kind == kAtomic) m_agent->atomic(x.rmw, arg, id, *this, led);
   else if (kind == kLoadOnce || kind == kStoreOnce)
-    m_agent->access_once(kind == kStoreOnce, arg, kind == kStoreOnce ? ++m_store_value : 0, id, *this);
+    m_agent->access_once(kind == kStoreOnce, arg, kind == kStoreOnce ? ++m_store_value : 0, id, *this, led);
   else if (kind == kLoadNoSnp || kind == kStoreNoSnp)
-    m_agent->access_nosnp(kind == kStoreNoSnp, arg, kind == kStoreNoSnp ? ++m_store_value : 0, id, *this);
-  else m_agent->access(kind == kStore, arg, kind == kStore ? ++m_store_value : 0, id, *this);
+    m_agent->access_nosnp(kind == kStoreNoSnp, arg, kind == kStoreNoSnp ? ++m_store_value : 0, id, *this, led);
+  else m_agent->access(kind == kStore, arg, kind == kStore ? ++m_store_value : 0, id, *this, ~0ull, led);
 }
 
 void RequestAgent::access_done(std::uint64_t tag, std::uint64_t value, Tick at) {
@@ -133,6 +149,15 @@ void RequestAgent::access_done(std::uint64_t tag, std::uint64_t value, Tick at) 
     // The response crosses back to the generator, which learns then (an
     // atomic's old value as read data).
     const std::uint64_t k = m_done_seq++;
+    if (x.led) {
+      // The transfer's time went where its line done last's did (each is
+      // accounted for up to its own done time).
+      const Ledger* last = x.line_led.front();
+      for (const Ledger* l : x.line_led) last = l->mark > last->mark ? l : last;
+      x.led->copy_from(*last);
+      for (Ledger*& l : x.line_led) drop_ledger(l);
+      m_done_led.emplace(k, x.led);
+    }
     if (x.op == Op::Atomic) {
       ++atomics;
       m_done.emplace(k, [d = std::move(x.atomic_done), value](Tick t) {

@@ -49,6 +49,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "models/ccix/ccix_link.h"
 #include "models/coherence/agents.h"
@@ -95,14 +96,17 @@ class RequestAgent final : public pcie::Device,
   // WriteNoSnp; a line the SC holds is an error).
   enum class Keep : std::uint8_t { Allocate, Stream, NoSnoop };
   // Read or write `bytes` at `addr` (whole lines); `done` when the last
-  // line's response is back at the generator.
-  void transfer(bool write, std::uint64_t addr, std::uint32_t bytes, Done done, Keep keep = Keep::Allocate);
+  // line's response is back at the generator. A timed transfer passes its
+  // ledger (models/core/ledger.h), opened now: on `done` it holds where the
+  // time went along the path of the line done last.
+  void transfer(bool write, std::uint64_t addr, std::uint32_t bytes, Done done, Keep keep = Keep::Allocate,
+                Ledger* led = nullptr);
   // Give the lines of [addr, addr+bytes) up (clean ones evicted, dirty ones
   // written back: a cache-maintenance flush); `done` as for a write.
   void flush(std::uint64_t addr, std::uint32_t bytes, Done done);
   // The atomic `rmw` on the line at `addr` (aligned); `done` hears when the
   // old value is back at the generator, and the value.
-  void atomic(std::uint64_t addr, const coherence::Rmw& rmw, AtomicDone done);
+  void atomic(std::uint64_t addr, const coherence::Rmw& rmw, AtomicDone done, Ledger* led = nullptr);
 
   // pcie::Device
   void on_write(const pcie::Tlp& t) override;
@@ -139,8 +143,10 @@ class RequestAgent final : public pcie::Device,
     Done done;
     coherence::Rmw rmw;       // Atomic: the operation
     AtomicDone atomic_done;   // ... and who hears its old value
+    Ledger* led = nullptr;    // a timed transfer's (its caller's)
+    std::vector<Ledger*> line_led;  // ... and one per line, forked as the line issues
   };
-  Xfer& start(Op op, std::uint64_t addr, std::uint32_t bytes, Done done);
+  Xfer& start(Op op, std::uint64_t addr, std::uint32_t bytes, Done done, Ledger* led = nullptr);
   void issue();
   std::string m_name;
   RequestAgentConfig m_cfg;
@@ -157,6 +163,7 @@ class RequestAgent final : public pcie::Device,
   bool m_issue_pending = false;
   std::uint64_t m_store_value = 0;
   std::map<std::uint64_t, Done> m_done;  // transfers whose response is on its way back
+  std::map<std::uint64_t, Ledger*> m_done_led;  // ... the timed ones' ledgers
   std::uint64_t m_done_seq = 0;
 };
 

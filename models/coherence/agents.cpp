@@ -79,28 +79,30 @@ std::uint64_t CachingAgent::data(std::uint64_t line) const {
 }
 
 void CachingAgent::access(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core,
-                          std::uint64_t mask) {
-  issue(store ? RnEvent::Store : RnEvent::Load, line, value, mask, tag, core);
+                          std::uint64_t mask, Ledger* led) {
+  issue(store ? RnEvent::Store : RnEvent::Load, line, value, mask, tag, core, led);
 }
 
-void CachingAgent::access_once(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core) {
-  issue(store ? RnEvent::WriteUnique : RnEvent::ReadOnce, line, value, ~0ull, tag, core);
+void CachingAgent::access_once(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core,
+                               Ledger* led) {
+  issue(store ? RnEvent::WriteUnique : RnEvent::ReadOnce, line, value, ~0ull, tag, core, led);
 }
 
-void CachingAgent::access_nosnp(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core) {
-  issue(store ? RnEvent::WriteNoSnp : RnEvent::ReadNoSnp, line, value, ~0ull, tag, core);
+void CachingAgent::access_nosnp(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core,
+                                Ledger* led) {
+  issue(store ? RnEvent::WriteNoSnp : RnEvent::ReadNoSnp, line, value, ~0ull, tag, core, led);
 }
 
 void CachingAgent::evict(std::uint64_t line, std::uint64_t tag, CoreSide& core) {
-  issue(RnEvent::Replace, line, 0, ~0ull, tag, core);
+  issue(RnEvent::Replace, line, 0, ~0ull, tag, core, nullptr);
 }
 
-void CachingAgent::atomic(const Rmw& rmw, std::uint64_t line, std::uint64_t tag, CoreSide& core) {
-  issue(RnEvent::Count, line, 0, ~0ull, tag, core)->rmw = rmw;  // the event is chosen at look-up
+void CachingAgent::atomic(const Rmw& rmw, std::uint64_t line, std::uint64_t tag, CoreSide& core, Ledger* led) {
+  issue(RnEvent::Count, line, 0, ~0ull, tag, core, led)->rmw = rmw;  // the event is chosen at look-up
 }
 
 CachingAgent::Access* CachingAgent::issue(RnEvent op, std::uint64_t line, std::uint64_t value, std::uint64_t mask,
-                                          std::uint64_t tag, CoreSide& core) {
+                                          std::uint64_t tag, CoreSide& core, Ledger* led) {
   // Between issue and look-up the access waits in the process's pool.
   Access* a = Pool<Access>::instance().get();
   a->op = op;
@@ -109,6 +111,7 @@ CachingAgent::Access* CachingAgent::issue(RnEvent op, std::uint64_t line, std::u
   a->mask = mask;
   a->tag = tag;
   a->core = &core;
+  a->led = led;
   a->next = nullptr;
   const Tick at = now_tick() + m_cfg.lookup;
   if (m_batch_tail && m_batch_at == at && Scheduler::posted() == m_batch_posted) {
@@ -141,6 +144,7 @@ void CachingAgent::on_action(std::uint32_t kind, std::uint64_t, void* ptr) {
 // One access at the controller: it hits, joins the request outstanding for
 // its line, waits for an MSHR, or sends a request.
 void CachingAgent::run(const Access& a) {
+  if (a.led) a.led->charge(Stage::Coherence, now_tick());  // the look-up, and any wait for an MSHR or a victim
   if (m_mshr.outstanding(a.line)) {
     if (m_mshr.request(a.line, a) == cache::MshrTable<Access>::Outcome::Merged) ++merged;
     else m_blocked.push_back(a);  // its entry is full of accesses: wait
@@ -186,7 +190,9 @@ void CachingAgent::run(const Access& a) {
     return;
   }
   const RnState before = l.state;
+  m_step_led = a.led;
   const RnStep r = rn_step(l, e, nullptr, m_cfg.id, home_of(a.line), a.line, a.value, *this, a.mask, atomic ? &a.rmw : nullptr);
+  m_step_led = nullptr;
   check(a.line, before, l.state, r);
   placed(a.line, before, l.state);
   if (atomic) ++(far ? atomics_far : atomics_near);
@@ -233,6 +239,10 @@ void CachingAgent::send(const Msg& m) {
   if (m.type == MsgType::CompDataSC || m.type == MsgType::CompDataUC) ++forwards;  // only a home grants otherwise
   Packet* p = packet_of(m);
   if (msg_class(m.type) == MsgClass::Req) p->ready += m_cfg.request_latency;
+  if (m_step_led) {
+    p->ledger = fork_ledger(m_step_led);
+    p->ledger->charge(Stage::Coherence, p->ready);
+  }
   m_channel->send(p);
 }
 
@@ -241,7 +251,12 @@ void CachingAgent::arrive(Channel&, Packet* p, Tick tail) { m_sched.at(tail + m_
 void CachingAgent::receive(Packet* p) {
   m_channel->release(*p);
   const Msg m = p->msg;
+  // A timed transaction's message: its path so far, on which the messages
+  // this step sends and the access it completes go on.
+  Ledger* led = p->ledger;
+  p->ledger = nullptr;
   PacketPool::instance().put(p);
+  if (led) led->charge(Stage::Coherence, now_tick());
   const RnEvent e = rn_event_of(m.type);
   if (e == RnEvent::Count) sim_fail(m_name, "received " + describe(m));
   // A store completing on this message writes the value (the bits of its
@@ -252,12 +267,15 @@ void CachingAgent::receive(Packet* p) {
   const Rmw* rmw = first && first->op == RnEvent::Count ? &first->rmw : nullptr;  // a near atomic's store
   CacheLine& l = m_lines[m.line];
   const RnState before = l.state;
+  m_step_led = led;
   const RnStep r = rn_step(l, e, &m, m_cfg.id, home_of(m.line), m.line, value, *this, mask, rmw);
+  m_step_led = nullptr;
   check(m.line, before, l.state, r);
   if (rn_readable(before) && !rn_readable(l.state)) lost(m.line);
   placed(m.line, before, l.state);
-  if (!(r.row->ops & kOpRetire)) return;
+  if (!(r.row->ops & kOpRetire)) return drop_ledger(led);
   if (!m_victims.empty() && m_victims.erase(m.line)) {  // a victim is gone: sets beyond their ways, then the accesses that waited
+    drop_ledger(led);
     evict_overfull();
     retry_blocked();
     return;
@@ -269,11 +287,18 @@ void CachingAgent::receive(Packet* p) {
   bool head = true;
   const Tick done = now_tick() + (r.stored ? m_cfg.store_fill : 0);
   m_mshr.complete(m.line, [&](const Access& a) {
-    if (!head) m_again.push_back(a);
-    else if (a.core)  // (a prefetch tells no core)
+    if (!head) {
+      m_again.push_back(a);
+    } else if (a.core) {  // (a prefetch tells no core)
+      if (a.led) {  // the access's time went where its request's answer's did
+        if (led) a.led->copy_from(*led);
+        a.led->charge(Stage::Coherence, done);
+      }
       a.core->access_done(a.tag, r.rmw ? r.old : a.op == RnEvent::WriteUnique || a.op == RnEvent::WriteNoSnp ? a.value : r.value, done);
+    }
     head = false;
   });
+  drop_ledger(led);
   for (const Access& a : m_again) run(a);
   retry_blocked();  // an MSHR is free
 }
@@ -442,10 +467,26 @@ void HomeAgent::on_action(std::uint32_t, std::uint64_t, void* ptr) {
   Packet* p = static_cast<Packet*>(ptr);
   channel(p->msg.src).release(*p);
   const Msg m = p->msg;
+  Ledger* led = p->ledger;
+  p->ledger = nullptr;
   PacketPool::instance().put(p);
   m_cur_line = m.line;
   Line& l = m_lines[m.line];
   m_cur = &l;
+  if (led) {
+    // A timed request waits for its transaction (home_row_taken); a
+    // response to the line's timed transaction is that transaction's path
+    // from now on (the last snoop response to come is the critical one).
+    led->charge(Stage::Coherence, now_tick());
+    if (msg_class(m.type) == MsgClass::Req) {
+      Ledger*& slot = m_timed[{m.line, m.src}];
+      if (slot) sim_fail(m_name, "two timed requests outstanding from one agent for one line: " + describe(m));
+      slot = led;
+    } else {
+      if (l.wait.led) l.wait.led->copy_from(*led);
+      drop_ledger(led);
+    }
+  }
   if (msg_forwarded(m.type)) ++forwarded;
   if (m.type == MsgType::SnpRespData_SD) ++dirty_shared;
   if (msg_line_data(m.type) && msg_class(m.type) != MsgClass::Req) {
@@ -458,14 +499,24 @@ void HomeAgent::on_action(std::uint32_t, std::uint64_t, void* ptr) {
     l.wait.dirty_in = true;
   }
   home_receive(l.dir, m, m_cfg.id, *this, m_cfg.policy);
+  if (!l.dir.busy) drop_ledger(l.wait.led);  // the transaction is over
   m_cur = nullptr;
 }
 
-void HomeAgent::home_row_taken(const HomeRow& row) {
+void HomeAgent::home_row_taken(const HomeRow& row, const Msg& req) {
   ++requests;
   Wait& w = m_cur->wait;
+  drop_ledger(w.led);
   w = Wait{};
   w.seq = ++m_seq;
+  if (!m_timed.empty()) {
+    const auto it = m_timed.find({req.line, req.src});
+    if (it != m_timed.end()) {
+      w.led = it->second;
+      m_timed.erase(it);
+      w.led->charge(Stage::Coherence, now_tick());  // behind the line's transactions before it (the hazard queue)
+    }
+  }
   const bool atomic = row.ops & kHomeAtomic;
   w.atomic = atomic;
   if (atomic) ++atomics;
@@ -487,14 +538,15 @@ HomeAgent::Wait& HomeAgent::wait_of(std::uint64_t line) {
 }
 
 void HomeAgent::send(const Msg& m) {
+  const Wait& w = wait_of(m.line);
+  Ledger* led = fork_ledger(w.led);  // each message of a timed transaction carries its path so far
   if (msg_class(m.type) == MsgClass::Snp) {
     ++snoops;
-    transmit(m, false, false);
+    transmit(m, false, false, led);
     return;
   }
-  const Wait& w = wait_of(m.line);
-  if (w.reading && !w.dirty_in) m_parked[w.seq] = Parked{m, w.atomic, w.atomic_write};  // the data comes from memory: wait for it
-  else transmit(m, w.atomic, w.atomic_write);
+  if (w.reading && !w.dirty_in) m_parked[w.seq] = Parked{m, w.atomic, w.atomic_write, led};  // the data comes from memory: wait for it
+  else transmit(m, w.atomic, w.atomic_write, led);
 }
 
 void HomeAgent::home_atomic(const Msg& req, std::uint64_t old, std::uint64_t now) {
@@ -521,14 +573,19 @@ void HomeAgent::memory_done(const mem::MemRequest& r, Tick) {
   if (it == m_parked.end()) return;  // the grant left on dirty data, or is not made yet
   const Parked p = it->second;
   m_parked.erase(it);
-  transmit(p.grant, p.atomic, p.atomic_write);
+  if (p.led) p.led->charge(Stage::Memory, now_tick());
+  transmit(p.grant, p.atomic, p.atomic_write, p.led);
 }
 
-void HomeAgent::transmit(const Msg& m, bool atomic, bool atomic_write) {
+void HomeAgent::transmit(const Msg& m, bool atomic, bool atomic_write, Ledger* led) {
   Packet* p = packet_of(m);
   if (atomic) {  // an atomic's answer: the operation, and its result to memory
     p->ready += m_cfg.atomic_latency;
     if (atomic_write) memory_write(m.line, p->ready);
+  }
+  if (led) {
+    led->charge(Stage::Coherence, p->ready);
+    p->ledger = led;
   }
   channel(m.dst).send(p);
 }

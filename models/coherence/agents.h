@@ -26,6 +26,12 @@
 // A home set to forward (HomeAgentConfig::policy) has an owner send the
 // line straight to the requester; the requester's channel must then reach
 // the other caching agents (a socket system's fabric, socket.h).
+// A timed access (one given a ledger, models/core/ledger.h) is accounted
+// for along its critical path: its look-ups and waits at the caching agent
+// and the home (`coherence`), each message's way on its channel, the
+// home's wait for its line's earlier transactions (the hazard queue), then
+// whichever came last of the snoop responses (each snoop carries a copy of
+// the path) and the memory read (`memory`); the answer carries it back.
 // A caching agent's capacity is unlimited unless its config sets one
 // (CachingAgentConfig::capacity: LRU sets, victims written back or evicted).
 // Its replacement buffer (victims given up for room, until the home
@@ -36,6 +42,7 @@
 #pragma once
 #include <array>
 #include <deque>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -137,22 +144,28 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   const CachingAgentConfig& config() const { return m_cfg; }
   // A core access to `line`, issued now; `core` hears when it is done. A
   // store writes the bits of `mask` of the line (all of it by default).
+  // A timed access passes its ledger (models/core/ledger.h), accounted for
+  // up to now and kept by the caller: when `core` hears, it is accounted
+  // for up to the done time along the access's critical path (its
+  // request's messages, snoops and memory read). So do the calls below.
   void access(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core,
-              std::uint64_t mask = ~0ull);
+              std::uint64_t mask = ~0ull, Ledger* led = nullptr);
   // A core access that keeps no copy of `line` (a streaming access, or an
   // I/O-coherent agent's): from a line not held, a ReadOnce (the load gets
   // the home's snapshot) or a WriteUnique of the whole line (the store is
   // done once the home has written it); a line held is loaded or stored in
   // the cache, as by access().
-  void access_once(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core);
+  void access_once(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core,
+                   Ledger* led = nullptr);
   // A core access to a line no agent caches (a non-snoopable region): a
   // ReadNoSnp or a WriteNoSnp of the whole line, served from memory with no
   // snoop. The line must not be held here (a SimError) nor anywhere (the
   // home's error).
-  void access_nosnp(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core);
+  void access_nosnp(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core,
+                    Ledger* led = nullptr);
   // A core's atomic on `line`'s value (config().far_atomics says where it
   // runs); `core` hears the old value.
-  void atomic(const Rmw& rmw, std::uint64_t line, std::uint64_t tag, CoreSide& core);
+  void atomic(const Rmw& rmw, std::uint64_t line, std::uint64_t tag, CoreSide& core, Ledger* led = nullptr);
   // Give `line` up (an eviction, or a cache-maintenance flush): a clean
   // line is evicted, a dirty one written back; done at once if not held.
   void evict(std::uint64_t line, std::uint64_t tag, CoreSide& core);
@@ -188,10 +201,12 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
     std::uint64_t line = 0, value = 0, mask = ~0ull, tag = 0;
     Rmw rmw;
     CoreSide* core = nullptr;
+    Ledger* led = nullptr;   // a timed access's (its caller's)
     Access* next = nullptr;  // the next access of its batch (below)
   };
   CachingAgent(const std::string& name, const CachingAgentConfig& cfg, Channel* channel);
-  Access* issue(RnEvent op, std::uint64_t line, std::uint64_t value, std::uint64_t mask, std::uint64_t tag, CoreSide& core);
+  Access* issue(RnEvent op, std::uint64_t line, std::uint64_t value, std::uint64_t mask, std::uint64_t tag, CoreSide& core,
+                Ledger* led);
   void run(const Access& a);
   void prefetch_after(std::uint64_t line);
   void receive(Packet* p);
@@ -237,6 +252,9 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   Access* m_batch_tail = nullptr;
   Tick m_batch_at = 0;
   std::uint64_t m_batch_posted = 0;
+  // While the engine steps for a timed access or on a timed message: its
+  // ledger, which the messages sent then carry on (forked).
+  const Ledger* m_step_led = nullptr;
 };
 
 struct HomeAgentConfig {
@@ -268,7 +286,7 @@ class HomeAgent final : public Receiver, public Actor, public Sink, public mem::
   Scheduler& scheduler() override { return m_sched; }
   void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
   void send(const Msg& m) override;
-  void home_row_taken(const HomeRow& row) override;
+  void home_row_taken(const HomeRow& row, const Msg& req) override;
   void home_atomic(const Msg& req, std::uint64_t old, std::uint64_t now) override;
   void home_write(const Msg& req, std::uint64_t old) override;
   void home_memory_write(const Msg& req) override;
@@ -283,6 +301,7 @@ class HomeAgent final : public Receiver, public Actor, public Sink, public mem::
  private:
   // What the home waits for on a line, beside the engine's state.
   struct Wait {
+    Ledger* led = nullptr;     // a timed transaction's (from its request), until the transaction ends
     bool reading = false;      // a memory read is under way for the transaction
     bool dirty_in = false;     // a snoop brought the line's data
     bool atomic = false;       // the transaction is an atomic (its grant costs the operation)
@@ -296,8 +315,9 @@ class HomeAgent final : public Receiver, public Actor, public Sink, public mem::
     Msg grant;
     bool atomic = false;
     bool atomic_write = false;
+    Ledger* led = nullptr;  // the grant's, when its transaction is timed
   };
-  void transmit(const Msg& m, bool atomic, bool atomic_write);
+  void transmit(const Msg& m, bool atomic, bool atomic_write, Ledger* led);
   void memory_write(std::uint64_t line, Tick at);  // a line written to memory at `at` (its channel occupied)
   Wait& wait_of(std::uint64_t line);
   Channel& channel(AgentId agent);
@@ -316,6 +336,9 @@ class HomeAgent final : public Receiver, public Actor, public Sink, public mem::
   Line* m_cur = nullptr;         // its record, while the engine handles it
   std::uint64_t m_seq = 0;
   std::unordered_map<std::uint64_t, Parked> m_parked;  // by transaction number
+  // Timed requests received and not yet served, by (line, requester): an
+  // agent has one request per line outstanding.
+  std::map<std::pair<std::uint64_t, AgentId>, Ledger*> m_timed;
 };
 
 }  // namespace hx::coherence

@@ -18,6 +18,12 @@
 // the core's own store, or a later one), and an atomic, or fence(), waits
 // for the buffer to drain (a locked instruction, MFENCE). A CoreThread
 // must outlive the stores in its buffer: fence() before it goes.
+//
+// time_next(led) times the next call on `led` (models/core/ledger.h), if
+// that call is one access the core issues to its cache itself: a load or an
+// atomic of one line, or a store of one line with no store buffer; then
+// led's mark is done_at() when it returns. A store into the buffer is not
+// timed (its commit is the buffer's), nor a call of several lines.
 #pragma once
 #include <systemc>
 
@@ -51,6 +57,7 @@ class CoreThread final : public CoreSide, public LineWatcher {
   void store_all(const std::vector<std::uint64_t>& lines, const std::vector<std::uint64_t>& values) {
     if (m_sb_cap) buffer(lines, values, nullptr);
     else run(lines, &values);
+    m_led = nullptr;
   }
   // Stores of some bits of each line (`masks[i]` of lines[i]), keeping the
   // others: fields of descriptors that share a line.
@@ -58,6 +65,7 @@ class CoreThread final : public CoreSide, public LineWatcher {
                  const std::vector<std::uint64_t>& masks) {
     if (m_sb_cap) buffer(lines, values, &masks);
     else run(lines, &values, &masks);
+    m_led = nullptr;
   }
   // Waits until every buffered store is in the cache (MFENCE; at once
   // when the buffer is empty). done_at() is then the last one's commit.
@@ -75,7 +83,7 @@ class CoreThread final : public CoreSide, public LineWatcher {
     m_lines = &m_one;
     m_pending = 1;
     m_next = 1;
-    m_a.atomic(rmw, line, 0, *this);
+    m_a.atomic(rmw, line, 0, *this, take_ledger());
     sc_core::wait(m_ev);
     return m_values[0];
   }
@@ -92,6 +100,7 @@ class CoreThread final : public CoreSide, public LineWatcher {
     }
   }
   Tick done_at() const { return m_done_at; }  // when the last call's last access was done
+  void time_next(Ledger* led) { m_led = led; }
 
   void access_done(std::uint64_t tag, std::uint64_t value, Tick at) override {
     if (tag == kCommit) {  // the buffer's oldest store is in the cache
@@ -128,12 +137,19 @@ class CoreThread final : public CoreSide, public LineWatcher {
     m_masks = masks;
     m_pending = lines.size();
     m_next = std::min<std::size_t>(lines.size(), static_cast<std::size_t>(m_a.config().mshrs));
-    for (std::size_t i = 0; i < m_next; ++i) issue(i);
+    Ledger* led = lines.size() == 1 ? take_ledger() : nullptr;
+    m_led = nullptr;
+    for (std::size_t i = 0; i < m_next; ++i) issue(i, led);
     if (m_pending) sc_core::wait(m_ev);
   }
-  void issue(std::size_t i) {
+  void issue(std::size_t i, Ledger* led = nullptr) {
     m_a.access(m_store_values != nullptr, (*m_lines)[i], m_store_values ? (*m_store_values)[i] : 0, i, *this,
-               m_masks ? (*m_masks)[i] : ~0ull);
+               m_masks ? (*m_masks)[i] : ~0ull, led);
+  }
+  Ledger* take_ledger() {
+    Ledger* l = m_led;
+    m_led = nullptr;
+    return l;
   }
 
   // The store buffer (see the header comment).
@@ -181,6 +197,7 @@ class CoreThread final : public CoreSide, public LineWatcher {
   const std::vector<std::uint64_t>* m_masks = nullptr;
   std::size_t m_pending = 0, m_next = 0;
   Tick m_done_at = 0;
+  Ledger* m_led = nullptr;  // time_next's
   sc_core::sc_event m_ev, m_lost_ev;
   bool m_lost = false;
   const std::size_t m_sb_cap;

@@ -172,7 +172,7 @@ void start(HomeLine& h, const Msg& m, AgentId self, Sink& out, const HomePolicy&
     fail("home " + std::to_string(self), m.line,
          std::string("directory ") + dir_state_name(h.dir()) + " (requester " + dir_cond_name(c) + ") received " + describe(m) +
              ", which the protocol has no row for");
-  out.home_row_taken(*row);
+  out.home_row_taken(*row, m);
   h.busy = true;
   h.cur = m;
   h.row = row;

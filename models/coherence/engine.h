@@ -48,8 +48,9 @@ class Sink {
  public:
   virtual ~Sink() = default;
   virtual void send(const Msg& m) = 0;
-  // The home took `row` for a request (statistics per row, coverage).
-  virtual void home_row_taken(const HomeRow& row) {}
+  // The home took `row` for the request `req` (statistics per row,
+  // coverage; a timed request's ledger).
+  virtual void home_row_taken(const HomeRow& row, const Msg& req) {}
   // The home applied the atomic `req` to its line: the value was `old`
   // and is now `now` (equal when a compare failed: nothing was written).
   virtual void home_atomic(const Msg& req, std::uint64_t old, std::uint64_t now) {}

@@ -147,6 +147,7 @@ AgentId SocketSystem::home_of(std::uint64_t line) const {
 void SocketSystem::route(Packet* p, int socket, Tick t) {
   if (p->msg.dst >= m_agents.size()) sim_fail(m_name, "a message to no agent: " + describe(p->msg));
   Agent& to = m_agents[p->msg.dst];
+  if (p->ledger) p->ledger->charge(Stage::Propagation, t + m_cfg.mesh_hop);  // the mesh
   if (to.socket == socket) {
     ++messages;
     to.receiver->arrive(*to.channel, p, t + m_cfg.mesh_hop);

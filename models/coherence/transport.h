@@ -10,6 +10,8 @@
 // packets of `ctrl_B`, batched as PCIe does. This is the transport of agents
 // wired directly (tests, a socket's mesh); CCIX carries the same messages
 // in PCIe TLPs on VC1 instead; both are a Channel (below) to the agents.
+// A message of a timed transaction carries its ledger (Packet::ledger); the
+// link charges it as it charges a TLP's.
 // Simplifications: one message per wire unit (no flit packing of several
 // headers), no replay.
 #pragma once
@@ -19,6 +21,7 @@
 
 #include "models/coherence/engine.h"
 #include "models/core/fifo.h"
+#include "models/core/ledger.h"
 #include "models/link/link_end.h"
 #include "models/memory/memory.h"
 
@@ -33,6 +36,10 @@ struct Packet {
   Tick ready = 0, rx_start = 0;
   std::uint16_t hops = 0;
   std::int8_t via = -1;  // a socket system's link end whose buffer holds it until its agent takes it (socket.h)
+  // Where a timed transaction's time went, up to `ready` when it is queued
+  // (models/core/ledger.h): its critical path's message carries one.
+  Ledger* ledger = nullptr;
+  void release_parts() { drop_ledger(ledger); }
 };
 
 constexpr int kMsgClasses = 4;
@@ -75,7 +82,7 @@ struct CohLinkTraits {
   static int cls(const Packet& p) { return static_cast<int>(msg_class(p.msg.type)); }
   static int data_credits(const Packet&) { return 0; }
   static const char* name(const Packet& p) { return msg_name(p.msg.type); }
-  static Ledger* ledger(const Packet&) { return nullptr; }  // coherence messages are not timed per stage yet
+  static Ledger* ledger(const Packet& p) { return p.ledger; }
   static std::uint32_t head_bytes(const Packet&, const link::Wire& w) { return w.framing_B; }  // the header
   static link::Wire wire(const CohLinkConfig& l, const CohEndConfig&);
   static std::uint32_t wire_bytes(const Packet& p, const link::Wire& w) { return w.framing_B + p.len; }
@@ -150,7 +157,10 @@ class DirectLink final : public Channel, public CohPortOwner {
   bool pending() const override { return !m_tx.empty(); }
 
   Packet* tx_select(CohPort& p) override;
-  void rx_arrive(CohPort&, Packet* u, Tick, Tick tail) override { m_owner.arrive(*this, u, tail); }
+  void rx_arrive(CohPort&, Packet* u, Tick, Tick tail) override {
+    if (u->ledger) u->ledger->land(tail);
+    m_owner.arrive(*this, u, tail);
+  }
   bool tx_pending(const CohPort&) const override { return !m_tx.empty(); }
   Scheduler& scheduler() override { return m_owner.scheduler(); }
 

@@ -23,6 +23,7 @@ constexpr StageDoc kDocs[kStages] = {
     {"root_complex", "root-complex pipelines, line-pipeline slots, read trackers, completion formation"},
     {"translation", "IOMMU lookups and walks, ATS round trips"},
     {"ordering", "waits for older posted writes (PCIe ordering)"},
+    {"coherence", "coherent agents' look-ups, hazard queue and protocol layers (CCIX), atomics at the home"},
     {"memory", "LLC, DRAM and the socket link"},
 };
 }  // namespace
@@ -62,6 +63,14 @@ void Ledger::land(Tick at) {
   spent[static_cast<int>(Stage::Propagation)] += flight;
   spent[static_cast<int>(Stage::Serialisation)] += span - pipe - flight;
   mark = at;
+}
+
+void Ledger::extend(const Ledger& seg) {
+  if (seg.mark < mark || seg.mark - seg.total() != mark)
+    sim_fail("latency ledger", "a stretch opened at " + std::to_string(seg.mark - seg.total()) +
+                                   " ps appended to a transaction accounted for up to " + std::to_string(mark) + " ps");
+  for (int i = 0; i < kStages; ++i) spent[static_cast<std::size_t>(i)] += seg.spent[static_cast<std::size_t>(i)];
+  mark = seg.mark;
 }
 
 void Breakdown::add(const Ledger& l, Tick opened, Tick done) {

@@ -35,6 +35,7 @@ enum class Stage : std::uint8_t {
   RootComplex,    // root-complex pipelines: inbound, line pipeline slots, read trackers, completion formation
   Translation,    // address translation: IOMMU lookups and walks, ATS round trips
   Ordering,       // waits for older posted writes (PCIe ordering rules)
+  Coherence,      // coherent agents: cache and directory look-ups, the hazard queue, CCIX layers, atomics at the home
   Memory,         // the memory system: LLC, DRAM, the socket link
   kCount
 };
@@ -77,6 +78,10 @@ struct Ledger {
     credit_from = kNever;
   }
   Tick total() const;
+  // Appends `seg`, a ledger opened at this one's mark for a stretch of the
+  // way shared with other transactions (a CCIX packet's TLP, which carries
+  // several messages): its stages become this one's, up to its mark.
+  void extend(const Ledger& seg);
   // Everything but the pool's id.
   void copy_from(const Ledger& o) {
     const std::uint64_t keep = id;

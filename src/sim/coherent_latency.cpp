@@ -57,6 +57,9 @@ class CoherentLatency final : public Workload {
         }
         sc_core::wait(100, sc_core::SC_NS);
         const Tick t0 = now_tick();
+        Ledger led;
+        led.open(t0);
+        reader.time_next(&led);
         std::uint64_t got = value + 1;
         if (m_write) {
           reader.store(line, got);
@@ -65,6 +68,7 @@ class CoherentLatency final : public Workload {
           got = reader.load(line);
         }
         m_lat.add(to_ns(reader.done_at() - t0));
+        if (led.mark == reader.done_at()) m_breakdown.add(led, t0, reader.done_at());  // (a buffered store is not timed)
         const std::uint64_t want = m_write ? value + 1 : m_l2 ? value : 0;
         if (got != want)
           throw SimError(m_name + ": an access to line " + std::to_string(line) + " returned " + std::to_string(got) + ", not " +
@@ -82,6 +86,7 @@ class CoherentLatency final : public Workload {
     r.metric(m_name + ".p99_ns", m_lat.percentile(99), "ns");
     r.metric(m_name + ".mean_ns", m_lat.mean(), "ns");
     r.hist(m_name + (m_write ? ".wr_ns" : ".rd_ns"), m_lat, "ns");
+    if (m_breakdown.count) r.breakdown(m_name + (m_write ? ".wr_ns" : ".rd_ns"), m_breakdown);
   }
 
  private:
@@ -91,6 +96,7 @@ class CoherentLatency final : public Workload {
   int m_n = 1000;
   std::uint64_t m_socket_lines = 0;
   Histogram m_lat;
+  Breakdown m_breakdown;
   bool m_finished = false;
 };
 
@@ -128,6 +134,9 @@ class HomeLatency final : public Workload {
         if (!m_same) seen = 0;
         sc_core::wait(100, sc_core::SC_NS);
         const Tick t0 = now_tick();
+        Ledger led;
+        led.open(t0);
+        core.time_next(&led);
         if (m_op == 0) {
           core.load(line);
         } else if (m_op == 1) {
@@ -142,6 +151,7 @@ class HomeLatency final : public Workload {
           seen = old == seen ? old + 1 : old;
         }
         m_lat.add(to_ns(core.done_at() - t0));
+        if (led.mark == core.done_at()) m_breakdown.add(led, t0, core.done_at());  // (a buffered store is not timed)
       }
       m_finished = true;
     });
@@ -156,6 +166,7 @@ class HomeLatency final : public Workload {
     r.metric(m_name + ".mean_ns", m_lat.mean(), "ns");
     if (m_op == 2) r.metric(m_name + ".swapped", static_cast<double>(m_swapped), "1");
     r.hist(m_name + "." + kOp[m_op] + "_ns", m_lat, "ns");
+    if (m_breakdown.count) r.breakdown(m_name + "." + kOp[m_op] + "_ns", m_breakdown);
   }
 
  private:
@@ -164,6 +175,7 @@ class HomeLatency final : public Workload {
   bool m_same = false;
   std::uint64_t m_swapped = 0;
   Histogram m_lat;
+  Breakdown m_breakdown;
   bool m_finished = false;
 };
 

@@ -905,7 +905,7 @@ class CcixLatency final : public Workload {
       sc_core::sc_event ev;
       Tick done_at = 0;
       bool warming = false;
-      Ledger led;  // the DMA path's breakdown (the CCIX path's messages carry none yet)
+      Ledger led;  // where each timed transfer's time goes
       auto one = [&](std::uint64_t a, bool flush = false, Ledger* l = nullptr) {
         done_at = 0;
         auto done = [&](Tick t) {
@@ -924,11 +924,11 @@ class CcixLatency final : public Workload {
             seen = old == seen ? old + 1 : old;
             done_at = t;
             notify_now(ev);
-          });
+          }, l);
         } else if (m_cas) ra->transfer(true, a, m_lines, done);  // the line in, unique
         else if (!m_ccix && m_write) ra->dma().write(a, m_size, 0x600, a - buf, done, l);
         else if (!m_ccix) ra->dma().read(a, m_size, kMemoryStream, a, done, l);
-        else ra->transfer(m_write, a, m_lines, done, warming ? Keep::Allocate : m_keep);
+        else ra->transfer(m_write, a, m_lines, done, warming ? Keep::Allocate : m_keep, l);
         if (done_at == 0) sc_core::wait(ev);
       };
       // warm: translate every page first (untimed), as S000 does before
@@ -953,9 +953,9 @@ class CcixLatency final : public Workload {
         }
         const Tick t0 = now_tick();
         led.open(t0);
-        one(a, false, m_ccix ? nullptr : &led);
+        one(a, false, &led);
         m_lat.add(to_ns(done_at - t0));
-        if (!m_ccix) m_breakdown.add(led, t0, done_at);
+        m_breakdown.add(led, t0, done_at);
         sc_core::wait(100, sc_core::SC_NS);
       }
       if (ra->dma().ats_rtt.count() > rtts) m_ats_rtt = ra->dma().ats_rtt.percentile(50);

@@ -44,7 +44,7 @@ struct Explorer : Sink {
     if (cfg.mutation == Mutation::LoseSnoop && (m.type == MsgType::SnpToI || m.type == MsgType::SnpToIFwd)) return;
     sent.push_back(m);
   }
-  void home_row_taken(const HomeRow& r) override { ++res.home_rows_used[static_cast<std::size_t>(&r - home_base)]; }
+  void home_row_taken(const HomeRow& r, const Msg&) override { ++res.home_rows_used[static_cast<std::size_t>(&r - home_base)]; }
   void home_atomic(const Msg& req, std::uint64_t old, std::uint64_t now) override {
     std::uint64_t& g = w->golden[static_cast<std::size_t>(req.line)];
     if (old != g) throw SimError("an atomic at the home read a stale value");

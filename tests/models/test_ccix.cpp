@@ -275,6 +275,75 @@ TEST(CcixAgents, AReadMissIsTheSumOfItsStagesAndASecondReadHits) {
   EXPECT_TRUE(r.home->idle());
 }
 
+// The same miss, timed: its ledger accounts for the whole latency, stage
+// by stage: the AXI bridge and the return (device); the SC's and the home's
+// look-ups, the request's formation and the CCIX layers, twice on each
+// side (coherence); the memory read; both endpoint pipelines (hard block),
+// the link twice (propagation) and both packets' bytes (serialisation).
+// A timed read of four lines is accounted for along the line done last.
+TEST(CcixAgents, ATimedMissIsAccountedForStageByStage) {
+  Rig r;
+  Ledger led;
+  led.open(0);
+  Tick done = 0;
+  r.ra->transfer(false, (4ull << 30) + 0x40, 64, [&](Tick at) { done = at; }, RequestAgent::Keep::Allocate, &led);
+  sc_core::sc_start();
+  Breakdown b;
+  b.add(led, 0, done);  // fails unless the stages add up to the latency exactly
+  auto ns = [&](Stage s) { return led.spent[static_cast<std::size_t>(s)]; };
+  EXPECT_EQ(ns(Stage::Device), 10 * kNs + 6 * kNs);
+  EXPECT_EQ(ns(Stage::Coherence), 2 * kNs + 8 * kNs + 4 * 5 * kNs + 10 * kNs + 2 * kNs);
+  EXPECT_EQ(ns(Stage::Memory), 80 * kNs);
+  EXPECT_EQ(ns(Stage::HardBlock), kEpTx + kEpRx);
+  EXPECT_EQ(ns(Stage::Propagation), 2 * kLink);
+  EXPECT_EQ(ns(Stage::Serialisation), r.ep->upstream().serialize(40) + r.root->root_port(0).serialize(100));
+  EXPECT_EQ(ns(Stage::Arbitration) + ns(Stage::Credit) + ns(Stage::Translation), 0);
+
+  led.open(done);
+  const Tick t0 = done;
+  r.ra->transfer(false, (4ull << 30) + 0x1000, 4 * 64, [&](Tick at) { done = at; }, RequestAgent::Keep::Allocate, &led);
+  sc_core::sc_start();
+  b.add(led, t0, done);
+  // The fourth line issues three AXI cycles after the first and, its
+  // packets queued behind the others', leaves last.
+  EXPECT_GE(ns(Stage::Device), 3 * r.ra->config().issue_interval + 10 * kNs + 6 * kNs);
+  EXPECT_EQ(ns(Stage::Memory), 80 * kNs);
+  EXPECT_EQ(LedgerPool::instance().live(), 0u);  // every line's ledger went back
+  EXPECT_TRUE(r.home->idle());
+}
+
+// A timed read of a line a host core holds dirty: the home snoops the core
+// and its grant waits for the snoop's answer, which comes after memory's:
+// the read is accounted for along the snoop (the core's link twice, its
+// look-up) and not the memory read.
+TEST(CcixAgents, ATimedReadOfADirtyLineIsAccountedForAlongTheSnoop) {
+  coherence::CoherenceChecker::instance().clear();
+  Rig r(1);
+  coherence::CachingAgent& core = r.home->core(0);
+  struct Side : coherence::CoreSide {
+    void access_done(std::uint64_t, std::uint64_t, Tick) override {}
+  } side;
+  const std::uint64_t addr = (4ull << 30) + 0x100, line = addr / 64;
+  core.access(true, line, 41, 0, side);
+  sc_core::sc_start();
+  ASSERT_EQ(core.state(line), coherence::RnState::UD);
+  Ledger led;
+  const Tick t0 = now_tick();
+  led.open(t0);
+  Tick done = 0;
+  r.ra->transfer(false, addr, 64, [&](Tick at) { done = at; }, RequestAgent::Keep::Allocate, &led);
+  sc_core::sc_start();
+  Breakdown b;
+  b.add(led, t0, done);
+  auto ns = [&](Stage s) { return led.spent[static_cast<std::size_t>(s)]; };
+  EXPECT_EQ(r.home->home().snoops.value, 1u);
+  EXPECT_EQ(ns(Stage::Memory), 0);  // the memory read (80 ns) ended before the snoop's answer came
+  // The snoop's way: the core link twice (4 ns each, plus its bytes) and the core's look-up.
+  EXPECT_EQ(ns(Stage::Propagation), 2 * kLink + 2 * 4 * kNs);
+  EXPECT_EQ(ns(Stage::Coherence), 2 * kNs + 8 * kNs + 4 * 5 * kNs + 10 * kNs + 3 * kNs + 10 * kNs + 2 * kNs);
+  EXPECT_EQ(LedgerPool::instance().live(), 0u);
+}
+
 // Writes allocate: a store miss takes the line unique (ReadUnique) and a
 // later read of it hits; the checker saw every step.
 TEST(CcixAgents, AWriteMissTakesTheLineUniqueAndTheCheckerSeesItsValue) {

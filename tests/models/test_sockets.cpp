@@ -8,7 +8,7 @@
 // and a home look-up more); a stress of random loads and stores on a few lines from every
 // core passes the coherence checker (single writer, last value), and a
 // message-passing litmus across the sockets never shows what x86-TSO
-// forbids.
+// forbids. A timed access's ledger holds those stages by kind.
 #include <gtest/gtest.h>
 #include <systemc>
 
@@ -140,6 +140,30 @@ TEST(Sockets, ARemoteModifiedLineHomedAtItsHolderIsForwarded) {
   EXPECT_EQ(s.home(1, 0).forwarded.value, 1u);
   EXPECT_EQ(s.home(1, 0).line(line).mem, 42u);  // the dirty data came home
   EXPECT_TRUE(s.idle());
+}
+
+// The same read, timed: its ledger is those stages by kind: the
+// look-ups (coherence), the mesh trips and the link's latency
+// (propagation), the request's header and the forwarded line's bytes on
+// the link (serialisation); the home's wasted memory read is off the path.
+TEST(Sockets, ATimedForwardedReadIsAccountedForStageByStage) {
+  SocketSystem s("sys", config());
+  const std::uint64_t line = s.line_at(1, 4096);
+  modify(s, 1, line);
+  Core c;
+  Ledger led;
+  const Tick t0 = now_tick();
+  led.open(t0);
+  s.core(0, 0).access(false, line, 0, 1, c, ~0ull, &led);
+  sc_core::sc_start();
+  Breakdown b;
+  b.add(led, t0, c.at);  // fails unless the stages add up to the latency exactly
+  auto spent = [&](Stage st) { return led.spent[static_cast<std::size_t>(st)]; };
+  EXPECT_EQ(spent(Stage::Coherence), 3 * kCore + kHome);
+  EXPECT_EQ(spent(Stage::Propagation), 5 * kMesh + 2 * kLink);
+  EXPECT_EQ(spent(Stage::Serialisation), kHdr + kData);
+  EXPECT_EQ(spent(Stage::Memory), 0);
+  EXPECT_EQ(LedgerPool::instance().live(), 0u);
 }
 
 // The same line homed at the reader: the snoop and the forwarded line
