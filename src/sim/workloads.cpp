@@ -1107,10 +1107,16 @@ class CcixShare final : public HostAndFpga {
       sc_core::sc_spawn([this, home, k, buf, lines] {
         coherence::CoreThread core(home->core(k));
         Rng rng(global_seed(), m_name + ".core" + std::to_string(k));
+        Ledger led;
         for (int i = 0; timing(i); ++i) {
           const std::uint64_t line = buf / coherence::kLineB + rng.below(lines);
           const Tick t0 = now_tick();
-          core.store(line, core.load(line) + 1);
+          led.open(t0);
+          core.time_next(&led);
+          const std::uint64_t v = core.load(line);
+          core.time_next(&led);  // the store goes on from the load's end
+          core.store(line, v + 1);
+          if (i < m_n && led.mark == core.done_at()) m_host_bd.add(led, t0, core.done_at());  // (a buffered store is not timed)
           timed(&m_host, i, to_ns(core.done_at() - t0));
         }
         --m_running;
@@ -1120,12 +1126,13 @@ class CcixShare final : public HostAndFpga {
     sc_core::sc_spawn([this, ra, buf, lines] {
       sc_core::sc_event ev;
       Tick done_at = 0;
+      Ledger led;
       auto one = [&](bool write, std::uint64_t a) {
         done_at = 0;
         ra->transfer(write, a, coherence::kLineB, [&](Tick t) {
           done_at = t;
           notify_now(ev);
-        });
+        }, ccix::RequestAgent::Keep::Allocate, &led);
         if (done_at == 0) sc_core::wait(ev);
       };
       warm_atc(*ra, buf, m_bytes, m_backing.page_shift, ev);
@@ -1133,17 +1140,24 @@ class CcixShare final : public HostAndFpga {
       for (int i = 0; timing(i); ++i) {
         const std::uint64_t a = buf + rng.below(lines) * coherence::kLineB;
         const Tick t0 = now_tick();
+        led.open(t0);
         one(false, a);
-        one(true, a);
+        one(true, a);  // the write goes on from the read's end
+        if (i < m_n) m_device_bd.add(led, t0, done_at);
         timed(&m_device, i, to_ns(done_at - t0));
       }
       --m_running;
     });
   }
-  void report(Results& res) const override { report_sides(res, "_ns", true); }
+  void report(Results& res) const override {
+    report_sides(res, "_ns", true);
+    if (m_host_bd.count) res.breakdown(m_name + ".host_ns", m_host_bd);
+    if (m_device_bd.count) res.breakdown(m_name + ".device_ns", m_device_bd);
+  }
 
  private:
   std::uint64_t m_bytes = 32768;
+  Breakdown m_host_bd, m_device_bd;  // where the timed accesses' time went, per side
 };
 
 // S000 experiment 6: a lock table in host memory shared by host cores and
