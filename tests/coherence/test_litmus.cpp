@@ -26,10 +26,12 @@
 //    (DMB) separates: a load may go before an older load or store to
 //    another line, a store before an older load (the core issues one
 //    access at a time, in any order these rules allow; a load marked with
-//    an address dependency goes after the core's older loads). Message
-//    passing needs a barrier on both sides, or a barrier on the writer's
-//    and an address dependency on the reader's; load buffering's and
-//    IRIW's relaxed outcomes appear, and barriers forbid them again.
+//    an address dependency, or a store with an address, data or control
+//    dependency, goes after the core's older loads). Message passing needs
+//    a barrier on both sides, or a barrier on the writer's and an address
+//    dependency on the reader's; load buffering's and IRIW's relaxed
+//    outcomes appear, and barriers forbid them again, as do dependencies
+//    of both stores on their cores' loads for load buffering.
 // The outcomes every one of these models forbids (CoRR, CoWR, CoRW, CoWW's
 // incoherence; IRIW's disagreement, as x86 and multi-copy-atomic Arm do;
 // MP and LB's under TSO) are named and checked absent as well, and three
@@ -63,8 +65,12 @@ struct Op {
   int value;  // a store's value; a load's register index
   bool once = false;  // keeps no copy: a ReadOnce or WriteUnique from a line not held
   bool fence = false;  // waits for the core's store buffer to drain (no access)
-  // An address dependency on the core's loads before it (its address is
-  // computed from their values): it performs after them (Arm orders it so).
+  // A dependency on the core's loads before it: a load's or a store's
+  // address computed from their values, or a store's value (a data
+  // dependency) or its execution (behind a branch on them: a control
+  // dependency): it performs after them (Arm orders these so; a load
+  // behind a branch may still be performed early, so a control
+  // dependency orders stores only).
   bool dep = false;
 };
 using Program = std::vector<Op>;
@@ -418,6 +424,8 @@ Op st_once(int line, int value) { return Op{true, line, value, true}; }
 Op fence() { return Op{false, 0, 0, false, true}; }
 // A load whose address depends on the core's older loads.
 Op ld_dep(int line, int reg) { return Op{false, line, reg, false, false, true}; }
+// A store whose address, value or execution depends on the core's older loads.
+Op st_dep(int line, int value) { return Op{true, line, value, false, false, true}; }
 
 // Runs a litmus test on cores of `model`, with homes that return data
 // themselves, homes that have owners forward it, and homes that keep dirty
@@ -538,6 +546,11 @@ TEST(CoherenceLitmus, ArmMessagePassing) {
 TEST(CoherenceLitmus, ArmLoadAndStoreBuffering) {
   litmus("LB", {{ld(x, 0), st(y, 1)}, {ld(y, 1), st(x, 1)}}, {}, true, Model::Arm, {{1, 1}});
   litmus("LB+dmbs", {{ld(x, 0), fence(), st(y, 1)}, {ld(y, 1), fence(), st(x, 1)}}, {{1, 1}}, true, Model::Arm);
+  // Each store depending on its core's load (its value computed from it,
+  // or behind a branch on it) forbids it as barriers do; a dependency on
+  // one side alone does not.
+  litmus("LB+deps", {{ld(x, 0), st_dep(y, 1)}, {ld(y, 1), st_dep(x, 1)}}, {{1, 1}}, true, Model::Arm);
+  litmus("LB+dep+po", {{ld(x, 0), st_dep(y, 1)}, {ld(y, 1), st(x, 1)}}, {}, true, Model::Arm, {{1, 1}});
   litmus("SB", {{st(x, 1), ld(y, 0)}, {st(y, 1), ld(x, 1)}}, {}, true, Model::Arm, {{0, 0}});
   litmus("SB+dmbs", {{st(x, 1), fence(), ld(y, 0)}, {st(y, 1), fence(), ld(x, 1)}}, {{0, 0}}, true, Model::Arm);
 }
