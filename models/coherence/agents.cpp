@@ -110,6 +110,7 @@ CachingAgent::Access* CachingAgent::issue(RnEvent op, std::uint64_t line, std::u
   a->value = value;
   a->mask = mask;
   a->tag = tag;
+  a->rmw = Rmw{};
   a->core = &core;
   a->led = led;
   a->next = nullptr;

@@ -203,6 +203,7 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
     CoreSide* core = nullptr;
     Ledger* led = nullptr;   // a timed access's (its caller's)
     Access* next = nullptr;  // the next access of its batch (below)
+    void fresh() {}          // taken from its pool: issue() writes every field
   };
   CachingAgent(const std::string& name, const CachingAgentConfig& cfg, Channel* channel);
   Access* issue(RnEvent op, std::uint64_t line, std::uint64_t value, std::uint64_t mask, std::uint64_t tag, CoreSide& core,

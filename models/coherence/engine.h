@@ -20,11 +20,12 @@ using AgentId = std::uint16_t;
 struct Msg {
   MsgType type = MsgType::None;
   AgentId src = 0, dst = 0;
+  AgentId fwd = 0;         // a forwarding snoop's requester, who gets the data
   std::uint64_t line = 0;
   std::uint64_t data = 0;  // the line's value, where the type carries data (an atomic's operand, or its old value)
-  AgentId fwd = 0;         // a forwarding snoop's requester, who gets the data
   std::uint64_t cmp = 0;   // AtomicCompare: the value compared
 };
+static_assert(sizeof(Msg) == 32, "a message's fields packed: every packet and hazard-queue entry carries one");
 
 // How a home serves requests, beyond its tables.
 struct HomePolicy {

@@ -31,11 +31,11 @@ struct Packet {
   static constexpr const char* kPoolName = "a coherence packet";
   Msg msg;
   std::uint8_t vc = 0;
+  std::int8_t via = -1;  // a socket system's link end whose buffer holds it until its agent takes it (socket.h)
+  std::uint16_t hops = 0;
   std::uint32_t len = 0;  // data bytes carried
   std::uint64_t id = 0;
   Tick ready = 0, rx_start = 0;
-  std::uint16_t hops = 0;
-  std::int8_t via = -1;  // a socket system's link end whose buffer holds it until its agent takes it (socket.h)
   // Where a timed transaction's time went, up to `ready` when it is queued
   // (models/core/ledger.h): its critical path's message carries one.
   Ledger* ledger = nullptr;

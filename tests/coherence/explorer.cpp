@@ -312,7 +312,14 @@ struct Explorer : Sink {
     if (cfg.mutation == Mutation::DropDirtyShared && before == RnState::UD && e == RnEvent::SnpToS) {
       c.state = RnState::SC;
       for (Msg& s : sent)
-        if (s.type == MsgType::SnpRespData_SD) s = Msg{MsgType::SnpResp_SC, s.src, s.dst, s.line};
+        if (s.type == MsgType::SnpRespData_SD) {
+          Msg r;
+          r.type = MsgType::SnpResp_SC;
+          r.src = s.src;
+          r.dst = s.dst;
+          r.line = s.line;
+          s = r;
+        }
     }
     if ((cfg.mutation == Mutation::AtomicKeepsCopy && e == RnEvent::CompDataAtomic) ||
         (cfg.mutation == Mutation::ReadOnceKeepsCopy && e == RnEvent::CompDataI)) {
