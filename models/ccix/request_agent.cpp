@@ -115,15 +115,9 @@ void RequestAgent::on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) {
   }
   if (kind == kDone) {
     auto it = m_done.find(arg);
-    Done d = std::move(it->second);
+    Done d = std::move(it->second.done);
+    if (Ledger* l = it->second.led) l->charge(Stage::Device, now_tick());  // the response's way back to the generator
     m_done.erase(it);
-    if (!m_done_led.empty()) {
-      const auto l = m_done_led.find(arg);
-      if (l != m_done_led.end()) {
-        l->second->charge(Stage::Device, now_tick());  // the response's way back to the generator
-        m_done_led.erase(l);
-      }
-    }
     ++transfers;
     if (d) d(now_tick());
     return;
@@ -156,15 +150,15 @@ void RequestAgent::access_done(std::uint64_t tag, std::uint64_t value, Tick at) 
       for (const Ledger* l : x.line_led) last = l->mark > last->mark ? l : last;
       x.led->copy_from(*last);
       for (Ledger*& l : x.line_led) drop_ledger(l);
-      m_done_led.emplace(k, x.led);
     }
     if (x.op == Op::Atomic) {
       ++atomics;
-      m_done.emplace(k, [d = std::move(x.atomic_done), value](Tick t) {
-        if (d) d(t, value);
-      });
+      m_done.emplace(k, Returning{[d = std::move(x.atomic_done), value](Tick t) {
+                                    if (d) d(t, value);
+                                  },
+                                  x.led});
     } else {
-      m_done.emplace(k, std::move(x.done));
+      m_done.emplace(k, Returning{std::move(x.done), x.led});
     }
     x.done = nullptr;
     m_sched.at(at + (x.op == Op::Read || x.op == Op::Atomic ? m_cfg.read_return : m_cfg.write_return), this, kDone, k);

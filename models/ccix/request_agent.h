@@ -162,8 +162,11 @@ class RequestAgent final : public pcie::Device,
   Tick m_next_issue = 0;
   bool m_issue_pending = false;
   std::uint64_t m_store_value = 0;
-  std::map<std::uint64_t, Done> m_done;  // transfers whose response is on its way back
-  std::map<std::uint64_t, Ledger*> m_done_led;  // ... the timed ones' ledgers
+  struct Returning {
+    Done done;
+    Ledger* led = nullptr;  // a timed transfer's
+  };
+  std::map<std::uint64_t, Returning> m_done;  // transfers whose response is on its way back
   std::uint64_t m_done_seq = 0;
 };
 

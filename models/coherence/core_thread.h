@@ -57,7 +57,6 @@ class CoreThread final : public CoreSide, public LineWatcher {
   void store_all(const std::vector<std::uint64_t>& lines, const std::vector<std::uint64_t>& values) {
     if (m_sb_cap) buffer(lines, values, nullptr);
     else run(lines, &values);
-    m_led = nullptr;
   }
   // Stores of some bits of each line (`masks[i]` of lines[i]), keeping the
   // others: fields of descriptors that share a line.
@@ -65,7 +64,6 @@ class CoreThread final : public CoreSide, public LineWatcher {
                  const std::vector<std::uint64_t>& masks) {
     if (m_sb_cap) buffer(lines, values, &masks);
     else run(lines, &values, &masks);
-    m_led = nullptr;
   }
   // Waits until every buffered store is in the cache (MFENCE; at once
   // when the buffer is empty). done_at() is then the last one's commit.
@@ -137,8 +135,8 @@ class CoreThread final : public CoreSide, public LineWatcher {
     m_masks = masks;
     m_pending = lines.size();
     m_next = std::min<std::size_t>(lines.size(), static_cast<std::size_t>(m_a.config().mshrs));
-    Ledger* led = lines.size() == 1 ? take_ledger() : nullptr;
-    m_led = nullptr;
+    Ledger* led = take_ledger();
+    if (lines.size() != 1) led = nullptr;  // a call of several lines is not timed
     for (std::size_t i = 0; i < m_next; ++i) issue(i, led);
     if (m_pending) sc_core::wait(m_ev);
   }
@@ -164,6 +162,7 @@ class CoreThread final : public CoreSide, public LineWatcher {
   }
   void buffer(const std::vector<std::uint64_t>& lines, const std::vector<std::uint64_t>& values,
               const std::vector<std::uint64_t>* masks) {
+    take_ledger();  // a buffered store is not timed: the buffer commits it
     for (std::size_t i = 0; i < lines.size(); ++i) {
       while (m_sb.size() >= m_sb_cap) sc_core::wait(m_sb_ev);
       m_sb.push_back(Buffered{lines[i], values[i], masks ? (*masks)[i] : ~0ull});
