@@ -17,6 +17,7 @@
 #include "models/core/divisor.h"
 #include "models/core/error.h"
 #include "models/core/fifo.h"
+#include "models/core/line_holds.h"
 #include "models/core/line_map.h"
 #include "models/core/slot_calendar.h"
 #include "models/core/stable_hash.h"
@@ -210,6 +211,41 @@ TEST(LineMap, AgreesWithAMapAndKeepsReferences) {
   m.clear();
   EXPECT_EQ(m.find(7), nullptr);
   EXPECT_EQ(m[7], 0u);
+}
+
+// Against a plain record of every hold ever made: a line is free from a
+// tick on exactly when no hold of it lasts beyond, and the table forgets
+// what has ended, so it stays as small as what is in flight.
+TEST(LineHolds, AgreesWithEveryHoldEverMadeAndForgetsEndedOnes) {
+  LineHolds h;
+  std::map<std::uint64_t, Tick> ever;  // line -> latest end of any hold
+  std::mt19937_64 rng(11);
+  Tick now = 0;
+  std::size_t most = 0;
+  for (int r = 0; r < 100000; ++r) {
+    now += rng() % 20;
+    // Half the lines from a few that meet often, half from a wide footprint.
+    const std::uint64_t line = (rng() % 2 ? rng() % 64 : rng() % 1000000) * 64;
+    if (rng() % 2) {
+      const Tick until = now + rng() % 300;
+      h.hold(line, until, now);
+      ever[line] = std::max(ever[line], until);
+    } else {
+      const Tick at = now + rng() % 100;
+      const auto it = ever.find(line);
+      const Tick want = it == ever.end() ? at : std::max(at, it->second);
+      ASSERT_EQ(h.free_at(line, at, now), want) << r;
+    }
+    most = std::max(most, h.held());
+  }
+  // Holds last under 300 ticks and a step advances ~10: some 15 holds are
+  // made while one lasts, so a table that forgot nothing would hold ~50000.
+  EXPECT_LE(most, 100u);
+  h.hold(0, now + 5, now);
+  EXPECT_EQ(h.free_at(0, now, now), now + 5);
+  EXPECT_EQ(h.free_at(0, now + 6, now + 6), now + 6);
+  EXPECT_EQ(h.free_at(64, now + 1000, now + 1000), now + 1000);
+  EXPECT_EQ(h.held(), 0u);
 }
 
 // Quotient and remainder as the plain operators give them, for powers of

@@ -371,7 +371,9 @@ void RootComplex::accept_write(Tlp* t, int port) {
   Tick commit = now;
   for (std::uint64_t a = t->addr; a < t->addr + t->len;) {
     const std::uint64_t stop = std::min<std::uint64_t>(t->addr + t->len, (a / L + 1) * L);
-    commit = std::max(commit, m_mem.write(a, static_cast<std::uint32_t>(stop - a), line_slot(now)));
+    // The line's slot in the pipeline, then the line itself once no older read holds it.
+    const Tick own = m_reading.free_at(a / L * L, line_slot(now), now);
+    commit = std::max(commit, m_mem.write(a, static_cast<std::uint32_t>(stop - a), own));
     a = stop;
   }
   // Posted writes become visible in order (PCIe producer-consumer
@@ -405,6 +407,7 @@ void RootComplex::serve_read(Tlp* t, int port) {
   for (std::uint64_t line = j.first_line; line < j.end; line += L) {
     const Tick slot = line_slot(issue);
     const Tick data = m_mem.read_line(line, slot);
+    m_reading.hold(line, data, now);
     if (data + m_cfg.completion_latency > ready) crit = static_cast<std::uint32_t>(j.line_ready.size());
     ready = std::max(ready, data + m_cfg.completion_latency);
     j.line_ready.push_back(ready);

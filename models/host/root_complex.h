@@ -9,6 +9,9 @@
 //  - inbound reads wait for older posted writes to commit (PCIe ordering:
 //    a read must not pass a posted write), then fetch their lines no faster
 //    than one per read_line_interval per request;
+//  - one transaction per line at a time: a posted write takes a line that
+//    an older read is still fetching only when the read has its data (an
+//    address conflict), and the writes behind it commit no sooner;
 //  - completions are built when the root port can transmit, from the lines
 //    ready at that moment: contiguous ready data up to the completion size
 //    limit and MPS, cut at RCB boundaries. A request whose lines trickle in
@@ -58,6 +61,7 @@
 
 #include "models/ats/iommu.h"
 #include "models/core/address_map.h"
+#include "models/core/line_holds.h"
 #include "models/core/scheduler.h"
 #include "models/core/slot_calendar.h"
 #include "models/memory/memory.h"
@@ -190,6 +194,7 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   int m_posted_inflight = 0;
   std::priority_queue<Tick, std::vector<Tick>, std::greater<Tick>> m_commits;  // posted-buffer entries in flight
   Tick m_last_write_commit = 0;
+  LineHolds m_reading;  // lines an inbound read is fetching, until its data is there
   std::unique_ptr<ats::Iommu> m_iommu;
   std::vector<Tick> m_posted_release;
   std::map<std::uint16_t, std::function<void(Tick)>> m_invalidations;  // ITag -> done
