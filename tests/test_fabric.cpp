@@ -529,6 +529,20 @@ TEST(BenchDma, InOrderRetirementHoldsYoungerCommands) {
   EXPECT_GE(r["stats"]["cold.bench.retire_waits"]["value"].get<double>(), 900);  // about one write per pair
 }
 
+// Mixed traffic: every line read or written passes the host's one coherent
+// line pipeline, so BW_DMA_RW's reads and writes share its rate. With a
+// 20 ns line (25.6 Gb/s, far below either link direction) both directions
+// together move 25.6 Gb/s and each direction half, where reads alone or
+// writes alone would each have it all. A 1 MiB window keeps reads and
+// writes off each other's lines.
+TEST(BenchDma, MixedTrafficSharesTheLinePipeline) {
+  std::string topo = plain_host(", max_outstanding: 16");
+  topo.replace(topo.find("line_interval: 1ns"), 18, "line_interval: 20ns");
+  const auto r = simulate(topo, "[{type: bench_bw, name: rw, device: warm, op: rw, size: 1KiB, window: 1MiB, transactions: 2000}]");
+  EXPECT_NEAR(r["metrics"]["rw.total_gbit_per_s"].get<double>(), 25.6, 25.6 * 0.02);
+  EXPECT_NEAR(r["metrics"]["rw.gbit_per_s"].get<double>(), 12.8, 12.8 * 0.02);
+}
+
 // Below 4 GiB a memory request must use the 3-DW header (PCIe sec. 2.2.4.1):
 // a 128 B write to DRAM at 1 GiB is 12 + 128 + 8 = 148 B on a Gen3 link.
 TEST(BenchDma, RequestsBelow4GiBUseThe3DwHeader) {
