@@ -40,7 +40,7 @@ for ax, pts, op, test, metric, ylabel in (
         (axes[0][1], lat, 'wrrd', 'lat_dma_wrrd', 'lat.median_ns', 'LAT_DMA_WRRD median (ns)'),
         (axes[1][0], bw, 'rd', 'bw_dma_rd', 'bw.gbit_per_s', 'BW_DMA_RD (Gb/s)'),
         (axes[1][1], bw, 'wr', 'bw_dma_wr', 'bw.gbit_per_s', 'BW_DMA_WR (Gb/s)'),
-        (axes[1][2], bw, 'rw', 'bw_dma_rw', 'bw.gbit_per_s', 'BW_DMA_RW, each direction (Gb/s): predicted')):
+        (axes[1][2], bw, 'rw', 'bw_dma_rw', 'bw.gbit_per_s', 'BW_DMA_RW, per direction (Gb/s)')):
     for i, (system, label) in enumerate(SYSTEMS):
         xs = curve(pts, system, op, metric)
         ax.plot([x for x, _ in xs], [y for _, y in xs], '-', color='C%d' % i, lw=1, label='hxsim ' + label)
@@ -50,6 +50,8 @@ for ax, pts, op, test, metric, ylabel in (
     ax.set_xscale('log', base=2)
     ax.set_xlabel('transfer size (B)')
     ax.set_ylabel(ylabel, fontsize=8)
+axes[1][2].set_title('predicted: no measurement in the data', fontsize=8)
+fig.subplots_adjust(wspace=0.32, hspace=0.32)
 handles, labels = axes[0][0].get_legend_handles_labels()
 axes[0][2].axis('off')
 axes[0][2].legend(handles, labels, fontsize=7, loc='center')
