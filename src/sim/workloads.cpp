@@ -666,7 +666,11 @@ class BenchDmaLoad final : public Workload {
           done_at = 0;
           led.open(t0);
           if (m_op == "wrrd") {
-            dev->write(a, m_size, stream, a - buf, nullptr);
+            // As pcie-bench (me/pcie_dma.c, dma_lat): the read is queued
+            // when the engine has signalled the write done.
+            bool wrote = false;
+            dev->write(a, m_size, stream, a - buf, [&](Tick) { wrote = true; notify_now(ev); }, &led);
+            while (!wrote) sc_core::wait(ev);
             dev->read(a, m_size, stream, a - buf, [&](Tick t) { done_at = t; notify_now(ev); }, &led);
           } else {
             // Plain reads see what the buffer holds: memory's initial
