@@ -372,7 +372,7 @@ void RootComplex::accept_write(Tlp* t, int port) {
   for (std::uint64_t a = t->addr; a < t->addr + t->len;) {
     const std::uint64_t stop = std::min<std::uint64_t>(t->addr + t->len, (a / L + 1) * L);
     // The line's slot in the pipeline, then the line itself once no older read holds it.
-    const Tick own = m_reading.free_at(a / L * L, line_slot(now), now);
+    const Tick own = m_reading.free_at(a / L * L, line_slot(now));
     commit = std::max(commit, m_mem.write(a, static_cast<std::uint32_t>(stop - a), own));
     a = stop;
   }
