@@ -700,17 +700,18 @@ class BenchDmaLoad final : public Workload {
         };
         // Commands are made as the engine takes them (memory flat in N).
         int i = 0;
+        const bool wr = m_op == "wr", rw = m_op == "rw";
         dev->feed([&](dma::BenchDma::Command& c) {
           if (i == m_n) return false;
           const std::uint64_t a = addr_of(i);
-          c.write = m_op == "wr" || (m_op == "rw" && (i & 1));
+          c.write = wr || (rw && (i & 1));
           c.addr = a;
           c.len = m_size;
-          // BW_DMA_RW's writes put back the bytes the window holds, so that
-          // every read stays checkable whichever write it sees.
-          const bool distinct = c.write && m_op == "wr";
-          c.stream = distinct ? stream + 1 + static_cast<std::uint64_t>(i) : kMemoryStream;
-          c.off = distinct ? 0 : a;
+          // BW_DMA_WR writes bytes of its own; BW_DMA_RW's writes put back
+          // the bytes the window holds, so that every read stays checkable
+          // whichever write it sees.
+          c.stream = wr ? stream + 1 + static_cast<std::uint64_t>(i) : kMemoryStream;
+          c.off = wr ? 0 : a;
           c.done = done;
           ++i;
           return true;
