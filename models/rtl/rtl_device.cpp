@@ -330,11 +330,7 @@ void RtlDevice::on_action(std::uint32_t kind, std::uint64_t, void*) {
 
 // The ports change only when the beat offered does: a beat waiting for
 // ready is not driven again.
-void RtlDevice::drive_rx(Way w, std::deque<RxTlp>& q) {
-  Driven& d = m_driven[static_cast<std::size_t>(w)];
-  const Driven now = q.empty() ? Driven{0, 0} : Driven{q.front().seq, q.front().next};
-  if (now.seq == d.seq && now.beat == d.beat) return;
-  d = now;
+void RtlDevice::drive_rx_now(Way w, const std::deque<RxTlp>& q) {
   if (!m_shim->has(w)) return;
   if (q.empty()) m_shim->drive(w, nullptr, 0);
   else m_shim->drive(w, &q.front().p, q.front().next);
@@ -434,10 +430,9 @@ bool RtlDevice::tick() {
 
   const bool rx_req_fire = !m_rxq_req.empty() && m_shim->taken(Way::RxReq);
   const bool rx_cpl_fire = !m_rxq_cpl.empty() && m_shim->taken(Way::RxCpl);
-  Packet req, cpl;
   bool req_done = false, cpl_done = false;
-  const bool tx_req_fire = m_shim->sample(Way::TxReq, req, req_done);
-  const bool tx_cpl_fire = m_shim->sample(Way::TxCpl, cpl, cpl_done);
+  const bool tx_req_fire = m_shim->sample(Way::TxReq, m_tx_req, req_done);
+  const bool tx_cpl_fire = m_shim->sample(Way::TxCpl, m_tx_cpl, cpl_done);
   std::uint32_t msi_vector = 0;
   const bool msi_fire = m_shim->msi_sample(req_space, msi_vector);
   const bool tx_offered = m_shim->offered(Way::TxReq) || m_shim->offered(Way::TxCpl) || m_shim->msi_busy();
@@ -455,8 +450,8 @@ bool RtlDevice::tick() {
   };
   if (rx_req_fire) advance(m_rxq_req);
   if (rx_cpl_fire) advance(m_rxq_cpl);
-  if (req_done) finish_tx_req(req);
-  if (cpl_done) finish_tx_cpl(cpl);
+  if (req_done) finish_tx_req(m_tx_req);
+  if (cpl_done) finish_tx_cpl(m_tx_cpl);
   if (msi_fire) {
     m_ep->push(m_s_req, m_ep->make_msi(msi_vector));
     ++msis;

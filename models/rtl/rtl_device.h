@@ -117,7 +117,16 @@ class RtlDevice final : public pcie::Device, public Actor {
   };
   void wake();
   bool tick();
-  void drive_rx(Way w, std::deque<RxTlp>& q);
+  // Puts the front TLP's beat on way w's inputs when it is not there yet
+  // (checked here, each cycle; driven out of line, when it changes).
+  void drive_rx(Way w, const std::deque<RxTlp>& q) {
+    Driven& d = m_driven[static_cast<std::size_t>(w)];
+    const Driven now = q.empty() ? Driven{0, 0} : Driven{q.front().seq, q.front().next};
+    if (now.seq == d.seq && now.beat == d.beat) return;
+    d = now;
+    drive_rx_now(w, q);
+  }
+  void drive_rx_now(Way w, const std::deque<RxTlp>& q);
   void queue_rx(Way w, std::deque<RxTlp>& q, const TlpHeader& h, const std::uint8_t* payload, std::uint32_t lead, std::uint32_t n);
   // The rules of PCIe for a request the design sends.
   void check_request(const TlpHeader& h) const;
@@ -135,6 +144,7 @@ class RtlDevice final : public pcie::Device, public Actor {
   std::array<Driven, 2> m_driven{};
   std::uint64_t m_rx_seq = 0;
   bool m_req_space = true;  // what tx_req's ready says now
+  Packet m_tx_req, m_tx_cpl;  // a TLP the design has just sent, kept between cycles (no construction per cycle)
   std::array<HostRead, 256> m_host_reads{};
   std::array<DevRead, 256> m_dev_reads{};
   int m_host_open = 0, m_dev_open = 0;

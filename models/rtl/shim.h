@@ -81,9 +81,21 @@ class Shim {
   // sample() after it, before the edge: it checks the cycle and returns
   // whether a beat moved; when that beat ends a TLP, `done` is set and the
   // TLP is in `out`. offered(): whether the last sample() saw a beat offered.
+  // Most cycles offer nothing: that is seen here, from the way's valid
+  // port, and only an offered beat goes on to the interface's own checks.
   virtual void set_ready(Way w, bool ready) = 0;
-  virtual bool offered(Way w) const = 0;
-  virtual bool sample(Way w, Packet& out, bool& done) = 0;
+  bool offered(Way w) const { return m_offered[tx(w)]; }
+  bool sample(Way w, Packet& out, bool& done) {
+    done = false;
+    const std::size_t k = tx(w);
+    if (!m_tx_valid[k]) return false;
+    m_offered[k] = m_tx_valid[k]->get() != 0;
+    if (!m_offered[k]) {
+      hold(w, false, false, [] { return std::uint64_t{0}; });  // a held beat must not vanish
+      return false;
+    }
+    return sample_offered(w, out, done);
+  }
   // A TLP the design has begun to send and not finished.
   virtual bool assembling() const = 0;
 
@@ -114,6 +126,11 @@ class Shim {
     held.sum = now;
   }
   static std::uint64_t digest(std::uint64_t h, const std::uint8_t* p, std::size_t n);
+  // The valid port of transmit way w (TxReq or TxCpl; null: the design has
+  // no such way), set by the interface's constructor.
+  void tx_valid(Way w, const RtlPort* p) { m_tx_valid[tx(w)] = p; }
+  // sample() of a cycle whose valid is high.
+  virtual bool sample_offered(Way w, Packet& out, bool& done) = 0;
 
   RtlModel& m_model;
   int m_width;
@@ -125,9 +142,12 @@ class Shim {
     bool stalled = false;
     std::uint64_t sum = 0;
   };
+  static std::size_t tx(Way w) { return w == Way::TxCpl ? 1 : 0; }
   std::string m_device;
   const std::uint64_t& m_cycle;
   std::array<Held, 4> m_held{};
+  std::array<const RtlPort*, 2> m_tx_valid{};  // TxReq, TxCpl
+  std::array<bool, 2> m_offered{};             // what sample() saw: a beat offered
 };
 
 }  // namespace hx::rtl

@@ -134,6 +134,8 @@ TlpStreamShim::TlpStreamShim(RtlModel& model, int data_width, std::string device
     s.eop = model.find(p + "_eop");
     s.ready = model.find(p + "_ready");
   }
+  tx_valid(Way::TxReq, port(Way::TxReq).valid);
+  tx_valid(Way::TxCpl, port(Way::TxCpl).valid);
   m_msi_valid = model.find("msi_valid");
   m_msi_vector = model.find("msi_vector");
   m_msi_ready = model.find("msi_ready");
@@ -161,18 +163,28 @@ void TlpStreamShim::drive(Way w, const Packet* p, std::uint32_t beat) {
     s.valid->set(0);
     return;
   }
-  std::uint8_t hdr[16];
-  encode_header(p->h, hdr);
+  // The header bus holds the TLP's header from its first beat to its last:
+  // written once, on the first.
+  if (beat == 0) {
+    std::uint8_t hdr[16];
+    encode_header(p->h, hdr);
+    s.hdr->set_bytes(hdr, 16);
+  }
   const std::uint32_t from = beat * m_beat_B;
   const std::uint32_t n =
       p->data.size() > from ? std::min<std::uint32_t>(m_beat_B, static_cast<std::uint32_t>(p->data.size()) - from) : 0;
-  std::fill(m_beat.begin(), m_beat.end(), 0);
-  if (n) std::memcpy(m_beat.data(), p->data.data() + from, n);
-  s.hdr->set_bytes(hdr, 16);
-  s.data->set_bytes(m_beat.data(), m_beat_B);
+  if (n == m_beat_B) {
+    s.data->set_bytes(p->data.data() + from, m_beat_B);
+  } else {
+    std::fill(m_beat.begin(), m_beat.end(), 0);
+    if (n) std::memcpy(m_beat.data(), p->data.data() + from, n);
+    s.data->set_bytes(m_beat.data(), m_beat_B);
+  }
+  // One strobe per DW the beat carries, from lane 0 (at most 64 lanes).
   const std::uint32_t dws = (n + 3) / 4;
-  std::uint8_t strb[8] = {};
-  for (std::uint32_t i = 0; i < dws; ++i) strb[i / 8] |= static_cast<std::uint8_t>(1u << (i % 8));
+  const std::uint64_t lanes = dws >= 64 ? ~0ull : (1ull << dws) - 1;
+  std::uint8_t strb[8];
+  for (int i = 0; i < 8; ++i) strb[i] = static_cast<std::uint8_t>(lanes >> (8 * i));
   s.strb->set_bytes(strb, (m_beat_B / 4 + 7) / 8);
   s.sop->set(beat == 0);
   s.eop->set(beat + 1 == beats(w, *p));
@@ -188,33 +200,24 @@ void TlpStreamShim::set_ready(Way w, bool ready) {
   if (has(w)) port(w).ready->set(ready);
 }
 
-bool TlpStreamShim::offered(Way w) const { return m_offered[w == Way::TxCpl ? 1 : 0]; }
-
-bool TlpStreamShim::sample(Way w, Packet& out, bool& done) {
-  done = false;
-  if (!has(w)) return false;
+bool TlpStreamShim::sample_offered(Way w, Packet& out, bool& done) {
   const Ports& s = port(w);
-  bool& offered = m_offered[w == Way::TxCpl ? 1 : 0];
   const bool is_cpl = w == Way::TxCpl;
   Asm& a = m_asm[is_cpl ? 1 : 0];
-  const bool valid = s.valid->get() != 0, ready = s.ready->get() != 0;
-  offered = valid;
+  const bool ready = s.ready->get() != 0;
   std::uint8_t hdr[16];
   std::uint8_t strb_b[8] = {};
   const std::size_t strb_n = (m_beat_B / 4 + 7) / 8;
-  bool sop = false, eop = false;
-  if (valid) {
-    s.hdr->get_bytes(hdr, 16);
-    s.data->get_bytes(m_beat.data(), m_beat_B);
-    s.strb->get_bytes(strb_b, strb_n);
-    sop = s.sop->get() != 0;
-    eop = s.eop->get() != 0;
-  }
-  hold(w, valid, ready, [&] {
+  s.hdr->get_bytes(hdr, 16);
+  s.data->get_bytes(m_beat.data(), m_beat_B);
+  s.strb->get_bytes(strb_b, strb_n);
+  const bool sop = s.sop->get() != 0;
+  const bool eop = s.eop->get() != 0;
+  hold(w, true, ready, [&] {
     const std::uint64_t sum = digest(digest(digest(0xcbf29ce484222325ull, hdr, 16), m_beat.data(), m_beat_B), strb_b, strb_n);
     return sum * 31 + (sop ? 2 : 0) + (eop ? 1 : 0);
   });
-  if (!(valid && ready)) return false;
+  if (!ready) return false;
   if (sop == a.open) fail(w, sop ? "sop inside a TLP" : "first beat of a TLP without sop");
   if (sop) {
     a = Asm{};
@@ -234,10 +237,11 @@ bool TlpStreamShim::sample(Way w, Packet& out, bool& done) {
   // Strobes: contiguous from lane 0, as many as the TLP has DWs left in this beat.
   const std::uint32_t lanes = m_beat_B / 4;
   const std::uint32_t expect = std::min(a.dws_left, lanes);
-  for (std::uint32_t i = 0; i < lanes; ++i) {
-    const bool on = strb_b[i / 8] >> (i % 8) & 1;
-    if (on != (i < expect)) fail(w, "strobes do not cover exactly the TLP's next " + std::to_string(expect) + " DWs");
-  }
+  std::uint64_t on = 0;
+  for (std::size_t i = 0; i < strb_n; ++i) on |= static_cast<std::uint64_t>(strb_b[i]) << (8 * i);
+  const std::uint64_t all = lanes >= 64 ? ~0ull : (1ull << lanes) - 1;
+  if ((on & all) != (expect >= 64 ? ~0ull : (1ull << expect) - 1))
+    fail(w, "strobes do not cover exactly the TLP's next " + std::to_string(expect) + " DWs");
   a.p.data.insert(a.p.data.end(), m_beat.begin(), m_beat.begin() + expect * 4);
   a.dws_left -= expect;
   if (eop != (a.dws_left == 0)) fail(w, eop ? "eop before the TLP's last DW" : "no eop on the TLP's last DW");

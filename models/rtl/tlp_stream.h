@@ -59,8 +59,6 @@ class TlpStreamShim final : public Shim {
   void drive(Way w, const Packet* p, std::uint32_t beat) override;
   bool taken(Way w) const override;
   void set_ready(Way w, bool ready) override;
-  bool offered(Way w) const override;
-  bool sample(Way w, Packet& out, bool& done) override;
   bool assembling() const override { return m_asm[0].open || m_asm[1].open; }
   void msi_drive(bool space) override;
   bool msi_sample(bool space, std::uint32_t& vector) override;
@@ -77,10 +75,10 @@ class TlpStreamShim final : public Shim {
     Packet p;
     std::uint32_t dws_left = 0;
   };
+  bool sample_offered(Way w, Packet& out, bool& done) override;
   const Ports& port(Way w) const { return m_p[static_cast<std::size_t>(w)]; }
   std::array<Ports, 4> m_p{};
   std::array<Asm, 2> m_asm{};  // TxReq, TxCpl
-  std::array<bool, 2> m_offered{};  // what sample() saw: a beat offered on TxReq, TxCpl
   const RtlPort *m_msi_valid = nullptr, *m_msi_vector = nullptr, *m_msi_ready = nullptr;
   bool m_msi_space = false;  // what msi_ready says now
 };

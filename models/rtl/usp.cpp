@@ -103,6 +103,8 @@ UspShim::UspShim(RtlModel& model, int data_width, std::string device, const std:
     s.keep = model.find(p + "_tkeep");
     s.ready = model.find(p + "_tready");
   }
+  tx_valid(Way::TxReq, port(Way::TxReq).valid);
+  tx_valid(Way::TxCpl, port(Way::TxCpl).valid);
   m_msi_int = model.find("cfg_interrupt_msi_int");
   m_msi_sent = model.find("cfg_interrupt_msi_sent");
 }
@@ -232,8 +234,6 @@ void UspShim::set_ready(Way w, bool ready) {
   r->set(ready ? (1ull << r->bits) - 1 : 0);
 }
 
-bool UspShim::offered(Way w) const { return m_offered[w == Way::TxCpl ? 1 : 0]; }
-
 void UspShim::decode(Way w, Asm& a) {
   const std::uint32_t* d = a.dws.data();
   TlpHeader& h = a.h;
@@ -271,28 +271,20 @@ void UspShim::decode(Way w, Asm& a) {
   a.decoded = true;
 }
 
-bool UspShim::sample(Way w, Packet& out, bool& done) {
-  done = false;
-  if (!has(w)) return false;
+bool UspShim::sample_offered(Way w, Packet& out, bool& done) {
   const Ports& s = port(w);
-  bool& offered = m_offered[w == Way::TxCpl ? 1 : 0];
   Asm& a = m_asm[w == Way::TxCpl ? 1 : 0];
-  const bool valid = s.valid->get() != 0, ready = (s.ready->get() & 1) != 0;
-  offered = valid;
-  std::uint64_t keep = 0;
-  bool last = false;
-  if (valid) {
-    s.data->get_bytes(m_beat.data(), m_beat_B);
-    std::fill(m_user.begin(), m_user.end(), 0);
-    s.user->get_bytes(m_user.data(), m_user.size());
-    keep = s.keep->get();
-    last = s.last->get() != 0;
-  }
-  hold(w, valid, ready, [&] {
+  const bool ready = (s.ready->get() & 1) != 0;
+  s.data->get_bytes(m_beat.data(), m_beat_B);
+  std::fill(m_user.begin(), m_user.end(), 0);
+  s.user->get_bytes(m_user.data(), m_user.size());
+  const std::uint64_t keep = s.keep->get();
+  const bool last = s.last->get() != 0;
+  hold(w, true, ready, [&] {
     const std::uint64_t sum = digest(digest(0xcbf29ce484222325ull, m_beat.data(), m_beat_B), m_user.data(), m_user.size());
     return (sum * 31 + keep) * 2 + last;
   });
-  if (!(valid && ready)) return false;
+  if (!ready) return false;
   const bool rq = w == Way::TxReq;
   if (!a.open) {
     a = Asm{};

@@ -72,8 +72,6 @@ class UspShim final : public Shim {
   void drive(Way w, const Packet* p, std::uint32_t beat) override;
   bool taken(Way w) const override;
   void set_ready(Way w, bool ready) override;
-  bool offered(Way w) const override;
-  bool sample(Way w, Packet& out, bool& done) override;
   bool assembling() const override { return m_asm[0].open || m_asm[1].open; }
   void msi_drive(bool space) override;
   bool msi_sample(bool space, std::uint32_t& vector) override;
@@ -95,11 +93,11 @@ class UspShim final : public Shim {
     std::uint8_t first_be = 0, last_be = 0;
     TlpHeader h;
   };
+  bool sample_offered(Way w, Packet& out, bool& done) override;
   const Ports& port(Way w) const { return m_p[static_cast<std::size_t>(w)]; }
   void decode(Way w, Asm& a);
   std::array<Ports, 4> m_p{};
   std::array<Asm, 2> m_asm{};  // RQ, CC
-  std::array<bool, 2> m_offered{};  // what sample() saw: a beat offered on TxReq, TxCpl
   bool m_wide;  // the 512-bit interface: tuser fields elsewhere
   int m_bar_aperture = 0;
   std::uint16_t m_rid = 0;
