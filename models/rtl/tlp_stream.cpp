@@ -220,10 +220,12 @@ bool TlpStreamShim::sample_offered(Way w, Packet& out, bool& done) {
   if (!ready) return false;
   if (sop == a.open) fail(w, sop ? "sop inside a TLP" : "first beat of a TLP without sop");
   if (sop) {
-    a = Asm{};
     a.open = true;
+    a.dws_left = 0;
     a.p.h = decode_header(hdr);
     const TlpHeader& h = a.p.h;
+    a.p.data.clear();  // its buffer stays: one allocation per way, not per TLP or beat
+    a.p.data.reserve(static_cast<std::size_t>(h.length_dw) * 4);
     if (is_cpl) {
       if (h.type != HdrType::CplD && h.type != HdrType::Cpl) fail(w, "not a completion on tx_cpl");
       if (h.type == HdrType::CplD) a.dws_left = h.length_dw;
@@ -247,7 +249,8 @@ bool TlpStreamShim::sample_offered(Way w, Packet& out, bool& done) {
   if (eop != (a.dws_left == 0)) fail(w, eop ? "eop before the TLP's last DW" : "no eop on the TLP's last DW");
   if (eop) {
     a.open = false;
-    out = std::move(a.p);
+    out.h = a.p.h;
+    std::swap(out.data, a.p.data);  // the caller's previous buffer comes back for the next TLP
     done = true;
   }
   return true;

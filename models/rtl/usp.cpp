@@ -287,7 +287,10 @@ bool UspShim::sample_offered(Way w, Packet& out, bool& done) {
   if (!ready) return false;
   const bool rq = w == Way::TxReq;
   if (!a.open) {
+    std::vector<std::uint32_t> dws = std::move(a.dws);  // its buffer stays: no allocation per TLP
+    dws.clear();
     a = Asm{};
+    a.dws = std::move(dws);
     a.open = true;
     if (rq) {
       a.first_be = m_user[0] & 15;
