@@ -592,6 +592,32 @@ class Explain(unittest.TestCase):
             self.assertRegex(text, r'\n    ordering +[0-9.]+ ns')
             self.assert_figures(out, ['point_0.png', 'point_1.png', 'breakdown.png'])
 
+    def test_a_lock_is_broken_down_on_both_sides(self):
+        # S000's lock table with three host cores and the FPGA on eight
+        # buckets: every timed lock's breakdown adds up to its side's mean;
+        # a host core's waits for the holder are software, the FPGA's
+        # waits and retries its own logic's (device) time.
+        with tempfile.TemporaryDirectory() as d:
+            out, text = self.run_and_explain(d, 's000_locks', 2, 'sweep.0.values=[queue]', 'sweep.1.values=[8]',
+                                             'sweep.2.zip.0.values=[3]', 'sweep.2.zip.1.values=[true]', 'workloads.0.locks=64')
+            with open(os.path.join(out, 'results.json')) as f:
+                p = json.load(f)['points'][0]
+            for side, n in (('host', 192), ('device', 64)):
+                self.assertEqual(p['metrics']['locks.%s_starved' % side], 0)
+                bd = p['breakdowns']['locks.%s_lock_ns' % side]
+                self.assertEqual(bd['transactions'], n)
+                self.assertAlmostEqual(sum(s['mean_ns'] for s in bd['stages']), p['metrics']['locks.%s_mean_ns' % side], places=6)
+            host = {s['stage']: s['mean_ns'] for s in p['breakdowns']['locks.host_lock_ns']['stages']}
+            device = {s['stage']: s['mean_ns'] for s in p['breakdowns']['locks.device_lock_ns']['stages']}
+            self.assertGreater(host['software'], 0)
+            self.assertGreater(host['coherence'], 0)
+            self.assertEqual(device['software'], 0)
+            # The device's fixed part of a CAS is 100 ns of its own (the AXI
+            # sequence and the response's way back); more is its waiting.
+            self.assertGreater(device['device'], 100)
+            self.assertIn('locks.host_lock_ns: %.1f ns mean over 192 transactions' % p['metrics']['locks.host_mean_ns'], text)
+            self.assertRegex(text, r'\n    software +[0-9.]+ ns')
+
     def test_a_directory_without_results_is_bad_input(self):
         with tempfile.TemporaryDirectory() as d:
             rc, _, err = run('explain', d)

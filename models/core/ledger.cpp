@@ -25,6 +25,7 @@ constexpr StageDoc kDocs[kStages] = {
     {"ordering", "waits for older posted writes (PCIe ordering)"},
     {"coherence", "coherent agents' look-ups, hazard queue and protocol layers (CCIX), atomics at the home"},
     {"memory", "LLC, DRAM and the socket link"},
+    {"software", "a host core's software between the transactions timed: polls, retry intervals, waits for a lock's holder"},
 };
 }  // namespace
 

@@ -37,6 +37,7 @@ enum class Stage : std::uint8_t {
   Ordering,       // waits for older posted writes (PCIe ordering rules)
   Coherence,      // coherent agents: cache and directory look-ups, the hazard queue, CCIX layers, atomics at the home
   Memory,         // the memory system: LLC, DRAM, the socket link
+  Software,       // a host core's software between the transactions a measurement times: polls, retry waits, a lock's holder
   kCount
 };
 constexpr int kStages = static_cast<int>(Stage::kCount);

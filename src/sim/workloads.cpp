@@ -1234,11 +1234,12 @@ class CcixLocks final : public HostAndFpga {
         coherence::CoreThread core(home->core(k));
         const std::uint64_t me = static_cast<std::uint64_t>(k) + 1;
         Side side;
-        side.cas = [&core](std::uint64_t line, std::uint64_t expect, std::uint64_t swap) {
+        side.cas = [&core, &side](std::uint64_t line, std::uint64_t expect, std::uint64_t swap) {
           coherence::Rmw r;
           r.op = coherence::AtomicOp::Compare;
           r.compare = expect;
           r.operand = swap;
+          core.time_next(side.led);
           return core.atomic(line, r);
         };
         side.wait_head = [this, &core, me](std::uint64_t line) {
@@ -1248,25 +1249,28 @@ class CcixLocks final : public HostAndFpga {
           sc_core::wait(sc_core::sc_time::from_value(m_retry));
           return core.load(line);
         };
-        side.add = [&core](std::uint64_t line, std::uint64_t n, bool store) { return core.atomic(line, add(n, store)); };
+        side.add = [&core, &side](std::uint64_t line, std::uint64_t n, bool store) {
+          core.time_next(side.led);
+          return core.atomic(line, add(n, store));
+        };
         side.wait_turn = [&core](std::uint64_t line, std::uint64_t ticket) {
           core.poll(line, 0, [ticket](std::uint64_t v) { return serving(v) == ticket; });
         };
-        run(side, me, base, m_host, m_host_starved, "core" + std::to_string(k));
+        run(side, me, base, m_host, m_host_bd, m_host_starved, "core" + std::to_string(k));
       });
     }
     if (!m_fpga) return;
     sc_core::sc_spawn([this, ra, base] {
       const std::uint64_t me = static_cast<std::uint64_t>(m_cores) + 1;
       sc_core::sc_event ev;
-      auto atomic = [&](std::uint64_t line, const coherence::Rmw& r) {
+      auto atomic = [&](std::uint64_t line, const coherence::Rmw& r, Ledger* led = nullptr) {
         bool done = false;
         std::uint64_t got = 0;
         ra->atomic(line * coherence::kLineB, r, [&](Tick, std::uint64_t v) {
           got = v;
           done = true;
           notify_now(ev);
-        });
+        }, led);
         if (!done) sc_core::wait(ev);
         return got;
       };
@@ -1277,12 +1281,13 @@ class CcixLocks final : public HostAndFpga {
       };
       warm_atc(*ra, base * coherence::kLineB, m_buckets * coherence::kLineB, m_backing.page_shift, ev);
       Side side;
+      side.between = Stage::Device;  // the FPGA's own logic waits and retries
       side.cas = [&](std::uint64_t line, std::uint64_t expect, std::uint64_t swap) {
         coherence::Rmw r;
         r.op = coherence::AtomicOp::Compare;
         r.compare = expect;
         r.operand = swap;
-        return atomic(line, r);
+        return atomic(line, r, side.led);
       };
       side.wait_head = [&, me](std::uint64_t line) {
         while (slot(peek(line), 0) != me) sc_core::wait(sc_core::sc_time::from_value(m_retry));
@@ -1291,15 +1296,17 @@ class CcixLocks final : public HostAndFpga {
         sc_core::wait(sc_core::sc_time::from_value(m_retry));
         return peek(line);
       };
-      side.add = [&](std::uint64_t line, std::uint64_t n, bool store) { return atomic(line, add(n, store)); };
+      side.add = [&](std::uint64_t line, std::uint64_t n, bool store) { return atomic(line, add(n, store), side.led); };
       side.wait_turn = [&](std::uint64_t line, std::uint64_t ticket) {
         while (serving(peek(line)) != ticket) sc_core::wait(sc_core::sc_time::from_value(m_retry));
       };
-      run(side, me, base, m_device, m_device_starved, "fpga");
+      run(side, me, base, m_device, m_device_bd, m_device_starved, "fpga");
     });
   }
   void report(Results& res) const override {
     report_sides(res, "_lock_ns", false);
+    if (m_host_bd.count) res.breakdown(m_name + ".host_lock_ns", m_host_bd);
+    if (m_device_bd.count) res.breakdown(m_name + ".device_lock_ns", m_device_bd);
     if (m_cores) res.metric(m_name + ".host_starved", static_cast<double>(m_host_starved), "1");
     if (m_fpga) res.metric(m_name + ".device_starved", static_cast<double>(m_device_starved), "1");
     res.metric(m_name + ".cas_retries", static_cast<double>(m_retries), "1");
@@ -1325,12 +1332,31 @@ class CcixLocks final : public HostAndFpga {
     std::function<std::uint64_t(std::uint64_t)> wait_room;                          // a while, then the word again
     std::function<std::uint64_t(std::uint64_t, std::uint64_t, bool)> add;  // line, n, store: an atomic add; the old value
     std::function<void(std::uint64_t, std::uint64_t)> wait_turn;          // line, ticket: until it is served
+    // While a lock is being taken, its ledger: cas and add charge their
+    // atomics' stages to it; the waits between them are `between`'s.
+    Ledger* led = nullptr;
+    Stage between = Stage::Software;
   };
-  void run(const Side& s, std::uint64_t me, std::uint64_t base, Histogram& lat, std::uint64_t& starved, const std::string& who) {
+  // The time since the ledger's mark went to the side's own waits.
+  static void waited(const Side& s) {
+    if (s.led && now_tick() > s.led->mark) s.led->charge(s.between, now_tick());
+  }
+  // A lock taken at now: its latency since t0, and its breakdown.
+  void taken(Side& s, Histogram& lat, Breakdown& bd, int i, Tick t0) {
+    waited(s);
+    if (i < m_n && s.led->mark == now_tick()) bd.add(*s.led, t0, now_tick());  // (a store still merging is past it: not timed)
+    s.led = nullptr;  // its release is not timed
+    timed(&lat, i, to_ns(now_tick() - t0));
+  }
+  void run(Side& s, std::uint64_t me, std::uint64_t base, Histogram& lat, Breakdown& bd, std::uint64_t& starved,
+           const std::string& who) {
     Rng rng(global_seed(), m_name + "." + who);
+    Ledger led;
     for (int i = 0; timing(i); ++i) {
       const std::uint64_t line = base + rng.below(m_buckets);
       const Tick t0 = now_tick();
+      led.open(t0);
+      s.led = &led;
       if (m_ticket) {
         // Take a ticket (the word it read holds the ticket being served);
         // wait for it to be served; hold; serve the next.
@@ -1340,7 +1366,7 @@ class CcixLocks final : public HostAndFpga {
           ++m_queued;
           s.wait_turn(line, ticket);
         }
-        timed(&lat, i, to_ns(now_tick() - t0));
+        taken(s, lat, bd, i, t0);
         sc_core::wait(sc_core::sc_time::from_value(m_hold));
         s.add(line, kServeNext, true);
         sc_core::wait(sc_core::sc_time::from_value(m_think));
@@ -1354,6 +1380,7 @@ class CcixLocks final : public HostAndFpga {
           v = s.wait_room(line);
           continue;
         }
+        waited(s);
         const std::uint64_t old = s.cas(line, v, append(v, me));
         if (old == v) {
           joined = true;
@@ -1364,6 +1391,7 @@ class CcixLocks final : public HostAndFpga {
       }
       if (!joined) {
         if (i < m_n) ++starved;
+        s.led = nullptr;
         timed(nullptr, i, 0);
         continue;
       }
@@ -1371,7 +1399,7 @@ class CcixLocks final : public HostAndFpga {
         ++m_queued;
         s.wait_head(line);
       }
-      timed(&lat, i, to_ns(now_tick() - t0));
+      taken(s, lat, bd, i, t0);
       sc_core::wait(sc_core::sc_time::from_value(m_hold));
       // Release: shift the queue (others may have joined meanwhile).
       v = static_cast<std::uint64_t>(me);
@@ -1390,6 +1418,7 @@ class CcixLocks final : public HostAndFpga {
   std::uint64_t m_buckets = 64;
   Tick m_hold = 0, m_think = 0, m_retry = 0, m_patience = 0;
   std::uint64_t m_retries = 0, m_queued = 0, m_host_starved = 0, m_device_starved = 0;
+  Breakdown m_host_bd, m_device_bd;  // where the timed locks' time went, per side
 };
 
 // S003: Coyote perf_local. The host invokes transfers of `size` bytes from a
