@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "models/core/line_map.h"
 #include "models/core/tick.h"
 
 namespace hx {
@@ -56,9 +57,7 @@ class LineHolds {
     std::uint64_t line = kEmpty;
     Tick until = 0;
   };
-  std::size_t home(std::uint64_t line) const {
-    return static_cast<std::size_t>((line * 0x9e3779b97f4a7c15ull) >> m_shift);
-  }
+  std::size_t home(std::uint64_t line) const { return line_home(line, m_shift); }
   // The holds still running, in a table at least eight times their number
   // (so that at least three eighths of it fill before the next rebuild).
   void rebuild(Tick now) {

@@ -14,6 +14,12 @@
 
 namespace hx {
 
+// The home slot of `key` in a power-of-two table of 2^(64 - shift) slots
+// (shift < 64): a multiplicative hash, the top bits of key x 2^64/phi.
+inline std::size_t line_home(std::uint64_t key, unsigned shift) {
+  return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> shift);
+}
+
 template <class V>
 class LineMap {
  public:
@@ -66,9 +72,7 @@ class LineMap {
     std::uint64_t key = 0;
     std::uint32_t index = 0;  // 1 + the record's position; 0: empty
   };
-  std::size_t home(std::uint64_t key) const {
-    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> m_shift);
-  }
+  std::size_t home(std::uint64_t key) const { return line_home(key, m_shift); }
   // Doubles the table (at least 16 slots), keeping it at most half full.
   void grow() {
     const std::size_t n = m_slots.empty() ? 16 : 2 * m_slots.size();
