@@ -618,6 +618,51 @@ class Explain(unittest.TestCase):
             self.assertIn('locks.host_lock_ns: %.1f ns mean over 192 transactions' % p['metrics']['locks.host_mean_ns'], text)
             self.assertRegex(text, r'\n    software +[0-9.]+ ns')
 
+    def test_a_calypte_round_trip_is_broken_down_both_ways(self):
+        # S004's FHF and HFH loops on the behavioural engine: the breakdown
+        # follows one ledger across both directions (the pointer update the
+        # host polls for, the header that releases the packet) and adds up
+        # to the round trip's mean; the engine's part is its two pipelines
+        # (12 cycles each at 250 MHz on this platform) and the F2H packet's
+        # beats on its 256-bit bus, exactly.
+        for mode in ('fhf', 'hfh'):
+            with tempfile.TemporaryDirectory() as d:
+                out, text = self.run_and_explain(d, 's004_' + mode, 3, 'sweep.0.values=[../topologies/s004_amd_gen3x8.yaml]',
+                                                 'sweep.1.values=[64B,1500B]', 'workloads.0.reps=500')
+                with open(os.path.join(out, 'results.json')) as f:
+                    points = json.load(f)['points']
+                self.assertEqual(len(points), 2)
+                for p, size in zip(points, (64, 1500)):
+                    bd = p['breakdowns']['rt.%s_us' % mode]
+                    self.assertEqual(bd['transactions'], 500)
+                    mean_ns = 1000 * p['histograms']['rt.%s_us' % mode]['mean']
+                    self.assertAlmostEqual(bd['mean_ns'], mean_ns, places=3)
+                    self.assertAlmostEqual(sum(s['mean_ns'] for s in bd['stages']), mean_ns, places=3)
+                    st = {s['stage']: s['mean_ns'] for s in bd['stages']}
+                    self.assertAlmostEqual(st['device'], 2 * 12 * 4 + (size + 31) // 32 * 4, places=6)
+                    for s in ('software', 'memory', 'root_complex', 'serialisation', 'propagation'):
+                        self.assertGreater(st[s], 0, s)
+                    self.assertEqual(st['translation'], 0)
+                    self.assertIn('rt.%s_us: %.1f ns mean over 500 transactions' % (mode, mean_ns), text)
+
+    def test_an_mmio_read_is_broken_down(self):
+        # A core's UC read of a NIC register: out through the root complex,
+        # the register file's latency at the device, the completion back.
+        with tempfile.TemporaryDirectory() as d:
+            out, text = self.run_and_explain(d, 's002_mmio', 2, 'workloads.0.reps=50')
+            with open(os.path.join(out, 'results.json')) as f:
+                points = json.load(f)['points']
+            for p in points:
+                bd = p['breakdowns']['mmio.read_ns']
+                self.assertEqual(bd['transactions'], 50)
+                mean_ns = p['histograms']['mmio.read_ns']['mean']
+                self.assertAlmostEqual(sum(s['mean_ns'] for s in bd['stages']), mean_ns, places=3)
+                st = {s['stage']: s['mean_ns'] for s in bd['stages']}
+                for s in ('device', 'hard_block', 'propagation', 'root_complex'):
+                    self.assertGreater(st[s], 0, s)
+                self.assertEqual(st['memory'] + st['software'], 0)
+            self.assertIn('mmio.read_ns: %.1f ns mean over 50 transactions' % points[0]['histograms']['mmio.read_ns']['mean'], text)
+
     def test_a_directory_without_results_is_bad_input(self):
         with tempfile.TemporaryDirectory() as d:
             rc, _, err = run('explain', d)

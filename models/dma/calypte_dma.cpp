@@ -32,7 +32,8 @@ void CalypteDma::set_f2h_ring(int ch, std::uint64_t base, std::uint64_t size, st
 
 void CalypteDma::set_h2f_update(int ch, std::uint64_t update_addr) { m_ch.at(static_cast<std::size_t>(ch)).h2f_update = update_addr; }
 
-std::uint64_t CalypteDma::send(int ch, std::uint32_t bytes, std::uint64_t stream, std::uint64_t off) {
+std::uint64_t CalypteDma::send(int ch, std::uint32_t bytes, std::uint64_t stream, std::uint64_t off,
+                               const Ledger* led) {
   Chan& c = m_ch.at(static_cast<std::size_t>(ch));
   if (!c.ring_size) sim_fail(m_name, "F2H channel " + std::to_string(ch) + " has no ring buffer");
   const Tick at = now_tick() + static_cast<Tick>(m_cfg.f2h_cycles) * m_cycle;
@@ -55,7 +56,9 @@ std::uint64_t CalypteDma::send(int ch, std::uint32_t bytes, std::uint64_t stream
     gen += static_cast<Tick>((len + beat - 1) / beat) * m_cycle;
     done += len;
   }
-  m_ep->push(m_s_f2h, calypte_pointer_update(*m_ep, c.f2h_update, c.wptr), gen);
+  Tlp* u = calypte_pointer_update(*m_ep, c.f2h_update, c.wptr);
+  if ((u->ledger = fork_ledger(led))) u->ledger->charge(Stage::Device, gen);  // the pipeline and the data beats before it
+  m_ep->push(m_s_f2h, u, gen);
   return start;
 }
 
@@ -70,6 +73,8 @@ void CalypteDma::on_write(const Tlp& t) {
     m_ch[ch].h2f_bytes += t.len;
   } else if (off >= kCalypteH2FHeader && off < kCalypteH2FHeader + 8 * m_ch.size()) {
     const std::size_t ch = static_cast<std::size_t>((off - kCalypteH2FHeader) / 8);
+    drop_ledger(m_ch[ch].h2f_led);
+    m_ch[ch].h2f_led = fork_ledger(t.ledger);
     // The header follows the fenced data: the packet is complete.
     m_ep->scheduler().at(now_tick() + static_cast<Tick>(m_cfg.h2f_cycles) * m_cycle, this, kDeliver, ch);
   }
@@ -82,7 +87,9 @@ void CalypteDma::on_action(std::uint32_t kind, std::uint64_t arg, void*) {
   c.h2f_bytes = 0;
   if (bytes) --m_inflight;
   if (c.h2f_update) m_ep->push(m_s_upd, calypte_pointer_update(*m_ep, c.h2f_update, bytes), now_tick());
-  if (on_h2f_packet) on_h2f_packet(static_cast<int>(arg), bytes, now_tick());
+  if (c.h2f_led) c.h2f_led->charge(Stage::Device, now_tick());  // the H2F pipeline
+  if (on_h2f_packet) on_h2f_packet(static_cast<int>(arg), bytes, now_tick(), c.h2f_led);
+  drop_ledger(c.h2f_led);
 }
 
 void CalypteDma::on_completion(const Tlp&) { sim_fail(m_name, "Calypte issues no reads"); }

@@ -68,9 +68,17 @@ class CalypteApi {
   virtual void set_f2h_ring(int ch, std::uint64_t base, std::uint64_t size, std::uint64_t update_addr) = 0;
   virtual void set_h2f_update(int ch, std::uint64_t update_addr) = 0;
   // User logic sends a packet toward the host; returns its ring address.
-  virtual std::uint64_t send(int ch, std::uint32_t bytes, std::uint64_t stream, std::uint64_t off) = 0;
-  // Packet delivered to user logic by H2F: (channel, bytes, time).
-  std::function<void(int, std::uint32_t, Tick)> on_h2f_packet;
+  // With `led` (a timed round trip's ledger), the packet's pointer update
+  // carries a copy on: the write that tells the host the packet is there.
+  virtual std::uint64_t send(int ch, std::uint32_t bytes, std::uint64_t stream, std::uint64_t off,
+                             const Ledger* led = nullptr) = 0;
+  // Packet delivered to user logic by H2F: (channel, bytes, time, the
+  // ledger its releasing header write carried, accounted for up to the
+  // delivery; nullptr when the header was not timed).
+  std::function<void(int, std::uint32_t, Tick, const Ledger*)> on_h2f_packet;
+  // Whether the engine carries ledgers through (the behavioural model; the
+  // RTL engine's cycles are not broken down by stage).
+  virtual bool carries_ledgers() const = 0;
 };
 
 class CalypteDma final : public pcie::Device, public CalypteApi, public Actor {
@@ -79,7 +87,9 @@ class CalypteDma final : public pcie::Device, public CalypteApi, public Actor {
   void attach(pcie::Endpoint& ep) override;
   void set_f2h_ring(int ch, std::uint64_t base, std::uint64_t size, std::uint64_t update_addr) override;
   void set_h2f_update(int ch, std::uint64_t update_addr) override;
-  std::uint64_t send(int ch, std::uint32_t bytes, std::uint64_t stream, std::uint64_t off) override;
+  std::uint64_t send(int ch, std::uint32_t bytes, std::uint64_t stream, std::uint64_t off,
+                     const Ledger* led = nullptr) override;
+  bool carries_ledgers() const override { return true; }
 
   void on_write(const pcie::Tlp& t) override;
   void on_completion(const pcie::Tlp& t) override;
@@ -91,6 +101,7 @@ class CalypteDma final : public pcie::Device, public CalypteApi, public Actor {
   struct Chan {
     std::uint64_t ring = 0, ring_size = 0, wptr = 0, f2h_update = 0;
     std::uint64_t h2f_update = 0, h2f_bytes = 0;
+    Ledger* h2f_led = nullptr;  // the timed header's, until its packet is delivered
   };
   std::string m_name;
   CalypteConfig m_cfg;

@@ -62,7 +62,7 @@ void HostCpu::compute(int core, Tick d) {
 }
 
 void HostCpu::send_write(std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off,
-                         std::uint64_t checksum, const std::uint8_t* bytes) {
+                         std::uint64_t checksum, const std::uint8_t* bytes, Ledger* led) {
   Tlp* t = pcie::TlpPool::instance().get();
   t->kind = TlpKind::MemWr;
   t->addr = addr;
@@ -73,6 +73,10 @@ void HostCpu::send_write(std::uint64_t addr, std::uint32_t len, std::uint64_t st
   t->checksum = checksum;
   if (bytes) t->set_bytes(bytes, len);
   t->created = now_tick();
+  if (led) {
+    led->charge(Stage::Software, t->created);
+    t->ledger = fork_ledger(led);
+  }
   m_rc.issue_mmio(t);
 }
 
@@ -97,7 +101,7 @@ void HostCpu::mmio_write_bytes(int core, std::uint64_t addr, const std::uint8_t*
 }
 
 void HostCpu::mmio_write_wc(int core, std::uint64_t addr, std::uint32_t len, std::uint64_t stream,
-                            std::uint64_t off) {
+                            std::uint64_t off, Ledger* led) {
   // Whole 64 B lines leave as they fill; the tail leaves at the fence.
   std::uint64_t a = addr;
   const std::uint64_t end = addr + len;
@@ -105,7 +109,8 @@ void HostCpu::mmio_write_wc(int core, std::uint64_t addr, std::uint32_t len, std
     const std::uint64_t stop = std::min(end, (a / 64 + 1) * 64);
     compute(core, m_cfg.wc_line_cost);
     const std::uint32_t n = static_cast<std::uint32_t>(stop - a);
-    send_write(a, n, stream, off + (a - addr), pattern_checksum(stream, off + (a - addr), n));
+    send_write(a, n, stream, off + (a - addr), pattern_checksum(stream, off + (a - addr), n), nullptr,
+               stop == end ? led : nullptr);
     ++wc_lines;
     a = stop;
   }
@@ -149,7 +154,7 @@ void HostCpu::set_far(int core, bool far) {
   m_far[static_cast<std::size_t>(core)] = far;
 }
 
-void HostCpu::mmio_read(int core, std::uint64_t addr, std::uint32_t len, std::uint8_t* out) {
+bool HostCpu::mmio_read(int core, std::uint64_t addr, std::uint32_t len, std::uint8_t* out, Ledger* led) {
   Tlp* t = pcie::TlpPool::instance().get();
   t->kind = TlpKind::MemRd;
   t->addr = addr;
@@ -158,17 +163,24 @@ void HostCpu::mmio_read(int core, std::uint64_t addr, std::uint32_t len, std::ui
   t->tag = m_next_tag++;
   t->want_bytes = out != nullptr;
   t->created = now_tick();
+  t->ledger = fork_ledger(led);
   auto& r = m_reads[t->tag];
   r.ev = std::make_unique<sc_core::sc_event>();
   r.addr = addr;
   r.len = len;
   r.out = out;
+  r.led = led;
+  r.timed = false;
   sc_core::sc_event* e = r.ev.get();
   ++mmio_reads;
+  const std::uint16_t tag = t->tag;
   m_rc.issue_mmio(t);
   sc_core::wait(*e);
   const Tick now = now_tick();
   wait_until(noisy_end(core, now, now));
+  if (!m_reads.at(tag).timed) return false;
+  led->charge(Stage::Software, now_tick());  // an OS tick that held the core
+  return true;
 }
 
 void HostCpu::on_mmio_completion(const Tlp& t, Tick) {
@@ -186,16 +198,21 @@ void HostCpu::on_mmio_completion(const Tlp& t, Tick) {
   }
   // A read answered by several completions ends with the last one.
   if (t.req_len > t.len) return;
+  if (r.led && t.ledger) {
+    r.led->copy_from(*t.ledger);
+    r.timed = true;
+  }
   notify_now(*r.ev);
   // The event object must outlive the notification: keep it until the next read reuses the tag.
 }
 
-int HostCpu::arm_watch(std::uint64_t addr, std::uint32_t len, int core) {
+int HostCpu::arm_watch(std::uint64_t addr, std::uint32_t len, int core, Ledger* into) {
   const int id = m_next_watch++;
   Watch& w = m_watches[id];
   w.addr = addr;
   w.len = len;
   w.core = core;
+  w.into = into;
   m_undetected.push_back(id);
   return id;
 }
@@ -242,17 +259,23 @@ void HostCpu::clear_ring(int ring, std::uint32_t s) {
   r.commit.at(s) = kNever;
 }
 
-Tick HostCpu::poll_sees(int core, std::uint64_t addr, Tick commit) {
+Tick HostCpu::poll_sees(int core, std::uint64_t addr, Tick commit, Ledger* led) {
   // Seen on the next poll iteration after the commit, plus the line fetch,
   // which crosses the socket interconnect when the line is homed on the
   // other socket than the polling core (S003's far run: the application
   // polls the driver's writeback buffer, near the card, from the far node).
   const Tick phase = m_cfg.poll_period ? m_rng.below(m_cfg.poll_period) : 0;
   const Tick fetch = m_rc.memory().fetch_from_socket(addr, m_far[static_cast<std::size_t>(core)], commit + phase);
-  return noisy_end(core, commit, fetch + m_cfg.poll_miss);
+  const Tick seen = noisy_end(core, commit, fetch + m_cfg.poll_miss);
+  if (led) {
+    led->charge(Stage::Software, commit + phase);
+    led->charge(Stage::Memory, fetch + m_cfg.poll_miss);
+    led->charge(Stage::Software, seen);
+  }
+  return seen;
 }
 
-void HostCpu::on_memory_write(std::uint64_t addr, std::uint32_t len, Tick commit) {
+void HostCpu::on_memory_write(std::uint64_t addr, std::uint32_t len, Tick commit, const Ledger* led) {
   for (Ring& r : m_rings) {
     const std::uint64_t end = r.addr + static_cast<std::uint64_t>(r.slot_B) * r.slots;
     if (addr >= end || r.addr >= addr + len) continue;
@@ -276,7 +299,11 @@ void HostCpu::on_memory_write(std::uint64_t addr, std::uint32_t len, Tick commit
     }
     w.done = true;
     ++polls_detected;
-    w.detected = poll_sees(w.core, addr, commit);
+    if (w.into) {
+      if (!led) sim_fail(basename(), "a timed poll of " + hex(w.addr) + " was satisfied by a write that carries no latency ledger");
+      w.into->copy_from(*led);
+    }
+    w.detected = poll_sees(w.core, addr, commit, w.into);
     if (w.waiting) notify_at(*w.ev, w.detected);
   }
   m_undetected.resize(keep);

@@ -64,7 +64,11 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   void syscall(int core) { compute(core, m_cfg.syscall_cost); }
   void pin_pages(int core, std::uint64_t pages) { compute(core, m_cfg.pin_page_cost * pages); }
   void mmio_write_uc(int core, std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off);
-  void mmio_write_wc(int core, std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off);
+  // With `led` (a timed transaction's ledger): the time up to the last
+  // line's store is the core's software, and that line's MWr carries the
+  // ledger on (a header or doorbell that releases what came before it).
+  void mmio_write_wc(int core, std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off,
+                     Ledger* led = nullptr);
   // WC copy of real bytes already in host memory at `src` (e.g. a received packet).
   void mmio_copy_wc(int core, std::uint64_t dst, std::uint64_t src, std::uint32_t len, std::uint64_t stream,
                     std::uint64_t off);
@@ -74,10 +78,15 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   void fence(int core);
   // A UC store of real bytes (a register value, a doorbell with data).
   void mmio_write_bytes(int core, std::uint64_t addr, const std::uint8_t* p, std::uint32_t len);
-  // A read round trip; with `out`, the completion's bytes land there.
-  void mmio_read(int core, std::uint64_t addr, std::uint32_t len, std::uint8_t* out = nullptr);
-  // Polling: arm before triggering the write, then wait for it.
-  int arm_watch(std::uint64_t addr, std::uint32_t len, int core);
+  // A read round trip; with `out`, the completion's bytes land there. With
+  // `led`, the request carries the ledger and the last completion brings it
+  // back; true when it did (a device that answers reads itself may drop it).
+  bool mmio_read(int core, std::uint64_t addr, std::uint32_t len, std::uint8_t* out = nullptr, Ledger* led = nullptr);
+  // Polling: arm before triggering the write, then wait for it. With
+  // `into`, the write that satisfies the watch must carry a ledger: it is
+  // copied there and the poll's own time added (the iteration's phase and
+  // OS ticks as software, the line's fetch as memory), up to the detection.
+  int arm_watch(std::uint64_t addr, std::uint32_t len, int core, Ledger* into = nullptr);
   void wait_watch(int id);
   // A ring of slots a device writes and a thread reads in turn (a NIC's
   // completion ring, a write-back line): every write into [addr, addr +
@@ -100,7 +109,7 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   void set_far(int core, bool far);
 
   // HostSide
-  void on_memory_write(std::uint64_t addr, std::uint32_t len, Tick commit) override;
+  void on_memory_write(std::uint64_t addr, std::uint32_t len, Tick commit, const Ledger* led) override;
   void on_msi(std::uint32_t vector, Tick at) override;
   void on_mmio_completion(const Tlp& t, Tick at) override;
 
@@ -110,7 +119,7 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   Tick noisy_end(int core, Tick start, Tick end);
   void wait_until(Tick t);
   void send_write(std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off,
-                  std::uint64_t checksum, const std::uint8_t* bytes = nullptr);
+                  std::uint64_t checksum, const std::uint8_t* bytes = nullptr, Ledger* led = nullptr);
   // A UC store: a far core's crosses the socket interconnect first; the
   // core stalls uc_write_cost after `send`.
   void uc_store(int core, const std::function<void()>& send);
@@ -124,6 +133,7 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
     bool done = false;
     bool waiting = false;  // a thread waits on `ev` (notified only then)
     Tick detected = 0;
+    Ledger* into = nullptr;  // a timed watch's ledger
     std::unique_ptr<sc_core::sc_event> ev;
   };
   struct Ring {
@@ -136,7 +146,7 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   };
   std::deque<Ring> m_rings;  // a deque: a thread waiting on one keeps its reference when another is armed
   // When a poll by `core` sees a write to `addr` committed then.
-  Tick poll_sees(int core, std::uint64_t addr, Tick commit);
+  Tick poll_sees(int core, std::uint64_t addr, Tick commit, Ledger* led = nullptr);
   struct MsiWait {
     int pending = 0;
     Tick last = 0;
@@ -158,6 +168,8 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
     std::uint64_t addr = 0;
     std::uint32_t len = 0;
     std::uint8_t* out = nullptr;  // where its bytes go (none: timing only)
+    Ledger* led = nullptr;        // a timed read's ledger, filled from its last completion
+    bool timed = false;           // the last completion brought a ledger
   };
   std::map<std::uint16_t, MmioRead> m_reads;
   std::uint16_t m_next_tag = 0;

@@ -290,6 +290,7 @@ void RootComplex::inbound(Tlp* t, int port) {
     case TlpKind::CplD:
       // Completion of a core's MMIO read.
       rp.release(*t);
+      if (t->ledger) t->ledger->charge(Stage::RootComplex, now_tick() + m_cfg.outbound_latency);
       m_sched.at(now_tick() + m_cfg.outbound_latency, this, kToHost, 0, t);
       return;
     default:
@@ -368,12 +369,15 @@ void RootComplex::accept_write(Tlp* t, int port) {
   else m_mem.store().write_pattern(t->addr, t->data_stream, t->data_off, t->len);
   const Tick now = now_tick();
   const std::uint64_t L = static_cast<std::uint64_t>(m_cfg.memory.line_B);
-  Tick commit = now;
+  Tick commit = now, crit_own = now;
   for (std::uint64_t a = t->addr; a < t->addr + t->len;) {
     const std::uint64_t stop = std::min<std::uint64_t>(t->addr + t->len, (a / L + 1) * L);
     // The line's slot in the pipeline, then the line itself once no older read holds it.
-    const Tick own = m_reading.free_at(a / L * L, line_slot(now));
-    commit = std::max(commit, m_mem.write(a, static_cast<std::uint32_t>(stop - a), own));
+    const Tick slot = line_slot(now);
+    const Tick own = m_reading.free_at(a / L * L, slot);
+    const Tick line_commit = m_mem.write(a, static_cast<std::uint32_t>(stop - a), own);
+    if (line_commit >= commit) crit_own = own;  // the line that commits last is the write's critical path
+    commit = std::max(commit, line_commit);
     a = stop;
   }
   // Posted writes become visible in order (PCIe producer-consumer
@@ -381,7 +385,14 @@ void RootComplex::accept_write(Tlp* t, int port) {
   // when the data's lines commit later (far node, read-modify-write).
   const Tick visible = std::max(commit, m_last_write_commit);
   m_last_write_commit = visible;
-  if (m_host) m_host->on_memory_write(t->addr, t->len, visible);
+  if (t->ledger) {
+    // Its last line's pipeline slot (and any older read of the line), the
+    // memory's commit, then the older writes it becomes visible behind.
+    t->ledger->charge(Stage::RootComplex, crit_own);
+    t->ledger->charge(Stage::Memory, commit);
+    t->ledger->charge(Stage::Ordering, visible);
+  }
+  if (m_host) m_host->on_memory_write(t->addr, t->len, visible, t->ledger);
   m_commits.push(commit);  // the entry frees at commit (retired lazily, no event)
   pcie::TlpPool::instance().put(t);
 }
@@ -480,7 +491,7 @@ void RootComplex::serve_atomic(Tlp* t, int port) {
   for (std::uint32_t i = 0; i < size; ++i) b[i] = static_cast<std::uint8_t>(now_value >> (8 * i));
   store.write(t->addr, b, size);
   const Tick commit = m_mem.write(line, static_cast<std::uint32_t>(L), data);
-  if (m_host) m_host->on_memory_write(t->addr, size, commit);
+  if (m_host) m_host->on_memory_write(t->addr, size, commit, nullptr);  // its ledger went with the completion
   read_bytes += size;
   ++completions;
   pcie::TlpPool::instance().put(t);
@@ -577,7 +588,9 @@ void RootComplex::ats_invalidate(pcie::Rid rid, std::uint64_t va, std::uint64_t 
 void RootComplex::issue_mmio(Tlp* t) {
   const int port = port_for_addr(t->addr);
   if (port < 0) sim_fail(basename(), "MMIO to an address no root port claims");
-  enqueue(port, t, now_tick() + m_cfg.outbound_latency);
+  const Tick ready = now_tick() + m_cfg.outbound_latency;
+  if (t->ledger) t->ledger->charge(Stage::RootComplex, ready);
+  enqueue(port, t, ready);
 }
 
 void RootComplex::enqueue(int port, Tlp* t, Tick ready) {

@@ -98,7 +98,9 @@ struct RootComplexConfig {
 class HostSide {
  public:
   virtual ~HostSide() = default;
-  virtual void on_memory_write(std::uint64_t addr, std::uint32_t len, Tick commit) = 0;
+  // A DMA write visible to the cores from `commit`; `led`, the write's
+  // latency ledger when a workload times it, accounted for up to `commit`.
+  virtual void on_memory_write(std::uint64_t addr, std::uint32_t len, Tick commit, const Ledger* led) = 0;
   virtual void on_msi(std::uint32_t vector, Tick at) = 0;
   virtual void on_mmio_completion(const Tlp& t, Tick at) = 0;
 };

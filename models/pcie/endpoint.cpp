@@ -181,6 +181,10 @@ void Endpoint::on_action(std::uint32_t kind, std::uint64_t, void* ptr) {
     c->data_stream = kMemoryStream;
     c->data_off = t->addr;
     c->checksum = pattern_checksum(kMemoryStream, t->addr, c->len);
+    if (t->ledger) {  // a timed read: the register file's latency is the device's
+      std::swap(c->ledger, t->ledger);
+      c->ledger->charge(Stage::Device, now_tick());
+    }
     // Completions bypass the TX pipeline queueing behind data (absolute priority).
     m_streams[0].q.push_back(c);
     c->ready = now_tick();

@@ -517,37 +517,50 @@ class CalypteLoop final : public Workload {
       sc_core::sc_event delivered;
       Tick t_del = 0;
       bool got = false;
-      dev->on_h2f_packet = [&](int ch, std::uint32_t bytes, Tick t) {
+      // The round trip's ledger (the behavioural engine carries it through
+      // both directions: the pointer update the host polls for, the header
+      // that releases the packet), and the delivered header's.
+      Ledger led, back;
+      Ledger* timed = dev->carries_ledgers() ? &led : nullptr;
+      dev->on_h2f_packet = [&](int ch, std::uint32_t bytes, Tick t, const Ledger* l) {
         if (ch != m_ch || bytes != m_size) sim_fail(m_name, "H2F delivered an unexpected packet");
+        if (timed && !l) sim_fail(m_name, "a timed header's packet was delivered without its ledger");
         t_del = t;
         got = true;
+        if (l) back.copy_from(*l);
         if (!m_fhf) {
           // FPGA loopback USR_TX -> USR_RX -> F2H.
-          dev->send(m_ch, bytes, m_stream, m_off);
+          dev->send(m_ch, bytes, m_stream, m_off, l);
         }
         notify_now(delivered);
       };
       for (int r = 0; r < m_reps; ++r) {
         m_off = static_cast<std::uint64_t>(r) * m_size;
-        const int w = cpu.arm_watch(f2h_upd, 8, core);
+        const int w = cpu.arm_watch(f2h_upd, 8, core, timed);
         const Tick t0 = cpu.now();
+        led.open(t0);
         got = false;
         if (m_fhf) {
-          const std::uint64_t src = dev->send(m_ch, m_size, m_stream, m_off);
+          const std::uint64_t src = dev->send(m_ch, m_size, m_stream, m_off, timed);
           cpu.wait_watch(w);
           cpu.mmio_copy_wc(core, data, src, m_size, m_stream, m_off);
           cpu.fence(core);
-          cpu.mmio_write_wc(core, hdr, 8, kMemoryStream, static_cast<std::uint64_t>(r));
+          cpu.mmio_write_wc(core, hdr, 8, kMemoryStream, static_cast<std::uint64_t>(r), timed);
           cpu.fence(core);
           if (!got) sc_core::wait(delivered);  // it may have arrived while an OS tick held the core
           m_lat.add(to_ns(t_del - t0) / 1000.0);
+          if (timed) m_breakdown.add(back, t0, t_del);
         } else {
           cpu.mmio_write_wc(core, data, m_size, m_stream, m_off);
           cpu.fence(core);
-          cpu.mmio_write_wc(core, hdr, 8, kMemoryStream, static_cast<std::uint64_t>(r));
+          cpu.mmio_write_wc(core, hdr, 8, kMemoryStream, static_cast<std::uint64_t>(r), timed);
           cpu.fence(core);
           cpu.wait_watch(w);
           m_lat.add(to_ns(cpu.now() - t0) / 1000.0);
+          if (timed) {
+            led.charge(Stage::Software, cpu.now());  // an OS tick that held the core past the detection
+            m_breakdown.add(led, t0, cpu.now());
+          }
         }
       }
       dev->on_h2f_packet = nullptr;
@@ -568,6 +581,7 @@ class CalypteLoop final : public Workload {
     res.metric(k + "_p99_us", m_lat.percentile(99), "us");
     res.metric(k + "_max_us", m_lat.max(), "us");
     res.hist(k + "_us", m_lat, "us");
+    if (m_breakdown.count) res.breakdown(k + "_us", m_breakdown);  // in ns, as every breakdown
   }
 
  private:
@@ -578,6 +592,7 @@ class CalypteLoop final : public Workload {
   std::uint32_t m_size = 64;
   std::uint64_t m_stream = 0x400, m_off = 0;
   Histogram m_lat;
+  Breakdown m_breakdown;  // the behavioural engine's round trips, stage by stage
   bool m_done = false;
 };
 
@@ -804,9 +819,13 @@ class MmioLatency final : public Workload {
   void start(Platform& plat) override {
     m_p = &plat;
     m_p->cpu().spawn(m_name, m_core, [this](int core) {
+      Ledger led;
       for (int k = 0; k < m_n; ++k) {
         const Tick t0 = now_tick();
-        m_p->cpu().mmio_read(core, m_addr, m_size);
+        led.open(t0);
+        // A device that answers reads itself (an RTL design) returns no
+        // ledger: that read has no breakdown.
+        if (m_p->cpu().mmio_read(core, m_addr, m_size, nullptr, &led)) m_breakdown.add(led, t0, now_tick());
         m_lat.add(to_ns(now_tick() - t0));
         sc_core::wait(100, sc_core::SC_NS);
       }
@@ -821,6 +840,7 @@ class MmioLatency final : public Workload {
     r.metric(m_name + ".min_ns", m_lat.min(), "ns");
     r.metric(m_name + ".p99_ns", m_lat.percentile(99), "ns");
     r.hist(m_name + ".read_ns", m_lat, "ns");
+    if (m_breakdown.count) r.breakdown(m_name + ".read_ns", m_breakdown);
   }
 
  private:
@@ -830,6 +850,7 @@ class MmioLatency final : public Workload {
   std::uint32_t m_size = 8;
   int m_n = 1000, m_core = 0;
   Histogram m_lat;
+  Breakdown m_breakdown;
   bool m_done = false;
 };
 

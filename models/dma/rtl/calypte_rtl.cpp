@@ -214,7 +214,7 @@ void CalypteRtl::csr_read(std::uint32_t offset, std::function<void(std::uint64_t
   wake();
 }
 
-std::uint64_t CalypteRtl::send(int ch, std::uint32_t bytes, std::uint64_t stream, std::uint64_t off) {
+std::uint64_t CalypteRtl::send(int ch, std::uint32_t bytes, std::uint64_t stream, std::uint64_t off, const Ledger*) {
   if (ch < 0 || ch >= kChannels) sim_fail(m_name, "no channel " + std::to_string(ch));
   if (bytes == 0 || bytes > 0xffff) sim_fail(m_name, "packet of " + std::to_string(bytes) + " B");
   Ring& r = m_ring[static_cast<std::size_t>(ch)];
@@ -439,7 +439,7 @@ void CalypteRtl::start_h2f(int ch, std::uint32_t len) {
   m_h2f_len = len;
   m_h2f_bytes.clear();
   ++h2f_packets;
-  if (on_h2f_packet) on_h2f_packet(ch, len, now_tick());
+  if (on_h2f_packet) on_h2f_packet(ch, len, now_tick(), nullptr);
 }
 
 void CalypteRtl::finish_h2f() {

@@ -54,7 +54,9 @@ class CalypteRtl final : public pcie::Device, public CalypteApi, public Actor {
 
   void set_f2h_ring(int ch, std::uint64_t base, std::uint64_t size, std::uint64_t update_addr) override;
   void set_h2f_update(int ch, std::uint64_t update_addr) override;
-  std::uint64_t send(int ch, std::uint32_t bytes, std::uint64_t stream, std::uint64_t off) override;
+  std::uint64_t send(int ch, std::uint32_t bytes, std::uint64_t stream, std::uint64_t off,
+                     const Ledger* led = nullptr) override;  // `led` unused: the RTL's cycles are not broken down
+  bool carries_ledgers() const override { return false; }
   // A CSR read from the driver: returns when the completion is back in the adapter.
   void csr_read(std::uint32_t offset, std::function<void(std::uint64_t)> done);
 
