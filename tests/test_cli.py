@@ -645,6 +645,35 @@ class Explain(unittest.TestCase):
                     self.assertEqual(st['translation'], 0)
                     self.assertIn('rt.%s_us: %.1f ns mean over 500 transactions' % (mode, mean_ns), text)
 
+    def test_a_coyote_transfer_is_broken_down_with_its_mmu_misses(self):
+        # S003's one-at-a-time 64 B transfer: the ledger goes out with the
+        # invocation's last register write, through the MMU, the reads and
+        # the loopback, and back with the writeback the host polls. The
+        # shell's own cycles (command, loopback, done, one beat: 358 at
+        # 250 MHz on this platform) and two hit translations (2 cycles each)
+        # exactly; unmapped buffers miss once per page, and each miss's trip
+        # through the driver (at least its 2 us of work) is translation.
+        means = {}
+        for mapped in ('true', 'false'):
+            with tempfile.TemporaryDirectory() as d:
+                out, text = self.run_and_explain(d, 's003_perf_local', 2, 'sweep.0.zip.0.values=[1GiB]', 'sweep.0.zip.1.values=[near]',
+                                                 'sweep.1.zip.0.values=[lat]', 'sweep.1.zip.1.values=[50]', 'sweep.2.values=[64B]',
+                                                 'workloads.0.mapped=' + mapped)
+                with open(os.path.join(out, 'results.json')) as f:
+                    p = json.load(f)['points'][0]
+                bd = p['breakdowns']['perf.latency_us']
+                self.assertEqual(bd['transactions'], 50)
+                mean_ns = 1000 * p['metrics']['perf.latency_us']
+                self.assertAlmostEqual(sum(s['mean_ns'] for s in bd['stages']), mean_ns, places=3)
+                st = {s['stage']: s['mean_ns'] for s in bd['stages']}
+                self.assertAlmostEqual(st['device'], 358 * 4, places=6)
+                for s in ('software', 'memory', 'root_complex', 'hard_block'):
+                    self.assertGreater(st[s], 0, s)
+                means[mapped] = st['translation']
+                self.assertIn('perf.latency_us: %.1f ns mean over 50 transactions' % mean_ns, text)
+        self.assertAlmostEqual(means['true'], 16, places=6)
+        self.assertGreaterEqual(means['false'] * 50, 16 * 50 + 2 * 2000)
+
     def test_an_mmio_read_is_broken_down(self):
         # A core's UC read of a NIC register: out through the root complex,
         # the register file's latency at the device, the completion back.

@@ -82,6 +82,7 @@ void CoyoteDma::on_write(const Tlp& t) {
     m_xfers.push_back(m_posted.front());
     m_posted.pop_front();
     m_xfers.back().seq = m_next_seq++;
+    m_xfers.back().led = fork_ledger(t.ledger);
     m_ep->scheduler().at(now + static_cast<Tick>(m_cfg.cmd_cycles) * m_cycle, this, kAdvance);
   } else if (off == kCoyoteTlbFill) {
     if (!m_missing) sim_fail(m_name, "TLB fill without a miss");
@@ -121,8 +122,19 @@ void CoyoteDma::advance() {
     while (!m_missing && x.cut < x.len && m_packets.size() < static_cast<std::size_t>(m_cfg.outstanding)) {
       const std::uint32_t len = std::min(next_chunk(x.src + x.cut, x.len - x.cut, pmtu), next_chunk(x.dst + x.cut, x.len - x.cut, pmtu));
       Tick ready = now;
-      if (!translate(x.src + x.cut, ready) || !translate(x.dst + x.cut, ready)) return;
+      // A miss's round trip through the driver is the packet's translation.
+      const Tick from = m_xlate_from != kNever ? m_xlate_from : now;
+      if (!translate(x.src + x.cut, ready) || !translate(x.dst + x.cut, ready)) {
+        m_xlate_from = from;
+        return;
+      }
+      m_xlate_from = kNever;
       m_packets.push_back(Packet{m_next_packet++, x.seq, x.src + x.cut, x.dst + x.cut, len});
+      if (Ledger* l = m_packets.back().led = fork_ledger(x.led)) {
+        l->charge(Stage::Device, from);  // the invocation's command cycles, a slot among the packets in flight
+        l->charge(Stage::Translation, ready);
+      }
+      m_packets.back().translated = ready;
       m_packets.back().first = x.cut == 0;
       x.cut += len;
       m_packets.back().last = x.cut == x.len;
@@ -135,7 +147,9 @@ void CoyoteDma::advance() {
 
 void CoyoteDma::request_reads() {
   const std::uint32_t mrrs = static_cast<std::uint32_t>(m_ep->config().mrrs);
+  const Tick now = now_tick();
   for (auto& p : m_packets) {
+    if (p.translated > now) return;  // in order: its kReads comes when the MMU is done with it
     while (p.requested < p.len) {
       auto it = std::find(m_tags.begin(), m_tags.end(), -1);
       if (it == m_tags.end()) return;
@@ -147,6 +161,7 @@ void CoyoteDma::request_reads() {
       t->addr64 = pcie::needs_addr64(a);
       t->req_len = len;
       t->tag = static_cast<std::uint16_t>(it - m_tags.begin());
+      if ((t->ledger = fork_ledger(p.led))) t->ledger->charge(Stage::Device, now_tick());  // waited for a tag
       m_ep->push(m_s_rd, t, now_tick());
       p.requested += len;
     }
@@ -162,6 +177,10 @@ void CoyoteDma::on_completion(const Tlp& t) {
   if (p->got == 0) p->first_data = now_tick();
   p->got += t.len;
   if (t.req_len == t.len) m_tags[t.tag] = -1;  // the request's last completion
+  if (p->got == p->len && p->led) {
+    if (!t.ledger) sim_fail(m_name, "a timed packet's last completion came back without its ledger");
+    p->led->copy_from(*t.ledger);
+  }
   if (p->got == p->len) enter_user_logic();
   request_reads();
 }
@@ -200,8 +219,12 @@ void CoyoteDma::write_back(Packet& p) {
     t->data_off = p.src + done;
     t->checksum = pattern_checksum(kMemoryStream, p.src + done, len);
     t->ctx = reinterpret_cast<void*>(static_cast<std::uintptr_t>(p.seq + 1));
-    m_ep->push(m_s_wr, t, now_tick());
     done += len;
+    if (done == p.len && p.led) {  // the user logic's stream and loopback, then the packet's last write
+      p.led->charge(Stage::Device, now_tick());
+      t->ledger = fork_ledger(p.led);
+    }
+    m_ep->push(m_s_wr, t, now_tick());
   }
 }
 
@@ -220,10 +243,17 @@ void CoyoteDma::on_sent(const Tlp& t, Tick, Tick end) {
     w->data_stream = kWritebackStream;
     w->data_off = 8 * m_completed;
     w->checksum = pattern_checksum(kWritebackStream, 8 * m_completed, 8);
+    if (x->led) {  // the transfer's last write on the wire, then the done logic
+      if (!t.ledger) sim_fail(m_name, "a timed transfer's last write left without its ledger");
+      w->ledger = fork_ledger(t.ledger);
+      w->ledger->charge(Stage::Serialisation, end);
+      w->ledger->charge(Stage::Device, end + static_cast<Tick>(m_cfg.done_cycles) * m_cycle);
+    }
     m_ep->push(m_s_wr, w, end + static_cast<Tick>(m_cfg.done_cycles) * m_cycle);
     ++writebacks;
   }
   if (m_xfers.front().seq != x->seq) sim_fail(m_name, "transfers finished out of order");
+  drop_ledger(x->led);
   m_xfers.pop_front();
 }
 
@@ -235,7 +265,9 @@ void CoyoteDma::on_action(std::uint32_t kind, std::uint64_t arg, void*) {
   } else if (kind == kReads) {
     request_reads();
   } else if (kind == kWrite) {
-    write_back(*packet(arg));
+    Packet& p = *packet(arg);
+    write_back(p);
+    drop_ledger(p.led);
     m_packets.erase(std::find_if(m_packets.begin(), m_packets.end(), [&](const Packet& q) { return q.id == arg; }));
     advance();
   }

@@ -96,15 +96,20 @@ class CoyoteDma final : public pcie::Device, public Actor {
     std::uint32_t cut = 0;        // bytes cut into packets so far
     std::uint32_t written = 0;    // bytes whose writes have left
     std::uint64_t seq = 0;
+    Ledger* led = nullptr;        // a timed invocation's, from its register write on
   };
   struct Packet {
     std::uint64_t id;
     std::uint64_t seq;            // its transfer
     std::uint64_t src, dst;
     std::uint32_t len, requested = 0, got = 0;
+    Tick translated = 0;          // its pages' translations are done: its reads may leave
     Tick first_data = 0;          // its first completion arrived
     bool first = false, last = false;  // its transfer's first and last packet
     bool streamed = false;        // its data has passed into the user logic
+    // A timed transfer's packet: from its translation on, then its last
+    // completion's, then carried by its last write (the critical path).
+    Ledger* led = nullptr;
   };
   void advance();
   bool translate(std::uint64_t va, Tick& ready);
@@ -135,6 +140,7 @@ class CoyoteDma final : public pcie::Device, public Actor {
   Tick m_xfer_gate = 0;           // the next transfer's first beat, at the earliest
   Tick m_mmu_busy = 0, m_stream_busy = 0;  // their busy time (resources)
   Tick m_miss_at = 0;                      // when the MMU stopped for the miss it waits on
+  Tick m_xlate_from = kNever;              // the MMU began the packet whose translation missed
   int m_s_rd = -1, m_s_wr = -1;
   std::vector<std::int64_t> m_tags;  // tag -> packet id, -1 free
   std::uint64_t m_next_packet = 0;

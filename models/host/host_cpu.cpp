@@ -80,11 +80,13 @@ void HostCpu::send_write(std::uint64_t addr, std::uint32_t len, std::uint64_t st
   m_rc.issue_mmio(t);
 }
 
-void HostCpu::uc_store(int core, const std::function<void()>& send) {
+void HostCpu::uc_store(int core, const std::function<void()>& send, Ledger* led) {
   if (m_far.at(static_cast<std::size_t>(core))) {
+    if (led) led->charge(Stage::Software, now_tick());
     // The store crosses the socket interconnect behind the lines queued on it.
     wait_until(m_rc.memory().cross_in_order(now_tick()));
     compute(core, m_cfg.far_mmio);
+    if (led) led->charge(Stage::Memory, now_tick());
   }
   send();
   ++uc_writes;
@@ -92,8 +94,8 @@ void HostCpu::uc_store(int core, const std::function<void()>& send) {
 }
 
 void HostCpu::mmio_write_uc(int core, std::uint64_t addr, std::uint32_t len, std::uint64_t stream,
-                            std::uint64_t off) {
-  uc_store(core, [&] { send_write(addr, len, stream, off, pattern_checksum(stream, off, len)); });
+                            std::uint64_t off, Ledger* led) {
+  uc_store(core, [&] { send_write(addr, len, stream, off, pattern_checksum(stream, off, len), nullptr, led); }, led);
 }
 
 void HostCpu::mmio_write_bytes(int core, std::uint64_t addr, const std::uint8_t* p, std::uint32_t len) {

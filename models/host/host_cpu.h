@@ -63,7 +63,10 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   void compute(int core, Tick d);
   void syscall(int core) { compute(core, m_cfg.syscall_cost); }
   void pin_pages(int core, std::uint64_t pages) { compute(core, m_cfg.pin_page_cost * pages); }
-  void mmio_write_uc(int core, std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off);
+  // With `led`, the store's MWr carries the ledger on (the time before it
+  // software, a far core's crossing of the socket interconnect memory).
+  void mmio_write_uc(int core, std::uint64_t addr, std::uint32_t len, std::uint64_t stream, std::uint64_t off,
+                     Ledger* led = nullptr);
   // With `led` (a timed transaction's ledger): the time up to the last
   // line's store is the core's software, and that line's MWr carries the
   // ledger on (a header or doorbell that releases what came before it).
@@ -122,7 +125,7 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
                   std::uint64_t checksum, const std::uint8_t* bytes = nullptr, Ledger* led = nullptr);
   // A UC store: a far core's crosses the socket interconnect first; the
   // core stalls uc_write_cost after `send`.
-  void uc_store(int core, const std::function<void()>& send);
+  void uc_store(int core, const std::function<void()>& send, Ledger* led = nullptr);
   // A WC copy from host memory, line by line; send(addr, n, bytes) emits each line.
   template <class Send>
   void copy_wc(int core, std::uint64_t dst, std::uint64_t src, std::uint32_t len, const Send& send);

@@ -1489,23 +1489,30 @@ class CoyotePerf final : public Workload {
     });
     cpu.spawn(m_name, m_core, [this, dev, bar, src, dst, wb](int core) {
       auto& cpu = m_p->cpu();
-      auto invoke = [&] {
+      // A timed invocation's ledger goes with its last register write (the
+      // one that starts it) and comes back with the writeback it polls for.
+      Ledger led;
+      auto invoke = [&](Ledger* l) {
         dev->post(src, dst, m_size);
         for (int k = m_cfg.invoke_writes - 1; k >= 0; --k)
-          cpu.mmio_write_uc(core, bar + dma::kCoyoteInvoke - 8 * static_cast<std::uint64_t>(k), 8, kMemoryStream, 0);
+          cpu.mmio_write_uc(core, bar + dma::kCoyoteInvoke - 8 * static_cast<std::uint64_t>(k), 8, kMemoryStream, 0,
+                            k == 0 ? l : nullptr);
       };
       auto slot = [&](int n) { return wb + 8 * static_cast<std::uint64_t>(n % 512); };  // writeback of transfer n
       const Tick t0 = cpu.now();
       if (m_thr) {
         const int w = cpu.arm_watch(slot(m_reps - 1), 8, core);
-        for (int r = 0; r < m_reps; ++r) invoke();
+        for (int r = 0; r < m_reps; ++r) invoke(nullptr);
         cpu.wait_watch(w);
       } else {
         for (int r = 0; r < m_reps; ++r) {
-          const int w = cpu.arm_watch(slot(r), 8, core);
+          const int w = cpu.arm_watch(slot(r), 8, core, &led);
           const Tick t = cpu.now();
-          invoke();
+          led.open(t);
+          invoke(&led);
           cpu.wait_watch(w);
+          led.charge(Stage::Software, cpu.now());  // an OS tick that held the core past the detection
+          m_breakdown.add(led, t, cpu.now());
           m_lat.add(to_ns(cpu.now() - t) / 1000.0);
         }
       }
@@ -1537,6 +1544,7 @@ class CoyotePerf final : public Workload {
       res.metric(m_name + ".latency_us", m_lat.mean(), "us");
       res.metric(m_name + ".latency_p50_us", m_lat.percentile(50), "us");
       res.hist(m_name + ".latency_us", m_lat, "us");
+      res.breakdown(m_name + ".latency_us", m_breakdown);  // in ns, as every breakdown
     }
   }
 
@@ -1549,6 +1557,7 @@ class CoyotePerf final : public Workload {
   Backing m_backing;
   dma::CoyoteConfig m_cfg;
   Histogram m_lat;
+  Breakdown m_breakdown;  // lat mode: each transfer's round trip, stage by stage
   Tick m_elapsed = 0;
   bool m_done = false;
 };
