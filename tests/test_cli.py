@@ -674,6 +674,35 @@ class Explain(unittest.TestCase):
         self.assertAlmostEqual(means['true'], 16, places=6)
         self.assertGreaterEqual(means['false'] * 50, 16 * 50 + 2 * 2000)
 
+    def test_a_pcie_nic_packet_is_broken_down(self):
+        # S002's E810 on PCIe, one packet in flight: each packet's ledger
+        # opens when it is due, goes out with the doorbell, through the
+        # descriptor and data reads, the NIC's port and loopback, and back
+        # with its completion. The NIC's own part is its two engines, its
+        # two pipelines, the loopback and the frame on a 100 Gb/s wire
+        # (preamble, FCS and gap: 24 B), exactly; a sleeping receiver's
+        # wake-up (3 us after the interrupt) is software.
+        with tempfile.TemporaryDirectory() as d:
+            out, text = self.run_and_explain(d, 's002_pcie_latency', 2, 'sweep.0.values=[e810]', 'workloads.0.packets=200')
+            with open(os.path.join(out, 'results.json')) as f:
+                points = json.load(f)['points']
+            self.assertEqual(len(points), 4)
+            sw = {}
+            for p in points:
+                size = int(p['point']['workloads.0.size'].rstrip('B'))
+                bd = p['breakdowns']['nic.latency_ns']
+                self.assertEqual(bd['transactions'], 200)
+                mean_ns = p['histograms']['nic.latency_ns']['mean']
+                self.assertAlmostEqual(sum(s['mean_ns'] for s in bd['stages']), mean_ns, places=3)
+                st = {s['stage']: s['mean_ns'] for s in bd['stages']}
+                self.assertAlmostEqual(st['device'], 2 * 5 + 2 * 250 + 10 + (max(size, 60) + 24) * 8 / 100, places=3)
+                for s in ('hard_block', 'root_complex', 'memory', 'software'):
+                    self.assertGreater(st[s], 0, s)
+                sw[(size, p['point']['workloads.0.rx'])] = st['software']
+            for size in (64, 1500):
+                self.assertGreater(sw[(size, 'irq')] - sw[(size, 'poll')], 2500)
+                self.assertLess(sw[(size, 'irq')] - sw[(size, 'poll')], 3000)
+
     def test_an_mmio_read_is_broken_down(self):
         # A core's UC read of a NIC register: out through the root complex,
         # the register file's latency at the device, the completion back.

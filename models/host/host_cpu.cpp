@@ -98,8 +98,8 @@ void HostCpu::mmio_write_uc(int core, std::uint64_t addr, std::uint32_t len, std
   uc_store(core, [&] { send_write(addr, len, stream, off, pattern_checksum(stream, off, len), nullptr, led); }, led);
 }
 
-void HostCpu::mmio_write_bytes(int core, std::uint64_t addr, const std::uint8_t* p, std::uint32_t len) {
-  uc_store(core, [&] { send_write(addr, len, 0, 0, 0, p); });
+void HostCpu::mmio_write_bytes(int core, std::uint64_t addr, const std::uint8_t* p, std::uint32_t len, Ledger* led) {
+  uc_store(core, [&] { send_write(addr, len, 0, 0, 0, p, led); }, led);
 }
 
 void HostCpu::mmio_write_wc(int core, std::uint64_t addr, std::uint32_t len, std::uint64_t stream,
@@ -127,8 +127,10 @@ void HostCpu::mmio_copy_wc(int core, std::uint64_t dst, std::uint64_t src, std::
   });
 }
 
-void HostCpu::mmio_copy_wc(int core, std::uint64_t dst, std::uint64_t src, std::uint32_t len) {
-  copy_wc(core, dst, src, len, [&](std::uint64_t a, std::uint32_t n, const std::uint8_t* b) { send_write(a, n, 0, 0, 0, b); });
+void HostCpu::mmio_copy_wc(int core, std::uint64_t dst, std::uint64_t src, std::uint32_t len, Ledger* led) {
+  copy_wc(core, dst, src, len, [&](std::uint64_t a, std::uint32_t n, const std::uint8_t* b) {
+    send_write(a, n, 0, 0, 0, b, a + n == dst + len ? led : nullptr);
+  });
 }
 
 template <class Send>
@@ -259,22 +261,31 @@ void HostCpu::clear_ring(int ring, std::uint32_t s) {
   Ring& r = m_rings.at(static_cast<std::size_t>(ring));
   r.seen.at(s) = kNever;
   r.commit.at(s) = kNever;
+  if (!r.timed.empty()) r.timed[s] = 0;
 }
 
-Tick HostCpu::poll_sees(int core, std::uint64_t addr, Tick commit, Ledger* led) {
+HostCpu::PollSeen HostCpu::poll_sees(int core, std::uint64_t addr, Tick commit) {
   // Seen on the next poll iteration after the commit, plus the line fetch,
   // which crosses the socket interconnect when the line is homed on the
   // other socket than the polling core (S003's far run: the application
   // polls the driver's writeback buffer, near the card, from the far node).
   const Tick phase = m_cfg.poll_period ? m_rng.below(m_cfg.poll_period) : 0;
   const Tick fetch = m_rc.memory().fetch_from_socket(addr, m_far[static_cast<std::size_t>(core)], commit + phase);
-  const Tick seen = noisy_end(core, commit, fetch + m_cfg.poll_miss);
-  if (led) {
-    led->charge(Stage::Software, commit + phase);
-    led->charge(Stage::Memory, fetch + m_cfg.poll_miss);
-    led->charge(Stage::Software, seen);
-  }
-  return seen;
+  return PollSeen{commit + phase, fetch + m_cfg.poll_miss, noisy_end(core, commit, fetch + m_cfg.poll_miss)};
+}
+
+void HostCpu::charge_poll(Ledger& l, const PollSeen& p) {
+  l.charge(Stage::Software, p.phase_end);
+  l.charge(Stage::Memory, p.fetched);
+  l.charge(Stage::Software, p.seen);
+}
+
+bool HostCpu::ring_ledger(int ring, std::uint32_t s, bool polled, Ledger& into) const {
+  const Ring& r = m_rings.at(static_cast<std::size_t>(ring));
+  if (r.timed.empty() || !r.timed.at(s)) return false;
+  into.copy_from(r.led[s]);
+  if (polled) charge_poll(into, r.poll[s]);
+  return true;
 }
 
 void HostCpu::on_memory_write(std::uint64_t addr, std::uint32_t len, Tick commit, const Ledger* led) {
@@ -282,10 +293,23 @@ void HostCpu::on_memory_write(std::uint64_t addr, std::uint32_t len, Tick commit
     const std::uint64_t end = r.addr + static_cast<std::uint64_t>(r.slot_B) * r.slots;
     if (addr >= end || r.addr >= addr + len) continue;
     ++polls_detected;
-    const Tick seen = poll_sees(r.core, addr, commit);
+    const PollSeen poll = poll_sees(r.core, addr, commit);
+    const Tick seen = poll.seen;
     const std::uint64_t first = (std::max(addr, r.addr) - r.addr) / r.slot_B;
     const std::uint64_t last = (std::min(addr + len, end) - 1 - r.addr) / r.slot_B;
+    if (led && r.timed.empty()) {
+      r.led.resize(r.slots);
+      r.poll.resize(r.slots);
+      r.timed.assign(r.slots, 0);
+    }
     for (std::uint64_t s = first; s <= last; ++s) {
+      if (!r.timed.empty()) {
+        r.timed[s] = led != nullptr;
+        if (led) {
+          r.led[s].copy_from(*led);
+          r.poll[s] = poll;
+        }
+      }
       r.seen[s] = seen;
       r.commit[s] = commit;
       if (r.waiting == static_cast<std::int64_t>(s)) notify_at(*r.ev, seen);
@@ -305,7 +329,9 @@ void HostCpu::on_memory_write(std::uint64_t addr, std::uint32_t len, Tick commit
       if (!led) sim_fail(basename(), "a timed poll of " + hex(w.addr) + " was satisfied by a write that carries no latency ledger");
       w.into->copy_from(*led);
     }
-    w.detected = poll_sees(w.core, addr, commit, w.into);
+    const PollSeen poll = poll_sees(w.core, addr, commit);
+    if (w.into) charge_poll(*w.into, poll);
+    w.detected = poll.seen;
     if (w.waiting) notify_at(*w.ev, w.detected);
   }
   m_undetected.resize(keep);

@@ -77,10 +77,11 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
                     std::uint64_t off);
   // The same copy with the bytes themselves in the TLPs (a scripted driver's
   // packet or header: whatever host memory holds, pattern or not).
-  void mmio_copy_wc(int core, std::uint64_t dst, std::uint64_t src, std::uint32_t len);
+  // With `led`, as mmio_write_wc's.
+  void mmio_copy_wc(int core, std::uint64_t dst, std::uint64_t src, std::uint32_t len, Ledger* led = nullptr);
   void fence(int core);
   // A UC store of real bytes (a register value, a doorbell with data).
-  void mmio_write_bytes(int core, std::uint64_t addr, const std::uint8_t* p, std::uint32_t len);
+  void mmio_write_bytes(int core, std::uint64_t addr, const std::uint8_t* p, std::uint32_t len, Ledger* led = nullptr);
   // A read round trip; with `out`, the completion's bytes land there. With
   // `led`, the request carries the ledger and the last completion brings it
   // back; true when it did (a device that answers reads itself may drop it).
@@ -106,6 +107,10 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   void wait_ring(int ring, std::uint32_t s);
   // The thread has taken the slot: a later write marks it again.
   void clear_ring(int ring, std::uint32_t s);
+  // The latency ledger of the write that marked slot `s`, when it carried
+  // one (false: it did not): accounted for up to the write's commit, or,
+  // `polled`, up to when a poll saw it (the poll's part as a watch's).
+  bool ring_ledger(int ring, std::uint32_t s, bool polled, Ledger& into) const;
   void wait_msi(int core, std::uint32_t vector);
   Tick now() const;
   // Place core `core` on the socket without the root complex.
@@ -139,6 +144,9 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
     Ledger* into = nullptr;  // a timed watch's ledger
     std::unique_ptr<sc_core::sc_event> ev;
   };
+  struct PollSeen {
+    Tick phase_end = 0, fetched = 0, seen = 0;
+  };
   struct Ring {
     std::uint64_t addr;
     std::uint32_t slot_B, slots;
@@ -146,10 +154,19 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
     std::vector<Tick> seen, commit;
     std::int64_t waiting = -1;  // the slot a thread waits for on `ev`
     std::unique_ptr<sc_core::sc_event> ev;
+    // Per slot, the ledger its write carried (up to the commit) and its
+    // poll; empty until a timed write comes.
+    std::vector<Ledger> led;
+    std::vector<PollSeen> poll;
+    std::vector<std::uint8_t> timed;
   };
   std::deque<Ring> m_rings;  // a deque: a thread waiting on one keeps its reference when another is armed
-  // When a poll by `core` sees a write to `addr` committed then.
-  Tick poll_sees(int core, std::uint64_t addr, Tick commit, Ledger* led = nullptr);
+  // When a poll by `core` sees a write to `addr` committed then: its
+  // iteration's phase ends, the line is fetched, the thread sees it (OS
+  // ticks included). Draws the phase.
+  PollSeen poll_sees(int core, std::uint64_t addr, Tick commit);
+  // The poll's part of a ledger at the commit: phase and OS ticks software, the fetch memory.
+  static void charge_poll(Ledger& l, const PollSeen& p);
   struct MsiWait {
     int pending = 0;
     Tick last = 0;

@@ -49,6 +49,14 @@ struct PcieNic::Req {
   std::uint64_t addr = 0;
   std::uint32_t len = 0, got = 0, pkt_off = 0;
   std::vector<std::uint8_t> buf;  // a descriptor read's bytes
+  bool timed = false;             // a TX descriptor read for timed packets: it carries a ledger of its own
+};
+
+// A packet on its way back to the receiver, with a timed packet's ledger.
+struct PcieNic::Looped {
+  std::uint64_t k;
+  std::uint32_t len;
+  Ledger* led;
 };
 
 // A ring's descriptors as the NIC knows them: announced (tail), requested
@@ -76,11 +84,14 @@ struct PcieNic::Queue {
   std::uint64_t tx_issue = 0, tx_done = 0, tx_told = 0;
   std::uint32_t tx_issue_off = 0;
   std::vector<std::uint32_t> tx_got;
+  // Per TX slot, a timed packet's ledger: from its doorbell or push on, the
+  // critical path of its descriptor and data reads.
+  std::vector<Ledger*> tx_led;
   Tick tx_engine = 0;
-  std::deque<std::pair<std::uint64_t, std::uint32_t>> wire;  // packets on their way back: number, length
+  std::deque<Looped> wire;  // packets on their way back
   // RX: descriptors used.
   std::uint64_t rx_used = 0;
-  std::deque<std::pair<std::uint64_t, std::uint32_t>> rx_wait;  // received, waiting for a descriptor
+  std::deque<Looped> rx_wait;  // received, waiting for a descriptor
   Tick rx_engine = 0;
   bool msi_pending = false;
   Tick last_msi = 0;
@@ -105,6 +116,11 @@ PcieNic::PcieNic(const std::string& name, const PcieNicConfig& cfg) : m_name(nam
 
 PcieNic::~PcieNic() {
   for (auto& o : m_out) pcie::TlpPool::instance().put(o.first);
+  for (auto& q : m_q) {
+    for (Ledger*& l : q->tx_led) drop_ledger(l);
+    for (auto* d : {&q->wire, &q->rx_wait})
+      for (Looped& p : *d) drop_ledger(p.led);
+  }
 }
 
 void PcieNic::attach(pcie::Endpoint& ep) {
@@ -126,6 +142,7 @@ void PcieNic::setup(int q, const NicQueueSetup& s) {
   x.tx.reset(s.ring);
   x.rx.reset(s.ring);
   x.tx_got.assign(s.ring, 0);
+  x.tx_led.assign(s.ring, nullptr);
 }
 
 bool PcieNic::busy() const {
@@ -160,6 +177,9 @@ void PcieNic::on_write(const Tlp& t) {
       if (i - q.tx_done >= q.s.ring) sim_fail(m_name, "a descriptor pushed into a full ring");
       q.tx.tail = q.tx.fetched = i + 1;
       parsed(q, q.tx, "TX", i, b + o);
+      Ledger*& l = q.tx_led[i % q.s.ring];
+      drop_ledger(l);
+      l = fork_ledger(t.ledger);
     }
   } else {
     const std::uint64_t qi = off >> 8, reg = off & 0xff;
@@ -173,6 +193,12 @@ void PcieNic::on_write(const Tlp& t) {
     const std::uint64_t now_tail = next < tail ? next + (1ull << 32) : next;
     const std::uint64_t floor = reg == 0 ? q.tx_done : q.rx_used;
     if (now_tail - floor > q.s.ring) sim_fail(m_name, "a tail " + std::to_string(now_tail) + " more than a ring ahead");
+    if (reg == 0 && t.ledger)  // a timed doorbell: each packet it announces goes on from it
+      for (std::uint64_t i = tail; i < now_tail; ++i) {
+        Ledger*& l = q.tx_led[i % q.s.ring];
+        drop_ledger(l);
+        l = fork_ledger(t.ledger);
+      }
     tail = now_tail;
   }
   pump();
@@ -207,7 +233,30 @@ bool PcieNic::issue_read(Queue& q, int kind, std::uint64_t first, std::uint32_t 
   r.got = 0;
   r.pkt_off = kind == kData ? q.tx_issue_off : 0;
   if (kind != kData) r.buf.assign(len, 0);
+  // A timed packet's wait for a read ends now. A packet's data read carries
+  // its ledger on; a descriptor read, shared by the packets it fetches, one
+  // of its own that they extend theirs with when it is back.
+  r.timed = false;
+  Ledger* led = nullptr;
+  const Tick now = now_tick();
+  if (kind == kData) {
+    if (Ledger* l = q.tx_led[first % q.s.ring]) {
+      l->charge(Stage::Device, now);
+      led = fork_ledger(l);
+    }
+  } else if (kind == kTxDesc) {
+    for (std::uint64_t i = first; i < first + n; ++i)
+      if (Ledger* l = q.tx_led[i % q.s.ring]) {
+        l->charge(Stage::Device, now);
+        r.timed = true;
+      }
+    if (r.timed) {
+      led = LedgerPool::instance().get();
+      led->open(now);
+    }
+  }
   Tlp* t = m_ep->make(TlpKind::MemRd);
+  t->ledger = led;
   t->addr = addr;
   t->addr64 = pcie::needs_addr64(addr);
   t->req_len = len;
@@ -287,13 +336,20 @@ void PcieNic::on_completion(const Tlp& t) {
   if (r.got < r.len) return;
   r.used = false;
   --m_in_flight;
+  if ((r.timed || (r.kind == kData && q.tx_led[r.first % q.s.ring])) && !t.ledger)
+    sim_fail(m_name, "a timed packet's read came back without its ledger");
   if (r.kind == kTxDesc) {
-    for (std::uint32_t i = 0; i < r.n; ++i) parsed(q, q.tx, "TX", r.first + i, r.buf.data() + i * m_cfg.tx_desc_B);
+    for (std::uint32_t i = 0; i < r.n; ++i) {
+      parsed(q, q.tx, "TX", r.first + i, r.buf.data() + i * m_cfg.tx_desc_B);
+      if (Ledger* l = q.tx_led[(r.first + i) % q.s.ring]) l->extend(*t.ledger);
+    }
   } else if (r.kind == kRxDesc) {
     for (std::uint32_t i = 0; i < r.n; ++i) parsed(q, q.rx, "RX", r.first + i, r.buf.data() + i * m_cfg.rx_desc_B);
     receive(q);
   } else {
-    q.tx_got[r.first % q.s.ring] += r.len;
+    const std::size_t s = r.first % q.s.ring;
+    q.tx_got[s] += r.len;
+    if (q.tx_got[s] == q.tx.len[s] && q.tx_led[s]) q.tx_led[s]->copy_from(*t.ledger);  // its last bytes' read
     transmit(q);
   }
   pump();
@@ -313,8 +369,13 @@ void PcieNic::transmit(Queue& q) {
     const Tick frame = static_cast<Tick>(static_cast<double>(wire_B) * 8000.0 / m_cfg.line_Gbps);
     const Tick on_wire = std::max(q.tx_engine + m_cfg.tx_pipeline, m_wire_free);
     m_wire_free = on_wire + frame;
-    q.wire.emplace_back(q.tx_done, len);
-    m_ep->scheduler().at(m_wire_free + m_cfg.loopback + m_cfg.rx_pipeline, this, kRxArrive, static_cast<std::uint64_t>(q.index));
+    const Tick back = m_wire_free + m_cfg.loopback + m_cfg.rx_pipeline;
+    // The NIC's own from here: its TX engine and pipeline, the port, the
+    // loopback and the RX pipeline.
+    if (Ledger* l = q.tx_led[s]) l->charge(Stage::Device, back);
+    q.wire.push_back(Looped{q.tx_done, len, q.tx_led[s]});
+    q.tx_led[s] = nullptr;
+    m_ep->scheduler().at(back, this, kRxArrive, static_cast<std::uint64_t>(q.index));
     q.tx.valid[s] = 0;
     ++q.tx_done;
     if (q.tx_done - q.tx_told >= static_cast<std::uint64_t>(m_cfg.tx_wb_every)) {
@@ -330,7 +391,7 @@ void PcieNic::transmit(Queue& q) {
 void PcieNic::receive(Queue& q) {
   const auto mps = static_cast<std::uint32_t>(m_ep->mps());
   while (!q.rx_wait.empty() && q.rx_used < q.rx.known) {
-    const auto [k, len] = q.rx_wait.front();
+    const auto [k, len, led] = q.rx_wait.front();
     q.rx_wait.pop_front();
     const std::uint64_t i = q.rx_used++;
     const std::size_t s = i % q.s.ring;
@@ -355,7 +416,9 @@ void PcieNic::receive(Queue& q) {
     std::uint8_t c[64] = {};
     put_le(c, k + 1, 8);
     put_le(c + 8, len, 4);
-    emit(write_bytes(q.s.rx_cq + s * m_cfg.cqe_B, c, m_cfg.cqe_B), at);
+    Tlp* cqe = write_bytes(q.s.rx_cq + s * m_cfg.cqe_B, c, m_cfg.cqe_B);
+    if ((cqe->ledger = led)) led->charge(Stage::Device, at);  // a descriptor, the RX engine; the completion, written last, carries it on
+    emit(cqe, at);
     if (q.s.irq && !q.msi_pending) {
       const Tick when = q.has_msi ? std::max(at, q.last_msi + m_cfg.irq_interval) : at;
       q.msi_pending = true;
@@ -400,7 +463,10 @@ void PcieNic::emit(Tlp* t, Tick at) {
 void PcieNic::on_tx_space(int stream) {
   if (stream == m_s_write)
     while (!m_out.empty() && !m_ep->stream_full(m_s_write)) {
-      m_ep->push(m_s_write, m_out.front().first, std::max(now_tick(), m_out.front().second));
+      Tlp* t = m_out.front().first;
+      const Tick at = std::max(now_tick(), m_out.front().second);
+      if (t->ledger) t->ledger->charge(Stage::Arbitration, at);  // behind older writes for room in the stream
+      m_ep->push(m_s_write, t, at);
       m_out.pop_front();
     }
   if (stream == m_s_read) pump();
@@ -411,6 +477,10 @@ void PcieNic::on_tx_space(int stream) {
 
 struct PcieNicDriver::Queue : LoopQueue {
   int index = 0;
+  // The timed packets sent and not yet received, in order: each one's
+  // ledger from when it was due to its doorbell (or push).
+  std::deque<Ledger> pre;
+  std::vector<Ledger> seen;  // the RX core's batch: its packets' ledgers as the completions brought them
   std::uint64_t tx_ring = 0, tx_buf = 0, tx_wb = 0, rx_ring = 0, rx_buf = 0, rx_cq = 0, db = 0;
   int wb_ring = -1, cq_ring = -1;
 };
@@ -495,17 +565,17 @@ bool PcieNicDriver::done() const { return all_finished(m_q); }
 double PcieNicDriver::progress() const { return mean_progress(m_q); }
 
 // A tail register's new value (modulo 2^32), by UC store or by WC store and fence.
-void PcieNicDriver::doorbell(Queue& q, int core, std::uint64_t reg, std::uint32_t value) {
+void PcieNicDriver::doorbell(Queue& q, int core, std::uint64_t reg, std::uint32_t value, Ledger* led) {
   std::uint8_t b[4];
   put_le(b, value, 4);
   const std::uint64_t addr = m_bar + kNicTail + 0x100ull * static_cast<std::uint64_t>(q.index) + reg;
   ++m_doorbells;
   if (m_cfg.doorbell_wc) {
     m_cpu.memory().write(q.db, b, 4);
-    m_cpu.mmio_copy_wc(core, addr, q.db, 4);
+    m_cpu.mmio_copy_wc(core, addr, q.db, 4, led);
     m_cpu.fence(core);
   } else {
-    m_cpu.mmio_write_bytes(core, addr, b, 4);
+    m_cpu.mmio_write_bytes(core, addr, b, 4, led);
   }
 }
 
@@ -533,16 +603,30 @@ void PcieNicDriver::tx(Queue& q, int core) {
       put_desc(d, buf, m_t.packet_B, i);
       mem.write(q.tx_ring + (i % ring) * m_cfg.tx_desc_B, d, m_cfg.tx_desc_B);
     }
+    // A batch with timed packets: each one's time so far is the driver's;
+    // the doorbell (or the pushes) carries one ledger for them all on.
+    Ledger seg;
+    Ledger* led = nullptr;
+    if (k + n > m_t.warmup) {
+      const Tick now = now_tick();
+      for (std::uint64_t i = std::max(k, m_t.warmup); i < k + n; ++i) {
+        q.pre.emplace_back();
+        q.pre.back().open(q.due[i]);
+        q.pre.back().charge(Stage::Software, now);
+      }
+      seg.open(now);
+      led = &seg;
+    }
     if (m_cfg.push_desc) {
       // The descriptors go into the queue's push window with WC stores.
       const std::uint64_t win = m_bar + kNicPush + 0x1000ull * static_cast<std::uint64_t>(q.index);
       const std::uint64_t per = 4096 / m_cfg.tx_desc_B;
       for (std::uint64_t i = k; i < k + n; ++i)
-        m_cpu.mmio_copy_wc(core, win + (i % per) * m_cfg.tx_desc_B, q.tx_ring + (i % ring) * m_cfg.tx_desc_B, m_cfg.tx_desc_B);
+        m_cpu.mmio_copy_wc(core, win + (i % per) * m_cfg.tx_desc_B, q.tx_ring + (i % ring) * m_cfg.tx_desc_B, m_cfg.tx_desc_B, led);
       m_cpu.fence(core);
       ++m_doorbells;
     } else {
-      doorbell(q, core, 0, static_cast<std::uint32_t>(k + n));
+      doorbell(q, core, 0, static_cast<std::uint32_t>(k + n), led);
     }
     k += n;
   }
@@ -579,7 +663,13 @@ void PcieNicDriver::rx(Queue& q, int core) {
       m_cpu.wait_ring(q.cq_ring, slot(read));
       while (n < static_cast<std::uint64_t>(m_t.batch) && read + n < total && m_cpu.ring_seen(q.cq_ring, slot(read + n)) <= now_tick()) ++n;
     }
+    // The timed packets' ledgers, from their doorbell to their completion's
+    // commit (asleep: the interrupt's delivery and the wake-up are then
+    // software) or to when the poll saw it.
+    if (q.seen.size() < n) q.seen.resize(n);
     for (std::uint64_t i = read; i < read + n; ++i) {
+      if (i >= m_t.warmup && !m_cpu.ring_ledger(q.cq_ring, slot(i), !m_irq, q.seen[i - read]))
+        sim_fail(m_name, "timed packet " + std::to_string(i) + " of queue " + std::to_string(q.index) + " completed without its ledger");
       std::uint8_t c[12];
       mem.read(q.rx_cq + slot(i) * m_cfg.cqe_B, c, 12);
       const std::uint64_t k = get_le(c, 8) - 1, len = get_le(c + 8, 4);
@@ -591,7 +681,15 @@ void PcieNicDriver::rx(Queue& q, int core) {
       m_cpu.clear_ring(q.cq_ring, slot(i));
     }
     m_cpu.compute(core, static_cast<Tick>(n) * (m_cfg.driver_per_packet + static_cast<Tick>(lines) * m_cpu.config().copy_line_cost));
-    for (std::uint64_t i = read; i < read + n; ++i) m_timing.received(i, q.due[i], m_t.warmup);
+    for (std::uint64_t i = read; i < read + n; ++i) {
+      m_timing.received(i, q.due[i], m_t.warmup);
+      if (i < m_t.warmup) continue;
+      Ledger& l = q.pre.front();
+      l.extend(q.seen[i - read]);
+      l.charge(Stage::Software, now_tick());  // the driver's work on the batch up to this packet's reception
+      m_breakdown.add(l, q.due[i], now_tick());
+      q.pre.pop_front();
+    }
     read += n;
     q.received = read;
     q.rx_ev.notify(sc_core::SC_ZERO_TIME);

@@ -115,6 +115,7 @@ class PcieNic final : public pcie::Device, public Actor {
   struct Ring;
   struct Queue;
   struct Req;
+  struct Looped;
   void pump();
   bool issue_read(Queue& q, int kind, std::uint64_t first, std::uint32_t n, std::uint64_t addr, std::uint32_t len);
   // Descriptor i of ring r (q.tx or q.rx) has arrived: check its number, keep it.
@@ -151,12 +152,14 @@ class PcieNicDriver {
   Tick span() const { return m_timing.span(); }
   std::uint64_t received() const { return m_timing.count(); }
   std::uint64_t doorbells() const { return m_doorbells; }
+  // Where the timed packets' time went, from due to received.
+  const Breakdown& breakdown() const { return m_breakdown; }
 
  private:
   struct Queue;
   void tx(Queue& q, int core);
   void rx(Queue& q, int core);
-  void doorbell(Queue& q, int core, std::uint64_t reg, std::uint32_t value);
+  void doorbell(Queue& q, int core, std::uint64_t reg, std::uint32_t value, Ledger* led = nullptr);
   std::string m_name;
   PcieNicConfig m_cfg;
   Traffic m_t;
@@ -165,6 +168,7 @@ class PcieNicDriver {
   std::uint64_t m_bar;
   std::vector<std::unique_ptr<Queue>> m_q;
   LoopTiming m_timing;
+  Breakdown m_breakdown;
   std::uint64_t m_doorbells = 0;
 };
 
