@@ -703,6 +703,30 @@ class Explain(unittest.TestCase):
                 self.assertGreater(sw[(size, 'irq')] - sw[(size, 'poll')], 2500)
                 self.assertLess(sw[(size, 'irq')] - sw[(size, 'poll')], 3000)
 
+    def test_a_coherent_nic_packet_is_broken_down_by_step(self):
+        # S002's NICs on the socket interconnect, one packet in flight: the
+        # host cores' driver work (20 ns a packet each side) and the NIC
+        # engine's (20 ns) are software and device, every line transfer
+        # coherence; the E810's tail registers cost more transfers than
+        # CC-NIC's signal inside the descriptor line.
+        with tempfile.TemporaryDirectory() as d:
+            out, text = self.run_and_explain(d, 's002_nic_latency', 1, 'sweep.0.values=[../topologies/s002_icx.yaml]',
+                                             'sweep.2.values=[64B]', 'workloads.0.packets=300')
+            with open(os.path.join(out, 'results.json')) as f:
+                points = json.load(f)['points']
+            coh = {}
+            for p in points:
+                bd = p['breakdowns']['nic.latency_ns']
+                self.assertEqual(bd['transactions'], 300)
+                mean_ns = p['histograms']['nic.latency_ns']['mean']
+                self.assertAlmostEqual(sum(s['mean_ns'] for s in bd['stages']), mean_ns, places=3)
+                st = {s['stage']: s['mean_ns'] for s in bd['stages']}
+                self.assertGreaterEqual(st['software'], 40)
+                self.assertGreaterEqual(st['device'], 20)
+                self.assertAlmostEqual(st['software'] + st['device'] + st['coherence'], mean_ns, places=3)
+                coh[p['point']['workloads.0.nic']] = st['coherence']
+            self.assertGreater(coh['e810_upi'], coh['ccnic'] + 100)
+
     def test_an_mmio_read_is_broken_down(self):
         # A core's UC read of a NIC register: out through the root complex,
         # the register file's latency at the device, the completion back.

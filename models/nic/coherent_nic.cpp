@@ -27,6 +27,21 @@ struct CoherentNic::Queue : LoopQueue {
   std::vector<std::uint64_t> host_pool, nic_pool;  // free buffers (with pools), the next at the back
   sc_core::sc_event freed;                          // the host's RX core put buffers into its pool
   std::unique_ptr<coherence::CoreThread> host_tx, host_rx, nic;
+  // The timed packets in flight (from the warm-up on, sent and not yet
+  // received), in order: packet k's is led[k - led_first]: its ledger,
+  // accounted for up to when its writer found room for it, and when the
+  // writer's stores of it (and of the rest of its batch) were done.
+  struct Timed {
+    Ledger l;
+    Tick stored = 0;
+  };
+  std::deque<Timed> led;
+  std::uint64_t led_first = 0;
+  // Each timed packet of [first, first + n): f(its entry).
+  template <class F>
+  void each_timed(std::uint64_t first, std::uint64_t n, F&& f) {
+    for (std::uint64_t k = std::max(first, led_first); k < first + n; ++k) f(led.at(k - led_first));
+  }
 };
 
 CoherentNic::CoherentNic(const std::string& name, const CoherentNicConfig& cfg, coherence::SocketSystem& sys)
@@ -75,6 +90,7 @@ CoherentNic::CoherentNic(const std::string& name, const CoherentNicConfig& cfg, 
     x->host_rx = std::make_unique<coherence::CoreThread>(sys.core(0, 2 * q + 1));
     x->nic = std::make_unique<coherence::CoreThread>(sys.core(1, q));
     x->due.assign(cfg.traffic.warmup + cfg.traffic.packets, 0);
+    x->led_first = cfg.traffic.warmup;
     m_queues.push_back(std::move(x));
   }
 }
@@ -165,6 +181,7 @@ class Writer : Geometry {
         pool->pop_back();
       }
     }
+    m_room_at = now_tick();
     // The packets' lines, then (once every one is written) their descriptor lines.
     m_l.clear();
     m_v.clear();
@@ -194,9 +211,12 @@ class Writer : Geometry {
     r.w_slot = end;
     if (!m_c.inline_signal) core.store(r.tail, r.written);
   }
+  // When the last produce() found room in the ring (its stores began).
+  Tick room_at() const { return m_room_at; }
 
  private:
   std::string m_who;
+  Tick m_room_at = 0;
 };
 
 // The reader's side: waits for at least one descriptor, takes up to
@@ -228,10 +248,13 @@ class Reader : Geometry {
       if (v[i] != first + i / m_lines + 1)
         sim_fail(m_who, "packet " + std::to_string(first + i / m_lines) + " read as " + std::to_string(v[i]) +
                             " after its descriptor: the packet's stores were not visible before the descriptor's");
+    m_loaded_at = now_tick();
     r.read = first + avail;
     if (!flags()) report(core, r);
     return first;
   }
+  // When the last consume() had its packets' lines (before its report).
+  Tick loaded_at() const { return m_loaded_at; }
   // With pools: puts the buffers of the packets taken last into `pool`.
   void free_to(std::vector<std::uint64_t>& pool) const { pool.insert(pool.end(), m_ids.begin(), m_ids.end()); }
   // Once the packets taken are dealt with (packed, inline): hands their
@@ -330,6 +353,7 @@ class Reader : Geometry {
   }
 
   std::string m_who;
+  Tick m_loaded_at = 0;
   std::vector<std::uint64_t> m_slots;  // the slots of the descriptors taken, in order
   std::vector<std::uint64_t> m_ids;    // their buffers (the writer may name others in those slots once they are reported read)
 };
@@ -341,24 +365,56 @@ void CoherentNic::host_tx(Queue& q) {
   Pacer pace(m_cfg.traffic, q.due, q.received, q.rx_ev);
   for (std::uint64_t k = 0; k < q.due.size();) {
     const std::uint64_t n = pace.next(k);
+    for (std::uint64_t i = std::max(k, q.led_first); i < k + n; ++i) {
+      q.led.emplace_back();
+      q.led.back().l.open(q.due[i]);
+    }
     wait_for(m_cfg.host_per_packet * n);
     while (m_cfg.pools && q.host_pool.size() < n) sc_core::wait(q.freed);
     w.produce(*q.host_tx, q.tx, n, m_cfg.pools ? &q.host_pool : nullptr);
+    // Its wait and work, and room in the ring (and buffers): the driver's.
+    q.each_timed(k, n, [&](auto& t) {
+      t.l.charge(Stage::Software, w.room_at());
+      t.stored = now_tick();
+    });
     k += n;
   }
 }
+
+namespace {
+// The packets a reader took, [first, first + n), as it began to look at
+// `from` and had their lines at `loaded`: the writer's stores, the poll
+// and the loads are coherent transfers, except, when the reader began
+// after the stores were done, the wait for it (its own: `own`).
+template <class Q>
+void taken(Q& q, std::uint64_t first, std::uint64_t n, Tick from, Tick loaded, Stage own) {
+  q.each_timed(first, n, [&](auto& t) {
+    if (from > t.stored) {
+      t.l.charge(Stage::Coherence, t.stored);
+      t.l.charge(own, from);
+    }
+    t.l.charge(Stage::Coherence, loaded);
+  });
+}
+}  // namespace
 
 void CoherentNic::nic_loop(Queue& q) {
   Reader rd(m_cfg, m_name + ".q" + std::to_string(q.index) + ".nic");
   Writer w(m_cfg, m_name + ".q" + std::to_string(q.index) + ".nic");
   const std::uint64_t total = q.due.size();
   while (q.tx.read < total) {
+    const Tick from = now_tick();
     const std::uint64_t first = rd.consume(*q.nic, q.tx);
     const std::uint64_t n = q.tx.read - first;
+    taken(q, first, n, from, rd.loaded_at(), Stage::Device);
     wait_for(m_cfg.nic_per_packet * n);
     // The packets are sent: their buffers take the ones received.
     if (m_cfg.pools) rd.free_to(q.nic_pool);
     w.produce(*q.nic, q.rx, n, m_cfg.pools ? &q.nic_pool : nullptr);
+    q.each_timed(first, n, [&](auto& t) {
+      t.l.charge(Stage::Device, w.room_at());  // its report, its work, room in the RX ring
+      t.stored = now_tick();
+    });
     rd.release(*q.nic, q.tx);
   }
 }
@@ -367,9 +423,19 @@ void CoherentNic::host_rx(Queue& q) {
   Reader rd(m_cfg, m_name + ".q" + std::to_string(q.index) + ".host_rx");
   const std::uint64_t total = q.due.size();
   while (q.rx.read < total) {
+    const Tick from = now_tick();
     const std::uint64_t first = rd.consume(*q.host_rx, q.rx);
+    taken(q, first, q.rx.read - first, from, rd.loaded_at(), Stage::Software);
     wait_for(m_cfg.host_per_packet * (q.rx.read - first));
-    for (std::uint64_t k = first; k < q.rx.read; ++k) m_timing.received(k, q.due[k], m_cfg.traffic.warmup);
+    for (std::uint64_t k = first; k < q.rx.read; ++k) {
+      m_timing.received(k, q.due[k], m_cfg.traffic.warmup);
+      if (k < q.led_first) continue;
+      Ledger& l = q.led.front().l;
+      l.charge(Stage::Software, now_tick());  // its report, the driver's work on it
+      m_breakdown.add(l, q.due[k], now_tick());
+      q.led.pop_front();
+      ++q.led_first;
+    }
     q.received = q.rx.read;
     q.rx_ev.notify(sc_core::SC_ZERO_TIME);
     if (m_cfg.pools) {

@@ -105,6 +105,8 @@ class CoherentNic {
   // First packet due to last packet received, for the timed packets.
   Tick span() const { return m_timing.span(); }
   std::uint64_t received() const { return m_timing.count(); }
+  // Where the timed packets' time went, step by step (design note 79).
+  const Breakdown& breakdown() const { return m_breakdown; }
 
  private:
   struct Ring;
@@ -117,6 +119,7 @@ class CoherentNic {
   coherence::SocketSystem& m_sys;
   std::vector<std::unique_ptr<Queue>> m_queues;
   LoopTiming m_timing;
+  Breakdown m_breakdown;
 };
 
 }  // namespace hx::nic

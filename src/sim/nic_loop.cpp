@@ -131,7 +131,8 @@ class NicLoop final : public Workload {
       r.metric(m_name + ".link_messages_per_packet", static_cast<double>(m_sys->link_messages.value - m_link0) / all, "1");
     }
     r.hist(m_name + ".latency_ns", h, "ns");
-    if (m_pcie && m_driver->breakdown().count) r.breakdown(m_name + ".latency_ns", m_driver->breakdown());
+    const Breakdown& bd = m_pcie ? m_driver->breakdown() : m_nic->breakdown();
+    if (bd.count) r.breakdown(m_name + ".latency_ns", bd);
   }
 
  private:
