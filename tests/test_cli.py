@@ -556,6 +556,14 @@ class Explain(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         return out, text
 
+    def stages(self, p, name, transactions, mean_ns):
+        """Point P's breakdown NAME, checked to hold TRANSACTIONS and to add
+        up to MEAN_NS: its mean per stage, by stage name."""
+        bd = p['breakdowns'][name]
+        self.assertEqual(bd['transactions'], transactions)
+        self.assertAlmostEqual(sum(s['mean_ns'] for s in bd['stages']), mean_ns, places=3)
+        return {s['stage']: s['mean_ns'] for s in bd['stages']}
+
     def assert_figures(self, out, names):
         for name in names:
             with open(os.path.join(out, 'explain', name), 'rb') as f:
@@ -633,12 +641,9 @@ class Explain(unittest.TestCase):
                     points = json.load(f)['points']
                 self.assertEqual(len(points), 2)
                 for p, size in zip(points, (64, 1500)):
-                    bd = p['breakdowns']['rt.%s_us' % mode]
-                    self.assertEqual(bd['transactions'], 500)
                     mean_ns = 1000 * p['histograms']['rt.%s_us' % mode]['mean']
-                    self.assertAlmostEqual(bd['mean_ns'], mean_ns, places=3)
-                    self.assertAlmostEqual(sum(s['mean_ns'] for s in bd['stages']), mean_ns, places=3)
-                    st = {s['stage']: s['mean_ns'] for s in bd['stages']}
+                    self.assertAlmostEqual(p['breakdowns']['rt.%s_us' % mode]['mean_ns'], mean_ns, places=3)
+                    st = self.stages(p, 'rt.%s_us' % mode, 500, mean_ns)
                     self.assertAlmostEqual(st['device'], 2 * 12 * 4 + (size + 31) // 32 * 4, places=6)
                     for s in ('software', 'memory', 'root_complex', 'serialisation', 'propagation'):
                         self.assertGreater(st[s], 0, s)
@@ -661,11 +666,8 @@ class Explain(unittest.TestCase):
                                                  'workloads.0.mapped=' + mapped)
                 with open(os.path.join(out, 'results.json')) as f:
                     p = json.load(f)['points'][0]
-                bd = p['breakdowns']['perf.latency_us']
-                self.assertEqual(bd['transactions'], 50)
                 mean_ns = 1000 * p['metrics']['perf.latency_us']
-                self.assertAlmostEqual(sum(s['mean_ns'] for s in bd['stages']), mean_ns, places=3)
-                st = {s['stage']: s['mean_ns'] for s in bd['stages']}
+                st = self.stages(p, 'perf.latency_us', 50, mean_ns)
                 self.assertAlmostEqual(st['device'], 358 * 4, places=6)
                 for s in ('software', 'memory', 'root_complex', 'hard_block'):
                     self.assertGreater(st[s], 0, s)
@@ -690,11 +692,7 @@ class Explain(unittest.TestCase):
             sw = {}
             for p in points:
                 size = int(p['point']['workloads.0.size'].rstrip('B'))
-                bd = p['breakdowns']['nic.latency_ns']
-                self.assertEqual(bd['transactions'], 200)
-                mean_ns = p['histograms']['nic.latency_ns']['mean']
-                self.assertAlmostEqual(sum(s['mean_ns'] for s in bd['stages']), mean_ns, places=3)
-                st = {s['stage']: s['mean_ns'] for s in bd['stages']}
+                st = self.stages(p, 'nic.latency_ns', 200, p['histograms']['nic.latency_ns']['mean'])
                 self.assertAlmostEqual(st['device'], 2 * 5 + 2 * 250 + 10 + (max(size, 60) + 24) * 8 / 100, places=3)
                 for s in ('hard_block', 'root_complex', 'memory', 'software'):
                     self.assertGreater(st[s], 0, s)
@@ -716,11 +714,8 @@ class Explain(unittest.TestCase):
                 points = json.load(f)['points']
             coh = {}
             for p in points:
-                bd = p['breakdowns']['nic.latency_ns']
-                self.assertEqual(bd['transactions'], 300)
                 mean_ns = p['histograms']['nic.latency_ns']['mean']
-                self.assertAlmostEqual(sum(s['mean_ns'] for s in bd['stages']), mean_ns, places=3)
-                st = {s['stage']: s['mean_ns'] for s in bd['stages']}
+                st = self.stages(p, 'nic.latency_ns', 300, mean_ns)
                 self.assertGreaterEqual(st['software'], 40)
                 self.assertGreaterEqual(st['device'], 20)
                 self.assertAlmostEqual(st['software'] + st['device'] + st['coherence'], mean_ns, places=3)
@@ -735,11 +730,7 @@ class Explain(unittest.TestCase):
             with open(os.path.join(out, 'results.json')) as f:
                 points = json.load(f)['points']
             for p in points:
-                bd = p['breakdowns']['mmio.read_ns']
-                self.assertEqual(bd['transactions'], 50)
-                mean_ns = p['histograms']['mmio.read_ns']['mean']
-                self.assertAlmostEqual(sum(s['mean_ns'] for s in bd['stages']), mean_ns, places=3)
-                st = {s['stage']: s['mean_ns'] for s in bd['stages']}
+                st = self.stages(p, 'mmio.read_ns', 50, p['histograms']['mmio.read_ns']['mean'])
                 for s in ('device', 'hard_block', 'propagation', 'root_complex'):
                     self.assertGreater(st[s], 0, s)
                 self.assertEqual(st['memory'] + st['software'], 0)
