@@ -650,6 +650,26 @@ class Explain(unittest.TestCase):
                     self.assertEqual(st['translation'], 0)
                     self.assertIn('rt.%s_us: %.1f ns mean over 500 transactions' % (mode, mean_ns), text)
 
+    def test_the_rtl_calypte_engine_is_broken_down_beside_its_twin(self):
+        # The synthesizable engine's cycles are one device stage, from the
+        # user logic's send to its pointer update and from the releasing
+        # header to the packet's first beat out: within two cycles of its
+        # behavioural twin's pipelines, every other stage the fabric's.
+        with tempfile.TemporaryDirectory() as d:
+            out, _ = self.run_and_explain(d, 's004_rtl', 1, 'sweep.2.values=[64B,256B]', 'workloads.0.reps=300')
+            with open(os.path.join(out, 'results.json')) as f:
+                points = json.load(f)['points']
+            self.assertEqual(len(points), 8)
+            device = {}
+            for p in points:
+                k = p['point']
+                name = 'rt.%s_us' % k['workloads.0.mode']
+                st = self.stages(p, name, 300, 1000 * p['histograms'][name]['mean'])
+                device[(k['topology.nodes.card.calypte.model'], k['workloads.0.mode'], k['workloads.0.size'])] = st['device']
+            for (model, mode, size), ns in device.items():
+                if model == 'rtl':
+                    self.assertLessEqual(abs(ns - device[('behavioural', mode, size)]), 8, (mode, size))
+
     def test_a_coyote_transfer_is_broken_down_with_its_mmu_misses(self):
         # S003's one-at-a-time 64 B transfer: the ledger goes out with the
         # invocation's last register write, through the MMU, the reads and

@@ -148,6 +148,10 @@ double CalypteRtl::raw_cycles_per_s(std::uint64_t cycles) {
 }
 
 CalypteRtl::~CalypteRtl() {
+  for (auto& p : m_f2h_packets) drop_ledger(p.led);
+  for (auto& r : m_ring)
+    for (Ledger*& l : r.written) drop_ledger(l);
+  for (auto& e : m_h2f_expect) drop_ledger(e.second.led);
   if (m_impl && m_impl->vcd) m_impl->vcd->close();
   if (m_impl && m_impl->top) m_impl->top->final();
 }
@@ -214,14 +218,14 @@ void CalypteRtl::csr_read(std::uint32_t offset, std::function<void(std::uint64_t
   wake();
 }
 
-std::uint64_t CalypteRtl::send(int ch, std::uint32_t bytes, std::uint64_t stream, std::uint64_t off, const Ledger*) {
+std::uint64_t CalypteRtl::send(int ch, std::uint32_t bytes, std::uint64_t stream, std::uint64_t off, const Ledger* led) {
   if (ch < 0 || ch >= kChannels) sim_fail(m_name, "no channel " + std::to_string(ch));
   if (bytes == 0 || bytes > 0xffff) sim_fail(m_name, "packet of " + std::to_string(bytes) + " B");
   Ring& r = m_ring[static_cast<std::size_t>(ch)];
   if (!r.size) sim_fail(m_name, "F2H channel " + std::to_string(ch) + " has no ring buffer");
   // Where the RTL will put it (checked when its writes come out).
   const std::uint64_t start = r.base + calypte_ring_place(r.wptr, r.size, bytes);
-  m_f2h_packets.push_back(F2hPacket{ch, bytes, stream, off, start});
+  m_f2h_packets.push_back(F2hPacket{ch, bytes, stream, off, start, 0, fork_ledger(led)});
   std::vector<std::uint8_t> data(bytes);
   pattern_fill(stream, off, data.data(), bytes);
   const std::uint32_t beats = (bytes + kBytes - 1) / kBytes;
@@ -261,6 +265,7 @@ void CalypteRtl::on_write(const Tlp& t) {
     // The header carries the packet length: the bytes the host wrote since.
     const std::size_t ch = static_cast<std::size_t>((off - kCalypteH2FHeader) / 8);
     m_h2f_expect.emplace_back(static_cast<int>(ch), m_h2f[ch]);
+    m_h2f_expect.back().second.led = fork_ledger(t.ledger);
     bytes = le64(m_h2f[ch].bytes);
     m_h2f[ch] = H2fState{};
   }
@@ -411,7 +416,10 @@ void CalypteRtl::start_rq() {
   m_rq_stream = p.stream;
   m_rq_off = w->data_off;
   p.written += m_rq_len;
-  if (p.written == p.bytes) m_f2h_packets.pop_front();
+  if (p.written == p.bytes) {
+    m_ring[static_cast<std::size_t>(p.ch)].written.push_back(p.led);
+    m_f2h_packets.pop_front();
+  }
   ++rtl_tlps;
   m_ep->push(m_s_rq, w, now_tick());
 }
@@ -427,7 +435,20 @@ void CalypteRtl::finish_rq() {
   std::uint64_t v = 0;
   for (int i = 7; i >= 0; --i) v = v << 8 | m_rq_bytes[static_cast<std::size_t>(i)];
   ++rtl_tlps;
-  m_ep->push(m_s_rq, calypte_pointer_update(*m_ep, m_rq_addr, v), now_tick());
+  Tlp* u = calypte_pointer_update(*m_ep, m_rq_addr, v);
+  // An F2H update tells the host of every packet written before it: the
+  // last one's ledger goes on with it (the RTL's cycles since its send()).
+  for (auto& r : m_ring) {
+    if (r.f2h_update != m_rq_addr) continue;
+    while (!r.written.empty()) {
+      drop_ledger(u->ledger);
+      u->ledger = r.written.front();
+      r.written.pop_front();
+    }
+    if (u->ledger) u->ledger->charge(Stage::Device, now_tick());
+    break;
+  }
+  m_ep->push(m_s_rq, u, now_tick());
 }
 
 void CalypteRtl::start_h2f(int ch, std::uint32_t len) {
@@ -436,10 +457,14 @@ void CalypteRtl::start_h2f(int ch, std::uint32_t len) {
   m_h2f_expect.pop_front();
   if (ch != want_ch || len != h.bytes) sim_fail(m_name, "RTL delivered an H2F packet of the wrong channel or length");
   m_h2f_cur = h;
+  m_h2f_cur.led = nullptr;
   m_h2f_len = len;
   m_h2f_bytes.clear();
   ++h2f_packets;
-  if (on_h2f_packet) on_h2f_packet(ch, len, now_tick(), nullptr);
+  Ledger* led = h.led;
+  if (led) led->charge(Stage::Device, now_tick());  // the RTL's cycles from the header to the packet's first beat
+  if (on_h2f_packet) on_h2f_packet(ch, len, now_tick(), led);
+  drop_ledger(led);
 }
 
 void CalypteRtl::finish_h2f() {

@@ -54,9 +54,12 @@ class CalypteRtl final : public pcie::Device, public CalypteApi, public Actor {
 
   void set_f2h_ring(int ch, std::uint64_t base, std::uint64_t size, std::uint64_t update_addr) override;
   void set_h2f_update(int ch, std::uint64_t update_addr) override;
+  // A timed packet's ledger goes with its pointer update (the RTL's cycles
+  // from send() to that write are the device's); a timed header's with its
+  // packet to user logic.
   std::uint64_t send(int ch, std::uint32_t bytes, std::uint64_t stream, std::uint64_t off,
-                     const Ledger* led = nullptr) override;  // `led` unused: the RTL's cycles are not broken down
-  bool carries_ledgers() const override { return false; }
+                     const Ledger* led = nullptr) override;
+  bool carries_ledgers() const override { return true; }
   // A CSR read from the driver: returns when the completion is back in the adapter.
   void csr_read(std::uint32_t offset, std::function<void(std::uint64_t)> done);
 
@@ -87,11 +90,13 @@ class CalypteRtl final : public pcie::Device, public CalypteApi, public Actor {
     std::uint32_t bytes;
     std::uint64_t stream, off, ring_addr;
     std::uint32_t written = 0;
+    Ledger* led = nullptr;  // a timed packet's, from send()
   };
   struct H2fState {
     std::uint32_t bytes = 0;         // written by the host since the last header
     std::uint64_t stream = 0, off = 0;
     bool have_first = false;
+    Ledger* led = nullptr;           // released: its timed header's
   };
   void cq_write(std::uint32_t addr, const std::vector<std::uint8_t>& bytes);
   void wake();
@@ -111,6 +116,7 @@ class CalypteRtl final : public pcie::Device, public CalypteApi, public Actor {
   std::deque<F2hPacket> m_f2h_packets;   // sent, not fully written to the host
   struct Ring {
     std::uint64_t base = 0, size = 0, wptr = 0, f2h_update = 0, h2f_update = 0;
+    std::deque<Ledger*> written;  // packets all written, their pointer update to come: their ledgers
   };
   std::vector<Ring> m_ring;
   std::vector<H2fState> m_h2f;
