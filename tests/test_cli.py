@@ -756,6 +756,37 @@ class Explain(unittest.TestCase):
                 self.assertEqual(st['memory'] + st['software'], 0)
             self.assertIn('mmio.read_ns: %.1f ns mean over 50 transactions' % points[0]['histograms']['mmio.read_ns']['mean'], text)
 
+    def test_an_rtl_designs_register_read_is_broken_down(self):
+        # A design of your own answers the host's read of its ID register
+        # on its completer stream: its cycles are the device's, the rest
+        # the fabric's and the root complex's, adding up to the mean.
+        with tempfile.TemporaryDirectory() as d:
+            study = os.path.join(d, 'study.yaml')
+            with open(study, 'w') as f:
+                f.write('study: rtl_mmio\n'
+                        'topology:\n'
+                        '  platform: rtl_mmio\n'
+                        '  nodes:\n'
+                        '    host: {type: root_complex}\n'
+                        '    fpga:\n'
+                        '      type: endpoint\n'
+                        '      device: rtl\n'
+                        '      endpoint: {bar_size: 64KiB}\n'
+                        '      rtl: {sources: [%s], top: desc_dma, parameters: {DATA_W: 128}, data_width: 128, clock: 250MHz}\n'
+                        '  links:\n'
+                        '    - {up: host, down: fpga, gen: 3, width: 8}\n'
+                        'workloads:\n'
+                        '  - {type: mmio_lat, name: id, device: fpga, offset: 28B, size: 4B, reps: 50}\n'
+                        % os.path.join(ROOT, 'tests', 'rtl', 'desc_dma.sv'))
+            out = os.path.join(d, 'w')
+            rc, _, err = run('run', study, '-o', out, '-q')
+            self.assertEqual(rc, 0, err)
+            with open(os.path.join(out, 'results.json')) as f:
+                p = json.load(f)['points'][0]
+            st = self.stages(p, 'id.read_ns', 50, p['histograms']['id.read_ns']['mean'])
+            for s in ('device', 'hard_block', 'root_complex'):
+                self.assertGreater(st[s], 0, s)
+
     def test_a_directory_without_results_is_bad_input(self):
         with tempfile.TemporaryDirectory() as d:
             rc, _, err = run('explain', d)

@@ -84,7 +84,7 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   void mmio_write_bytes(int core, std::uint64_t addr, const std::uint8_t* p, std::uint32_t len, Ledger* led = nullptr);
   // A read round trip; with `out`, the completion's bytes land there. With
   // `led`, the request carries the ledger and the last completion brings it
-  // back; true when it did (a device that answers reads itself may drop it).
+  // back; true when it did.
   bool mmio_read(int core, std::uint64_t addr, std::uint32_t len, std::uint8_t* out = nullptr, Ledger* led = nullptr);
   // Polling: arm before triggering the write, then wait for it. With
   // `into`, the write that satisfies the watch must carry a ledger: it is

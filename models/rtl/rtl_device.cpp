@@ -210,6 +210,7 @@ RtlDevice::RtlDevice(const std::string& name, const RtlDeviceConfig& cfg)
 
 RtlDevice::~RtlDevice() {
   if (m_log) m_log->write();
+  for (HostRead& r : m_host_reads) drop_ledger(r.led);
 }
 
 void RtlDevice::attach(pcie::Endpoint& ep) {
@@ -270,6 +271,7 @@ bool RtlDevice::on_read(const Tlp& t) {
   r.req = t;
   r.req.bytes = nullptr;
   r.req.ledger = nullptr;
+  r.led = fork_ledger(t.ledger);
   r.left = std::max<std::uint32_t>(t.req_len, 1);
   ++m_host_open;
   TlpHeader h = request_header(HdrType::MemRd, t.addr, t.req_len);
@@ -396,6 +398,7 @@ void RtlDevice::finish_tx_cpl(const Packet& p) {
   c->addr = first;
   c->req_len = r.left;
   c->set_bytes(p.data.data() + lead, n);
+  if ((c->ledger = fork_ledger(r.led))) c->ledger->charge(Stage::Device, now_tick());
   if (m_corrupt && n) {
     c->bytes->b[0] ^= 0x5a;  // the test hook: after the checksum
     m_corrupt = false;
@@ -403,6 +406,7 @@ void RtlDevice::finish_tx_cpl(const Packet& p) {
   r.left -= n;
   if (r.left == 0 || n == 0) {
     r.open = false;
+    drop_ledger(r.led);
     --m_host_open;
   }
   m_ep->push(0, c);

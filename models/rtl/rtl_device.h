@@ -100,6 +100,7 @@ class RtlDevice final : public pcie::Device, public Actor {
     bool open = false;
     pcie::Tlp req;   // its fields (no pooled parts)
     std::uint32_t left = 0;
+    Ledger* led = nullptr;  // a timed read's: the design's cycles until each completion are the device's
   };
   struct DevRead {   // the design's read, waiting for completions
     bool open = false;
