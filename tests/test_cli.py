@@ -547,21 +547,23 @@ class Runs(unittest.TestCase):
 class Explain(unittest.TestCase):
     def run_and_explain(self, d, study, top, *sets):
         """Run configs/STUDY into D/w with --set SETS, explain it; the
-        results directory and what explain printed."""
+        results directory, what explain printed and the points of its
+        results.json."""
         out = os.path.join(d, 'w')
         args = [a for kv in sets for a in ('--set', kv)]
         rc, _, err = run('run', os.path.join(ROOT, 'configs', study + '.yaml'), '-o', out, '-q', *args)
         self.assertEqual(rc, 0, err)
         rc, text, err = run('explain', out, '--top', str(top))
         self.assertEqual(rc, 0, err)
-        return out, text
+        with open(os.path.join(out, 'results.json')) as f:
+            return out, text, json.load(f)['points']
 
-    def stages(self, p, name, transactions, mean_ns):
+    def stages(self, p, name, transactions, mean_ns, places=3):
         """Point P's breakdown NAME, checked to hold TRANSACTIONS and to add
-        up to MEAN_NS: its mean per stage, by stage name."""
+        up to MEAN_NS (to PLACES decimals): its mean per stage, by stage name."""
         bd = p['breakdowns'][name]
         self.assertEqual(bd['transactions'], transactions)
-        self.assertAlmostEqual(sum(s['mean_ns'] for s in bd['stages']), mean_ns, places=3)
+        self.assertAlmostEqual(sum(s['mean_ns'] for s in bd['stages']), mean_ns, places=places)
         return {s['stage']: s['mean_ns'] for s in bd['stages']}
 
     def assert_figures(self, out, names):
@@ -572,8 +574,8 @@ class Explain(unittest.TestCase):
     def test_the_eight_fpga_write_is_bound_by_the_host_link(self):
         # S001 experiment 3: eight FPGAs writing at once share the x8 Gen2 link to the host.
         with tempfile.TemporaryDirectory() as d:
-            out, text = self.run_and_explain(d, 's001_concurrent_write', 3, 'sweep.0.values=[1, 8]',
-                                             'workloads.0.bytes=512KiB')
+            out, text, points = self.run_and_explain(d, 's001_concurrent_write', 3, 'sweep.0.values=[1, 8]',
+                                                     'workloads.0.bytes=512KiB')
             eight = text[text.index('workloads.0.count=8'):]
             self.assertIn('busiest: swA.up, link swA -> host (Gen2 x8)', eight)
             # One FPGA alone is bound by its own engine's datapath (8 B a
@@ -588,14 +590,10 @@ class Explain(unittest.TestCase):
         # pcie-bench's write-then-read on the Haswell host: the read waits
         # for the write's commit, and the stages add up to the mean latency.
         with tempfile.TemporaryDirectory() as d:
-            out, text = self.run_and_explain(d, 's011_lat_wrrd', 2, 'sweep.0.values=[64B, 1KiB]', 'workloads.0.reps=50')
-            with open(os.path.join(out, 'results.json')) as f:
-                points = json.load(f)['points']
+            out, text, points = self.run_and_explain(d, 's011_lat_wrrd', 2, 'sweep.0.values=[64B, 1KiB]', 'workloads.0.reps=50')
             for p in points:
-                bd = p['breakdowns']['lat.LAT_DMA_WRRD_ns']
-                self.assertEqual(bd['transactions'], 50)
-                self.assertAlmostEqual(sum(s['mean_ns'] for s in bd['stages']), p['metrics']['lat.mean_ns'], places=6)
-                self.assertGreater({s['stage']: s['mean_ns'] for s in bd['stages']}['ordering'], 0)
+                st = self.stages(p, 'lat.LAT_DMA_WRRD_ns', 50, p['metrics']['lat.mean_ns'], places=6)
+                self.assertGreater(st['ordering'], 0)
             self.assertIn('lat.LAT_DMA_WRRD_ns: %.1f ns mean over 50 transactions' % points[0]['metrics']['lat.mean_ns'], text)
             self.assertRegex(text, r'\n    ordering +[0-9.]+ ns')
             self.assert_figures(out, ['point_0.png', 'point_1.png', 'breakdown.png'])
@@ -606,17 +604,14 @@ class Explain(unittest.TestCase):
         # a host core's waits for the holder are software, the FPGA's
         # waits and retries its own logic's (device) time.
         with tempfile.TemporaryDirectory() as d:
-            out, text = self.run_and_explain(d, 's000_locks', 2, 'sweep.0.values=[queue]', 'sweep.1.values=[8]',
-                                             'sweep.2.zip.0.values=[3]', 'sweep.2.zip.1.values=[true]', 'workloads.0.locks=64')
-            with open(os.path.join(out, 'results.json')) as f:
-                p = json.load(f)['points'][0]
+            out, text, points = self.run_and_explain(d, 's000_locks', 2, 'sweep.0.values=[queue]', 'sweep.1.values=[8]',
+                                                     'sweep.2.zip.0.values=[3]', 'sweep.2.zip.1.values=[true]', 'workloads.0.locks=64')
+            p = points[0]
+            st = {}
             for side, n in (('host', 192), ('device', 64)):
                 self.assertEqual(p['metrics']['locks.%s_starved' % side], 0)
-                bd = p['breakdowns']['locks.%s_lock_ns' % side]
-                self.assertEqual(bd['transactions'], n)
-                self.assertAlmostEqual(sum(s['mean_ns'] for s in bd['stages']), p['metrics']['locks.%s_mean_ns' % side], places=6)
-            host = {s['stage']: s['mean_ns'] for s in p['breakdowns']['locks.host_lock_ns']['stages']}
-            device = {s['stage']: s['mean_ns'] for s in p['breakdowns']['locks.device_lock_ns']['stages']}
+                st[side] = self.stages(p, 'locks.%s_lock_ns' % side, n, p['metrics']['locks.%s_mean_ns' % side], places=6)
+            host, device = st['host'], st['device']
             self.assertGreater(host['software'], 0)
             self.assertGreater(host['coherence'], 0)
             self.assertEqual(device['software'], 0)
@@ -635,10 +630,8 @@ class Explain(unittest.TestCase):
         # beats on its 256-bit bus, exactly.
         for mode in ('fhf', 'hfh'):
             with tempfile.TemporaryDirectory() as d:
-                out, text = self.run_and_explain(d, 's004_' + mode, 3, 'sweep.0.values=[../topologies/s004_amd_gen3x8.yaml]',
-                                                 'sweep.1.values=[64B,1500B]', 'workloads.0.reps=500')
-                with open(os.path.join(out, 'results.json')) as f:
-                    points = json.load(f)['points']
+                out, text, points = self.run_and_explain(d, 's004_' + mode, 3, 'sweep.0.values=[../topologies/s004_amd_gen3x8.yaml]',
+                                                         'sweep.1.values=[64B,1500B]', 'workloads.0.reps=500')
                 self.assertEqual(len(points), 2)
                 for p, size in zip(points, (64, 1500)):
                     mean_ns = 1000 * p['histograms']['rt.%s_us' % mode]['mean']
@@ -656,9 +649,7 @@ class Explain(unittest.TestCase):
         # header to the packet's first beat out: within two cycles of its
         # behavioural twin's pipelines, every other stage the fabric's.
         with tempfile.TemporaryDirectory() as d:
-            out, _ = self.run_and_explain(d, 's004_rtl', 1, 'sweep.2.values=[64B,256B]', 'workloads.0.reps=300')
-            with open(os.path.join(out, 'results.json')) as f:
-                points = json.load(f)['points']
+            out, _, points = self.run_and_explain(d, 's004_rtl', 1, 'sweep.2.values=[64B,256B]', 'workloads.0.reps=300')
             self.assertEqual(len(points), 8)
             device = {}
             for p in points:
@@ -681,11 +672,10 @@ class Explain(unittest.TestCase):
         means = {}
         for mapped in ('true', 'false'):
             with tempfile.TemporaryDirectory() as d:
-                out, text = self.run_and_explain(d, 's003_perf_local', 2, 'sweep.0.zip.0.values=[1GiB]', 'sweep.0.zip.1.values=[near]',
-                                                 'sweep.1.zip.0.values=[lat]', 'sweep.1.zip.1.values=[50]', 'sweep.2.values=[64B]',
-                                                 'workloads.0.mapped=' + mapped)
-                with open(os.path.join(out, 'results.json')) as f:
-                    p = json.load(f)['points'][0]
+                out, text, points = self.run_and_explain(d, 's003_perf_local', 2, 'sweep.0.zip.0.values=[1GiB]', 'sweep.0.zip.1.values=[near]',
+                                                         'sweep.1.zip.0.values=[lat]', 'sweep.1.zip.1.values=[50]', 'sweep.2.values=[64B]',
+                                                         'workloads.0.mapped=' + mapped)
+                p = points[0]
                 mean_ns = 1000 * p['metrics']['perf.latency_us']
                 st = self.stages(p, 'perf.latency_us', 50, mean_ns)
                 self.assertAlmostEqual(st['device'], 358 * 4, places=6)
@@ -705,9 +695,7 @@ class Explain(unittest.TestCase):
         # (preamble, FCS and gap: 24 B), exactly; a sleeping receiver's
         # wake-up (3 us after the interrupt) is software.
         with tempfile.TemporaryDirectory() as d:
-            out, text = self.run_and_explain(d, 's002_pcie_latency', 2, 'sweep.0.values=[e810]', 'workloads.0.packets=200')
-            with open(os.path.join(out, 'results.json')) as f:
-                points = json.load(f)['points']
+            out, text, points = self.run_and_explain(d, 's002_pcie_latency', 2, 'sweep.0.values=[e810]', 'workloads.0.packets=200')
             self.assertEqual(len(points), 4)
             sw = {}
             for p in points:
@@ -728,10 +716,8 @@ class Explain(unittest.TestCase):
         # coherence; the E810's tail registers cost more transfers than
         # CC-NIC's signal inside the descriptor line.
         with tempfile.TemporaryDirectory() as d:
-            out, text = self.run_and_explain(d, 's002_nic_latency', 1, 'sweep.0.values=[../topologies/s002_icx.yaml]',
-                                             'sweep.2.values=[64B]', 'workloads.0.packets=300')
-            with open(os.path.join(out, 'results.json')) as f:
-                points = json.load(f)['points']
+            out, text, points = self.run_and_explain(d, 's002_nic_latency', 1, 'sweep.0.values=[../topologies/s002_icx.yaml]',
+                                                     'sweep.2.values=[64B]', 'workloads.0.packets=300')
             coh = {}
             for p in points:
                 mean_ns = p['histograms']['nic.latency_ns']['mean']
@@ -746,9 +732,7 @@ class Explain(unittest.TestCase):
         # A core's UC read of a NIC register: out through the root complex,
         # the register file's latency at the device, the completion back.
         with tempfile.TemporaryDirectory() as d:
-            out, text = self.run_and_explain(d, 's002_mmio', 2, 'workloads.0.reps=50')
-            with open(os.path.join(out, 'results.json')) as f:
-                points = json.load(f)['points']
+            out, text, points = self.run_and_explain(d, 's002_mmio', 2, 'workloads.0.reps=50')
             for p in points:
                 st = self.stages(p, 'mmio.read_ns', 50, p['histograms']['mmio.read_ns']['mean'])
                 for s in ('device', 'hard_block', 'propagation', 'root_complex'):
