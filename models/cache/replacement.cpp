@@ -28,10 +28,10 @@ class Lru final : public Replacement {
  public:
   Lru(std::size_t sets, unsigned ways) : m_ways(ways), m_used(sets * ways, 0) {}
   void touch(std::size_t set, unsigned way) override { m_used[set * m_ways + way] = ++m_clock; }
-  unsigned victim(std::size_t set) override {
+  unsigned victim(std::size_t set, unsigned ways) override {
     const std::uint64_t* u = &m_used[set * m_ways];
     unsigned v = 0;
-    for (unsigned w = 1; w < m_ways; ++w)
+    for (unsigned w = 1; w < ways; ++w)
       if (u[w] < u[v]) v = w;
     return v;
   }
@@ -47,7 +47,7 @@ class Lru final : public Replacement {
 // every node on the way's path to point to the other child.
 class Plru final : public Replacement {
  public:
-  Plru(std::size_t sets, unsigned ways) : m_ways(ways) {
+  Plru(std::size_t sets, unsigned ways) {
     while (m_leaves < ways) m_leaves <<= 1;
     m_bits.assign(sets * m_leaves, 0);
   }
@@ -55,13 +55,15 @@ class Plru final : public Replacement {
     std::uint8_t* b = &m_bits[set * m_leaves];
     for (unsigned n = m_leaves + way; n > 1; n >>= 1) b[n >> 1] = (n & 1) ? 0 : 1;
   }
-  unsigned victim(std::size_t set) override {
+  unsigned victim(std::size_t set, unsigned ways) override {
     const std::uint8_t* b = &m_bits[set * m_leaves];
     unsigned n = 1;
     while (n < m_leaves) {
       unsigned next = 2 * n + b[n];
-      // A subtree holding no real way (ways not a power of two): the other.
-      if (first_leaf(next) >= m_ways) next ^= 1;
+      // A subtree holding no way to choose from (ways not a power of two,
+      // or the search confined to the first ways): the other. The left one
+      // starts where its parent does, so it always holds one.
+      if (first_leaf(next) >= ways) next ^= 1;
       n = next;
     }
     return n - m_leaves;
@@ -72,18 +74,17 @@ class Plru final : public Replacement {
     while (n < m_leaves) n <<= 1;
     return n - m_leaves;
   }
-  unsigned m_ways, m_leaves = 1;
+  unsigned m_leaves = 1;
   std::vector<std::uint8_t> m_bits;  // m_leaves per set (node 0 unused)
 };
 
 class RandomPolicy final : public Replacement {
  public:
-  RandomPolicy(unsigned ways, const std::string& name) : m_ways(ways), m_rng(global_seed(), name + ".replacement") {}
+  explicit RandomPolicy(const std::string& name) : m_rng(global_seed(), name + ".replacement") {}
   void touch(std::size_t, unsigned) override {}
-  unsigned victim(std::size_t) override { return static_cast<unsigned>(m_rng.below(m_ways)); }
+  unsigned victim(std::size_t, unsigned ways) override { return static_cast<unsigned>(m_rng.below(ways)); }
 
  private:
-  unsigned m_ways;
   Rng m_rng;
 };
 
@@ -92,7 +93,7 @@ class RandomPolicy final : public Replacement {
 std::unique_ptr<Replacement> make_replacement(Policy p, std::size_t sets, unsigned ways, const std::string& name) {
   switch (p) {
     case Policy::Plru: return std::make_unique<Plru>(sets, ways);
-    case Policy::Random: return std::make_unique<RandomPolicy>(ways, name);
+    case Policy::Random: return std::make_unique<RandomPolicy>(name);
     case Policy::Lru: break;
   }
   return std::make_unique<Lru>(sets, ways);

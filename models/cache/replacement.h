@@ -8,7 +8,9 @@
 // - random: uniform among the ways, from a generator seeded by the study
 //   seed and the structure's name (deterministic, see core/rng.h).
 // A tag array asks for a victim only when every way of the set is valid:
-// empty ways are filled first, lowest first, whatever the policy.
+// empty ways are filled first, lowest first, whatever the policy. A victim
+// may be asked among the set's first ways only (an allocation confined to
+// part of the cache, as DDIO's to its ways of the LLC).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -30,8 +32,9 @@ class Replacement {
   virtual ~Replacement() = default;
   // Way `way` of set `set` was hit or filled.
   virtual void touch(std::size_t set, unsigned way) = 0;
-  // The way to replace in a full set.
-  virtual unsigned victim(std::size_t set) = 0;
+  // The way to replace among ways [0, ways) of a full set (ways >= 1, at
+  // most the set's).
+  virtual unsigned victim(std::size_t set, unsigned ways) = 0;
 };
 
 // A policy for `sets` x `ways`; `name` seeds the random policy.

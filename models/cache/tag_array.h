@@ -6,7 +6,8 @@
 // key may be a line number, a page number of one of several page sizes, or
 // anything else). Replacement is the configured policy's (replacement.h):
 // a new entry takes the entry that already holds it, else the set's first
-// empty way, else the policy's victim.
+// empty way, else the policy's victim; a placement may confine a new entry
+// to the set's first ways (a refill stays where it is).
 // Simplifications: no banking or ports (a lookup costs what its user says).
 #pragma once
 #include <cstdint>
@@ -51,20 +52,23 @@ class TagArray {
   // valid, touched and still holding its old content for the caller to
   // overwrite; `*evicts` says whether that content is another valid entry,
   // `*present` whether it was the matching one (a hit, touched as find does).
+  // With `fill_ways` (1 to ways()), a new entry goes into one of the set's
+  // first `fill_ways` ways only, empty first; 0: any way.
   template <class Match>
-  Entry& place(std::size_t set, Match&& match, bool* evicts = nullptr, bool* present = nullptr) {
+  Entry& place(std::size_t set, Match&& match, bool* evicts = nullptr, bool* present = nullptr, unsigned fill_ways = 0) {
     const std::size_t base = set * m_ways;
+    const unsigned fill = fill_ways && fill_ways < m_ways ? fill_ways : m_ways;
     unsigned way = m_ways, empty = m_ways;
     for (unsigned w = 0; w < m_ways; ++w) {
       if (!m_valid[base + w]) {
-        if (empty == m_ways) empty = w;
+        if (empty == m_ways && w < fill) empty = w;
       } else if (match(m_entries[base + w])) {
         way = w;
         break;
       }
     }
     const bool refill = way != m_ways;
-    if (!refill) way = empty != m_ways ? empty : m_policy->victim(set);
+    if (!refill) way = empty != m_ways ? empty : m_policy->victim(set, fill);
     if (evicts) *evicts = !refill && m_valid[base + way];
     if (present) *present = refill;
     m_valid[base + way] = 1;

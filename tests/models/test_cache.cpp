@@ -136,6 +136,36 @@ TEST(Replacement, RandomIsDeterministicPerSeedAndNameAndSpreadsOverTheWays) {
   EXPECT_NEAR(static_cast<double>(next) / n, 0.25, 0.03);
 }
 
+// A placement confined to the first ways (DDIO's share of an LLC) evicts
+// only there, under every policy; a key already held elsewhere in the set
+// is refilled where it is.
+TEST(TagArray, AConfinedPlacementStaysInItsWays) {
+  for (Policy p : {Policy::Lru, Policy::Plru, Policy::Random}) {
+    SCOPED_TRACE(policy_name(p));
+    Tags t(1, 6, p, "t");
+    for (std::uint64_t k = 0; k < 6; ++k) fill(t, k);  // ways 0..5 hold keys 0..5
+    auto confined = [&t](std::uint64_t k) {
+      bool ev = false, present = false;
+      t.place(0, [k](std::uint64_t e) { return e == k; }, &ev, &present, 2) = k;
+      return present;
+    };
+    EXPECT_TRUE(confined(4));  // held in way 4: refilled there, nothing evicted
+    for (std::uint64_t k = 100; k < 300; ++k) {
+      EXPECT_FALSE(confined(k));
+      EXPECT_TRUE(hit(t, k));
+      EXPECT_EQ(held(t, {2, 3, 4, 5}), (std::set<std::uint64_t>{2, 3, 4, 5}));  // ways 2..5 untouched
+    }
+    EXPECT_EQ(t.occupancy(), 6u);
+  }
+  // Into an emptied way only if it is one of the first: key 3's way stays empty.
+  Tags t(1, 4, Policy::Lru, "t");
+  for (std::uint64_t k = 0; k < 4; ++k) fill(t, k);
+  t.invalidate(0, [](std::uint64_t e) { return e == 3; });
+  t.place(0, [](std::uint64_t e) { return e == 9; }, nullptr, nullptr, 2) = 9;
+  EXPECT_EQ(held(t, {0, 1, 2, 9}), (std::set<std::uint64_t>{1, 2, 9}));  // 0, the least recent of ways 0-1, went
+  EXPECT_EQ(t.occupancy(), 3u);
+}
+
 TEST(Replacement, PolicyNamesParse) {
   Policy p = Policy::Lru;
   EXPECT_TRUE(parse_policy("plru", &p));
