@@ -211,6 +211,11 @@ class FoundBeforeTheRun(Workdir):
                  % os.path.join(ROOT, 'topologies', 's011_hsw_e3_1226v3.yaml'))
         self.expect_bad(study, 'the far socket needs memory.numa_nodes: 2 on the host', regex=r'study\.yaml:3:\d+: workloads\.0\.host_node: ')
 
+    def test_a_ddio_share_above_the_llc_ways(self):
+        study = self.one_workload('s011_bdw_e5_2630v4', '{type: bench_lat, device: nfp, op: wrrd, reps: 5}')
+        self.expect_bad(study, 'ddio_ways (21) above llc_ways (20)', '--set', 'topology.nodes.host.memory.ddio_ways=21',
+                        regex=r'^error: --set topology\.nodes\.host\.memory\.ddio_ways: ')
+
     def test_a_private_cache_not_a_whole_number_of_sets(self):
         study = ('study: t\ntopology: %s\n'
                  'workloads: [{type: coh_lat, op: rd, from: l2, holder: remote, reps: 5}]\n'

@@ -223,8 +223,7 @@ Tick MemoryController::write(std::uint64_t addr, std::uint32_t len, Tick t0) {
       commit = start + m_cfg.write_latency;
     }
     ++lines_written;
-    if (m_llc.enabled()) m_llc.access(line);  // DDIO: the written line is allocated in the LLC
-    if (m_far_llc.enabled()) m_far_llc.drop(line);  // and no longer valid in the other socket's
+    allocate_written(line);
     done = std::max(done, commit);
     a = stop;
   }
@@ -270,6 +269,18 @@ Tick MemoryController::read_line(std::uint64_t line_addr, Tick t) {
   return occupy(line_addr, t, 1) + latency;
 }
 
+// DDIO: the written line is allocated in the near LLC (within its DMA ways)
+// and no longer valid in the other socket's.
+void MemoryController::allocate_written(std::uint64_t line) {
+  if (m_llc.enabled()) m_llc.access(line, true, static_cast<unsigned>(m_cfg.ddio_ways));
+  if (m_far_llc.enabled()) m_far_llc.drop(line);
+}
+
+void MemoryController::dma_written(std::uint64_t addr, std::uint64_t len) {
+  const std::uint64_t L = static_cast<std::uint64_t>(m_cfg.line_B);
+  for (std::uint64_t a = addr / L * L; a < addr + len; a += L) allocate_written(a);
+}
+
 void MemoryController::warm(std::uint64_t addr, std::uint64_t len, bool far_socket) {
   LineCache& llc = far_socket ? m_far_llc : m_llc;
   if (!llc.enabled() || len == 0) return;
@@ -287,13 +298,13 @@ LineCache::LineCache(std::uint64_t size_B, int ways, int line_B, cache::Policy p
   m_tags = std::make_unique<cache::TagArray<std::uint64_t>>(static_cast<std::size_t>(lines / w), w, policy, name);
 }
 
-bool LineCache::access(std::uint64_t line_addr, bool fill) {
+bool LineCache::access(std::uint64_t line_addr, bool fill, unsigned fill_ways) {
   const std::uint64_t line = line_addr >> m_line_shift;
   const std::size_t set = m_tags->set_of(line);
   const auto is_line = [line](std::uint64_t t) { return t == line; };
   if (!fill) return m_tags->find(set, is_line) != nullptr;
   bool hit = false;
-  m_tags->place(set, is_line, nullptr, &hit) = line;  // one scan: a hit is touched, a miss filled
+  m_tags->place(set, is_line, nullptr, &hit, fill_ways) = line;  // one scan: a hit is touched, a miss filled
   return hit;
 }
 

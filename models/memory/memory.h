@@ -29,7 +29,8 @@
 // the near LLC holds it (pcie-bench's device, memory and control sockets,
 // S011).
 // Simplifications: no banks/rows/refresh; an LLC holds tags only and is
-// shared by DMA and its socket's cores alike;
+// shared by DMA and its socket's cores alike (DMA writes allocating in
+// their ways only, ddio_ways);
 // the far socket's channels are modelled by the same channel servers.
 #pragma once
 #include <array>
@@ -69,6 +70,11 @@ struct MemoryConfig {
   // host's own accesses (MemoryController::warm).
   std::uint64_t llc_size = 0;
   int llc_ways = 16;
+  // The ways of each LLC set a DMA write that misses may allocate in (the
+  // first ddio_ways: Intel's IIO LLC WAYS mask, two by default on Xeon E5;
+  // 0: any way). A write that hits updates its line where it is; the
+  // host's own accesses allocate in any way.
+  int ddio_ways = 0;
   Tick llc_miss = 0;
   cache::Policy llc_replacement = cache::Policy::Lru;
 };
@@ -81,8 +87,9 @@ class LineCache {
   LineCache(std::uint64_t size_B, int ways, int line_B, cache::Policy policy, const std::string& name);
   bool enabled() const { return m_tags != nullptr; }
   // Looks the line up (a hit counts as a use): true if it was held. On a
-  // miss it is filled if `fill`.
-  bool access(std::uint64_t line_addr, bool fill = true);
+  // miss it is filled if `fill`, into one of its set's first `fill_ways`
+  // ways (0: any).
+  bool access(std::uint64_t line_addr, bool fill = true, unsigned fill_ways = 0);
   // Drops the line if held (another socket has written it).
   void drop(std::uint64_t line_addr);
 
@@ -175,6 +182,10 @@ class MemoryController final : public Actor {
   // (`far_socket`: the other one; needs numa_nodes 2), the last ones most
   // recently used.
   void warm(std::uint64_t addr, std::uint64_t len, bool far_socket = false);
+  // The caches as a DMA write of [addr, addr+len) leaves them, at no time
+  // and with nothing else of the write (a long run's earlier transactions,
+  // which a study does not time one by one).
+  void dma_written(std::uint64_t addr, std::uint64_t len);
   // A core on the far socket sends a store at `t` toward the root complex:
   // it takes the interconnect after every line already booked on it and
   // returns when it has its slot.
@@ -199,6 +210,7 @@ class MemoryController final : public Actor {
   bool far(std::uint64_t a) const { return m_cfg.far_base && a >= m_cfg.far_base; }
   Tick cross(Tick t, Tick latency);  // a line's trip over the socket interconnect
   Tick cross(Tick t) { return cross(t, m_cfg.far_latency); }
+  void allocate_written(std::uint64_t line);  // a DMA write's line in the caches (DDIO)
   MemoryConfig m_cfg;
   Tick m_line_time;
   unsigned m_rmw_slots;

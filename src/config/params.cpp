@@ -276,6 +276,9 @@ const ParamTable<mem::MemoryConfig>& memory_params() {
            }),
       P<C>("llc_ways", "int", "16", "LLC associativity",
            [](C& c, const Cursor& v) { c.llc_ways = static_cast<int>(v.integer(1, 64)); }),
+      P<C>("ddio_ways", "int", "0", "LLC ways of each set a DMA write that misses may allocate in (DDIO's share, "
+           "Intel's IIO LLC WAYS; 0 = any way); at most llc_ways",
+           [](C& c, const Cursor& v) { c.ddio_ways = static_cast<int>(v.integer(0, 64)); }),
       P<C>("llc_replacement", "choice", "lru", "LLC replacement: lru, plru (tree pseudo-LRU) or random",
            [](C& c, const Cursor& v) { c.llc_replacement = replacement_policy(v); }),
       P<C>("llc_miss", "time", "0ns", "extra latency of a DMA read that misses the LLC (read_latency is a hit's)",

@@ -242,6 +242,9 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults, Arena& a
     n.segment_per_root_port = c.has("segment_per_root_port") && c.child("segment_per_root_port").boolean();
     cfg::load_params(c.child("rc"), n.rc, cfg::rc_params());
     cfg::load_params(c.child("memory"), n.rc.memory, cfg::memory_params());
+    if (n.rc.memory.ddio_ways > n.rc.memory.llc_ways)
+      c.child("memory").child("ddio_ways").fail("ddio_ways (" + std::to_string(n.rc.memory.ddio_ways) + ") above llc_ways (" +
+                                                std::to_string(n.rc.memory.llc_ways) + ")");
     cfg::load_params(c.child("iommu"), n.rc.iommu, cfg::iommu_params());
     cfg::load_params(c.child("ccix"), n.ccix_home, cfg::ccix_home_params());
     check_whole_sets(c.child("ccix"), n.ccix_home.core.capacity, n.ccix_home.core.ways, "core_l2_size", "core_l2_ways",

@@ -105,6 +105,51 @@ TEST(MemoryController, LlcMissesPayMoreAndOnlyWritesAllocate) {
   EXPECT_EQ(m.llc_misses.value, 3u);
 }
 
+// DDIO's share of the LLC (ddio_ways): one set of four ways, a DMA write
+// that misses may take way 0 only. The host's lines fill ways 0-2; each
+// DMA write that misses evicts the line in way 0; one that hits stays in
+// its way. dma_written() leaves the caches as write() does, at no time.
+TEST(MemoryController, DdioWritesAllocateInTheirWaysOnly) {
+  mem::MemoryConfig c = plain();
+  c.llc_size = 4 * 64;
+  c.llc_ways = 4;
+  c.llc_miss = 30 * kNs;
+  c.ddio_ways = 1;
+  const std::uint64_t a = 0, b = 64, d = 128, x = 1024, y = 2048;
+  auto hits = [](mem::MemoryController& m, std::uint64_t line) {
+    const Tick t = 100 * kUs * static_cast<Tick>(m.lines_read.value + 1);  // channels idle by then
+    return m.read_line(line, t) - t == 80 * kNs;
+  };
+  for (bool timed : {true, false}) {
+    SCOPED_TRACE(timed ? "write" : "dma_written");
+    mem::MemoryController m(timed ? "ddio_timed" : "ddio_untimed", c);
+    m.warm(a, 3 * 64);  // a, b, d in ways 0-2
+    auto dma = [&](std::uint64_t line) {
+      if (timed) m.write(line, 64, 0);
+      else m.dma_written(line, 64);
+    };
+    dma(x);  // evicts a (way 0)
+    dma(y);  // evicts x
+    dma(b);  // a hit: b stays in way 1
+    EXPECT_FALSE(hits(m, a));
+    EXPECT_FALSE(hits(m, x));
+    EXPECT_TRUE(hits(m, y));
+    EXPECT_TRUE(hits(m, b));
+    EXPECT_TRUE(hits(m, d));
+    EXPECT_EQ(m.lines_written.value, timed ? 3u : 0u);  // untimed: no DRAM write
+  }
+  // Without a share, DMA writes fill the empty way 3, then replace the least recent line.
+  c.ddio_ways = 0;
+  mem::MemoryController m("ddio_any_way", c);
+  m.warm(a, 3 * 64);
+  m.dma_written(x, 64);
+  m.dma_written(y, 64);  // evicts a
+  EXPECT_FALSE(hits(m, a));
+  EXPECT_TRUE(hits(m, x));
+  EXPECT_TRUE(hits(m, y));
+  EXPECT_TRUE(hits(m, b));
+}
+
 // Two sockets: the far node from 1 GiB, 10 ns per line on the interconnect.
 mem::MemoryConfig two_sockets() {
   mem::MemoryConfig c;
