@@ -216,6 +216,12 @@ class FoundBeforeTheRun(Workdir):
         self.expect_bad(study, 'ddio_ways (21) above llc_ways (20)', '--set', 'topology.nodes.host.memory.ddio_ways=21',
                         regex=r'^error: --set topology\.nodes\.host\.memory\.ddio_ways: ')
 
+    def test_untimed_transactions_where_they_mean_nothing(self):
+        bw = self.one_workload('s011_bdw_e5_2630v4', '{type: bench_bw, device: nfp, op: wr, transactions: 5, untimed: 10}')
+        self.expect_bad(bw, 'untimed applies to bench_lat', regex=r'study\.yaml:3:\d+: workloads\.0\.untimed: ')
+        fresh = self.one_workload('s011_bdw_e5_2630v4', '{type: bench_lat, device: nfp, op: wrrd, reps: 5, pattern: fresh, untimed: 10}')
+        self.expect_bad(fresh, 'no untimed transactions with it', regex=r'study\.yaml:3:\d+: workloads\.0\.untimed: ')
+
     def test_a_private_cache_not_a_whole_number_of_sets(self):
         study = ('study: t\ntopology: %s\n'
                  'workloads: [{type: coh_lat, op: rd, from: l2, holder: remote, reps: 5}]\n'

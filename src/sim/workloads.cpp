@@ -607,7 +607,7 @@ class BenchDmaLoad final : public Workload {
  public:
   BenchDmaLoad(const Cursor& c, const topo::Topology& p, bool latency) : Workload(latency ? "bench_lat" : "bench_bw"), m_lat_test(latency) {
     c.keys({"type", "name", "device", "op", "size", "window", "reps", "transactions", "pattern", "seed", "page_size", "node",
-            "invalidate", "host_cache", "host_node"});
+            "invalidate", "host_cache", "host_node", "untimed"});
     m_backing = backing_of(c, p);
     if (c.has("name")) m_name = c.child("name").str();
     m_dev = need_device(c.child("device"), p, "bench");  // a bench engine, or one beside a CCIX request agent
@@ -640,6 +640,19 @@ class BenchDmaLoad final : public Workload {
     m_invalidate = c.has("invalidate") && c.child("invalidate").boolean();
     if (m_invalidate && !latency) c.child("invalidate").fail("invalidate applies to bench_lat");
     if (m_invalidate && !p.node(m_dev).bench.ats) c.child("invalidate").fail("the device has no ATC (bench.ats: false)");
+    // untimed: transactions that ran before the timed ones, as far as the
+    // host's caches saw them (a write's line allocated, DDIO; no time
+    // passes, and a read leaves no trace): a long run's steady state
+    // without timing every transaction of it. pcie-bench's latency tests
+    // run 2 M transactions and report the median of all of them
+    // (pciebench-nfp, me/pciebench.h, PCIEBENCH_LAT_TRANS), so on a window
+    // the LLC can hold its own writes have put the window's lines there.
+    if (c.has("untimed")) {
+      const Cursor u = c.child("untimed");
+      m_untimed = static_cast<std::uint64_t>(u.integer(0, 100000000));
+      if (!latency) u.fail("untimed applies to bench_lat");
+      if (m_fresh && m_untimed) u.fail("pattern fresh touches pages no transaction touched before: no untimed transactions with it");
+    }
   }
   void start(Platform& plat) override {
     m_p = &plat;
@@ -663,6 +676,15 @@ class BenchDmaLoad final : public Workload {
         return buf + offs[k];
       };
       const std::uint64_t stream = 0x500;
+      if (m_op == "wrrd" && m_untimed) {
+        // The untimed transactions come just before the timed ones: in a
+        // sequential run the last m_untimed of the cycle before index 0; in
+        // a random one, draws of their own (the timed draws stay as they are).
+        Rng earlier(global_seed(), m_name + ".untimed");
+        const std::uint64_t n = offs.size(), back = n - m_untimed % n;
+        for (std::uint64_t k = 0; k < m_untimed; ++k)
+          m_p->rc().memory().dma_written(buf + offs[m_seq ? (back + k) % n : earlier.below(n)], m_size);
+      }
       m_t0 = now_tick();
       if (m_lat_test) {
         sc_core::sc_event ev;
@@ -778,6 +800,7 @@ class BenchDmaLoad final : public Workload {
   std::uint32_t m_size = 64;
   std::uint64_t m_window = 8192;
   int m_n = 10000;
+  std::uint64_t m_untimed = 0;
   bool m_seq = true, m_fresh = false, m_invalidate = false, m_warm = true, m_warm_far = false;
   std::uint64_t m_stride = 0;
   Histogram m_ats_rtt, m_atc_time;
@@ -1840,7 +1863,7 @@ std::string workloads_reference() {
 | `ccix_lat` | `device` (a ccix_ra endpoint; by default the topology's only one), `path` (ccix: the request agent's system cache; dma: the device's DMA engine), `op` (rd, wr; cas: an AtomicCompare of one word, ccix path), `size`, `reps`, `pattern` (fresh: lines and a page never touched; warm: lines flushed from the system cache, on translated pages; hit: lines already in the system cache), `window` (warm: the bytes the transfers cycle through), `allocate` (rd, wr on the ccix path; false: the system cache keeps no copy, each line not held a ReadOnce or a whole-line WriteUnique; true by default), `snoop` (rd, wr on the ccix path; false: the buffer is memory no agent caches, each line a ReadNoSnp or a whole-line WriteNoSnp, not with allocate: true or pattern: hit; true by default), `page_size`, `node` | S000 experiments 1-3 and 5 |
 | `ccix_share` | `device` (a ccix_ra endpoint; by default the only one), `buffer` (the shared buffer's size), `accesses` (per side: each host core and the device), `cores` (host cores at the CCIX home; 0: the device alone), `fpga` (false: the host alone), `page_size` (2 MiB by default), `node` | S000 experiment 4 |
 | `ccix_locks` | `device` (a ccix_ra endpoint; by default the only one), `lock` (queue: a queue of lockers joined by compare-and-swap, the default; ticket: a ticket lock, a ticket taken by an atomic add), `buckets` (fewer: more contention), `locks` (per locker), `cores` (host cores at the CCIX home), `fpga`, `hold` (in the critical section), `think` (between locks), `retry` (the device's polling interval, and anyone's wait on a full queue), `patience` (how long a locker tries to join a queue before giving the lock up), `page_size`, `node` | S000 experiment 6 |
-| `bench_lat` | `device`, `op` (rd, wrrd), `size`, `window`, `reps`, `pattern` (seq, rand, fresh: every access on pages never touched before), `page_size`, `node` (near, far), `invalidate` (ATS invalidation of the pages before each access), `host_cache` (warm: the window starts in the host's LLC as far as it fits; cold), `host_node` (near, far: the socket whose core warmed the window, pcie-bench's control socket; default the buffer's `node`) | S011 LAT_DMA_RD / LAT_DMA_WRRD |
+| `bench_lat` | `device`, `op` (rd, wrrd), `size`, `window`, `reps`, `pattern` (seq, rand, fresh: every access on pages never touched before), `page_size`, `node` (near, far), `invalidate` (ATS invalidation of the pages before each access), `host_cache` (warm: the window starts in the host's LLC as far as it fits; cold), `host_node` (near, far: the socket whose core warmed the window, pcie-bench's control socket; default the buffer's `node`), `untimed` (transactions before the timed ones whose writes reach the host's caches, untimed: a long run's steady state; pcie-bench runs 2 M) | S011 LAT_DMA_RD / LAT_DMA_WRRD |
 | `bench_bw` | `device`, `op` (rd, wr, rw), `size`, `window`, `transactions`, `pattern`, `page_size`, `node`, `host_cache`, `host_node` | S011 BW_DMA_RD / WR / RW |
 | `coyote_perf` | `device`, `mode` (lat, thr), `size`, `reps`, `page_size`, `node`, `core`, `driver_core`, `mapped` | S003 Coyote perf_local: host -> FPGA -> host through the FPGA MMU; mean latency of `reps` single transfers, or throughput of `reps` transfers invoked back to back and waited for; `mapped` (default true): the driver installs the buffers' translations in the TLBs up front, false: each first touch of a page misses |
 | `rtl_script` | `device` (an endpoint with `device: rtl`), `core`, `buffers` (names to sizes), `values` (names to integers a sweep can set), `steps` | a scripted host driver for a design of your own; its steps are below |
