@@ -419,7 +419,7 @@ LAT_SIZES = [8, 16, 32, 64, 128, 256, 512, 768, 1024, 1280, 1520, 2048]
 BW_SIZES = [16, 32, 64, 128, 256, 512, 768, 1024, 1280, 1536, 2048]
 write_host_study('s011_hosts_lat', 'S011 LAT_DMA_RD and LAT_DMA_WRRD medians vs transfer size on every pcie-bench host and '
                  'system setting (IOMMU mode, memory and control socket); 8 KiB window, sequential, host cache warm',
-                 '{type: bench_lat, name: lat, device: nfp, op: rd, size: 64B, window: 8KiB, pattern: seq, reps: 2000, page_size: 2MiB}',
+                 '{type: bench_lat, name: lat, device: nfp, op: rd, size: 64B, window: 8KiB, pattern: seq, reps: 2000, page_size: 2MiB, untimed: 2097152}',
                  [('workloads.0.op', ['rd', 'wrrd']), ('workloads.0.size', ['%dB' % z for z in LAT_SIZES])])
 # BW_DMA_RW as pcie-bench's size sweep runs it beside RD and WR; the
 # shared data hold no RW rows, so its points are predictions.
@@ -502,7 +502,7 @@ def mib(w):
     return w.replace('KB', 'KiB').replace('MB', 'MiB')
 write_host_study('s011_hosts_window_lat', 'S011 LAT_DMA_RD and LAT_DMA_WRRD 64 B medians vs host window on every pcie-bench '
                  'host and system setting; random addresses, host cache warm and cold',
-                 '{type: bench_lat, name: lat, device: nfp, op: rd, size: 64B, window: 8KiB, pattern: rand, reps: 2000, page_size: 2MiB}',
+                 '{type: bench_lat, name: lat, device: nfp, op: rd, size: 64B, window: 8KiB, pattern: rand, reps: 2000, page_size: 2MiB, untimed: 2097152}',
                  [('workloads.0.op', ['rd', 'wrrd']), ('workloads.0.host_cache', ['warm', 'cold']),
                   ('workloads.0.window', [mib(w) for w in HW_LAT_WINDOWS])])
 write_host_study('s011_hosts_window_bw', 'S011 BW_DMA_RD and BW_DMA_WR of 64 and 256 B vs host window on every pcie-bench '
@@ -513,8 +513,6 @@ write_host_study('s011_hosts_window_bw', 'S011 BW_DMA_RD and BW_DMA_WR of 64 and
 host_checks['s011_hosts_window_lat'], host_checks['s011_hosts_window_bw'] = [], []
 SNB_IOMMU_GAP = ('with the IOMMU on, the Sandy Bridge host\'s bandwidth collapses to ~5 M transfers/s at 1-2 MiB windows '
                  'and recovers beyond; neither IOTLB capacity nor a walker bound of the model has that shape')
-WRRD_FAR_GAP = ('pcie-bench takes ~2 M samples, so the DMA\'s own writes keep a far-homed window\'s lines in the near LLC '
-                '(up to DDIO\'s share of it); the model\'s 2000 samples rarely revisit a line, and it has no DDIO way limit')
 SMALL_COLD_GAP = ('Cold rows at the smallest window stray from the rest of their curve (above it on far placements, below it '
                   'on the E5-2637 v3): the state pcie-bench\'s cache thrashing leaves a 4-8 KiB window in is not modelled')
 IOMMU_COLD_GAP = ('with 4 KiB IOMMU pages and a cold cache the hardware overlaps a read\'s walk and its LLC miss in the '
@@ -532,8 +530,6 @@ def window_gap(x, kind, op, size, cache, window):
         return SMALL_COLD_GAP
     if kind == 'bw' and op == 'rd' and (x['host_node'] == 'far' or x['node'] == 'far'):
         return FAR_BW_GAP
-    if kind == 'lat' and op == 'wrrd' and x['node'] == 'far':
-        return WRRD_FAR_GAP
     if kind == 'bw' and op == 'rd' and cache == 'Cold' and x['iommu'] == 'nosp' and window in ('1MB', '4MB'):
         return IOMMU_COLD_GAP
     return None

@@ -925,6 +925,44 @@ class Validate(unittest.TestCase):
             shutil.rmtree(d)
 
 
+class HostCaches(unittest.TestCase):
+    def test_dma_writes_keep_a_window_in_ddios_share_of_the_llc(self):
+        # S011's Broadwell host, LAT_DMA_WRRD on a buffer homed on the other
+        # socket: a write whose line the near LLC lacks crosses for
+        # ownership (far), one that finds it there does not (near). The
+        # timed transactions find the window in the near LLC only after the
+        # untimed ones of a long run have written it there, and only as far
+        # as the DMA writes' two ways of the 20 (2.5 of 25 MiB) hold it.
+        d = tempfile.mkdtemp()
+        try:
+            study = os.path.join(d, 'wrrd.yaml')
+            with open(study, 'w') as f:
+                f.write('study: wrrd\ntopology: %s\n'
+                        'workloads: [{type: bench_lat, name: lat, device: nfp, op: wrrd, size: 64B, pattern: rand, reps: 400, '
+                        'node: far, host_cache: cold}]\n'
+                        'sweep:\n'
+                        '  - {path: workloads.0.window, values: [1MiB, 16MiB]}\n'
+                        '  - {path: workloads.0.untimed, values: [0, 2097152]}\n'
+                        '  - {path: topology.nodes.host.memory.ddio_ways, values: [2, 20]}\n'
+                        % os.path.join(ROOT, 'topologies', 's011_bdw_e5_2630v4.yaml'))
+            out = os.path.join(d, 'out')
+            rc, _, err = run('run', study, '-o', out, '-q', '-j', '2')
+            self.assertEqual(rc, 0, err)
+            with open(os.path.join(out, 'results.json')) as f:
+                pts = json.load(f)['points']
+            med = {(p['point']['workloads.0.window'], p['point']['workloads.0.untimed'],
+                    p['point']['topology.nodes.host.memory.ddio_ways']): p['metrics']['lat.median_ns'] for p in pts}
+            near, far = med[('1MiB', 2097152, 2)], med[('1MiB', 0, 2)]
+            self.assertGreater(far - near, 80)  # the crossing for ownership: far_latency, 107 ns
+            # Without the untimed transactions 400 draws from 16 Ki lines mostly touch a line first.
+            self.assertEqual(med[('1MiB', 0, 20)], far)
+            # 16 MiB: beyond DDIO's 2.5 MiB the median write crosses; with every way it stays near.
+            self.assertEqual(med[('16MiB', 2097152, 2)], far)
+            self.assertEqual(med[('16MiB', 2097152, 20)], near)
+        finally:
+            shutil.rmtree(d)
+
+
 class Platforms(unittest.TestCase):
     def test_one_n1sdp_for_both_s000_boards(self):
         # S000's two boards sit in the same host: the VCK5000 platform's host
