@@ -933,8 +933,7 @@ class HostCaches(unittest.TestCase):
         # timed transactions find the window in the near LLC only after the
         # untimed ones of a long run have written it there, and only as far
         # as the DMA writes' two ways of the 20 (2.5 of 25 MiB) hold it.
-        d = tempfile.mkdtemp()
-        try:
+        with tempfile.TemporaryDirectory() as d:
             study = os.path.join(d, 'wrrd.yaml')
             with open(study, 'w') as f:
                 f.write('study: wrrd\ntopology: %s\n'
@@ -959,8 +958,6 @@ class HostCaches(unittest.TestCase):
             # 16 MiB: beyond DDIO's 2.5 MiB the median write crosses; with every way it stays near.
             self.assertEqual(med[('16MiB', 2097152, 2)], far)
             self.assertEqual(med[('16MiB', 2097152, 20)], near)
-        finally:
-            shutil.rmtree(d)
 
 
 class Platforms(unittest.TestCase):
