@@ -15,6 +15,18 @@ def run(*args, cwd=None, env=None):
     return p.returncode, p.stdout, p.stderr
 
 
+def run_study(test, d, text, *args):
+    """Write TEXT as D/study.yaml, run it into D/out with ARGS (the test
+    fails unless it succeeds), and return the points of its results.json."""
+    study, out = os.path.join(d, 'study.yaml'), os.path.join(d, 'out')
+    with open(study, 'w') as f:
+        f.write(text)
+    rc, _, err = run('run', study, '-o', out, '-q', *args)
+    test.assertEqual(rc, 0, err)
+    with open(os.path.join(out, 'results.json')) as f:
+        return json.load(f)['points']
+
+
 class BadInput(unittest.TestCase):
     def setUp(self):
         self.d = tempfile.mkdtemp()
@@ -358,16 +370,9 @@ class Runs(unittest.TestCase):
     def test_a_sweep_over_seeds_gives_replicas(self):
         # A point that sets the seed runs with that seed wherever it stands:
         # equal values give equal results, another value other results.
-        study = os.path.join(self.d, 'seeds.yaml')
-        with open(study, 'w') as f:
-            f.write('study: seeds\ntopology: %s/topologies/s004_amd_gen3x8.yaml\n'
-                    'workloads: [{type: calypte_loopback, name: rt, mode: fhf, device: card, size: 64B, reps: 200}]\n'
-                    'sweep: [{path: seed, values: [1, 2, 1]}]\n' % ROOT)
-        out = os.path.join(self.d, 'out')
-        rc, _, err = run('run', study, '-o', out, '-q')
-        self.assertEqual(rc, 0, err)
-        with open(os.path.join(out, 'results.json')) as f:
-            pts = json.load(f)['points']
+        pts = run_study(self, self.d, 'study: seeds\ntopology: %s/topologies/s004_amd_gen3x8.yaml\n'
+                        'workloads: [{type: calypte_loopback, name: rt, mode: fhf, device: card, size: 64B, reps: 200}]\n'
+                        'sweep: [{path: seed, values: [1, 2, 1]}]\n' % ROOT)
         self.assertEqual((pts[0]['meta']['seed'], pts[0]['metrics']), (pts[2]['meta']['seed'], pts[2]['metrics']))
         self.assertNotEqual(pts[0]['meta']['seed'], pts[1]['meta']['seed'])
         self.assertNotEqual(pts[0]['metrics'], pts[1]['metrics'])
@@ -745,28 +750,21 @@ class Explain(unittest.TestCase):
         # on its completer stream: its cycles are the device's, the rest
         # the fabric's and the root complex's, adding up to the mean.
         with tempfile.TemporaryDirectory() as d:
-            study = os.path.join(d, 'study.yaml')
-            with open(study, 'w') as f:
-                f.write('study: rtl_mmio\n'
-                        'topology:\n'
-                        '  platform: rtl_mmio\n'
-                        '  nodes:\n'
-                        '    host: {type: root_complex}\n'
-                        '    fpga:\n'
-                        '      type: endpoint\n'
-                        '      device: rtl\n'
-                        '      endpoint: {bar_size: 64KiB}\n'
-                        '      rtl: {sources: [%s], top: desc_dma, parameters: {DATA_W: 128}, data_width: 128, clock: 250MHz}\n'
-                        '  links:\n'
-                        '    - {up: host, down: fpga, gen: 3, width: 8}\n'
-                        'workloads:\n'
-                        '  - {type: mmio_lat, name: id, device: fpga, offset: 28B, size: 4B, reps: 50}\n'
-                        % os.path.join(ROOT, 'tests', 'rtl', 'desc_dma.sv'))
-            out = os.path.join(d, 'w')
-            rc, _, err = run('run', study, '-o', out, '-q')
-            self.assertEqual(rc, 0, err)
-            with open(os.path.join(out, 'results.json')) as f:
-                p = json.load(f)['points'][0]
+            p = run_study(self, d, 'study: rtl_mmio\n'
+                          'topology:\n'
+                          '  platform: rtl_mmio\n'
+                          '  nodes:\n'
+                          '    host: {type: root_complex}\n'
+                          '    fpga:\n'
+                          '      type: endpoint\n'
+                          '      device: rtl\n'
+                          '      endpoint: {bar_size: 64KiB}\n'
+                          '      rtl: {sources: [%s], top: desc_dma, parameters: {DATA_W: 128}, data_width: 128, clock: 250MHz}\n'
+                          '  links:\n'
+                          '    - {up: host, down: fpga, gen: 3, width: 8}\n'
+                          'workloads:\n'
+                          '  - {type: mmio_lat, name: id, device: fpga, offset: 28B, size: 4B, reps: 50}\n'
+                          % os.path.join(ROOT, 'tests', 'rtl', 'desc_dma.sv'))[0]
             st = self.stages(p, 'id.read_ns', 50, p['histograms']['id.read_ns']['mean'])
             for s in ('device', 'hard_block', 'root_complex'):
                 self.assertGreater(st[s], 0, s)
@@ -934,21 +932,14 @@ class HostCaches(unittest.TestCase):
         # untimed ones of a long run have written it there, and only as far
         # as the DMA writes' two ways of the 20 (2.5 of 25 MiB) hold it.
         with tempfile.TemporaryDirectory() as d:
-            study = os.path.join(d, 'wrrd.yaml')
-            with open(study, 'w') as f:
-                f.write('study: wrrd\ntopology: %s\n'
-                        'workloads: [{type: bench_lat, name: lat, device: nfp, op: wrrd, size: 64B, pattern: rand, reps: 400, '
-                        'node: far, host_cache: cold}]\n'
-                        'sweep:\n'
-                        '  - {path: workloads.0.window, values: [1MiB, 16MiB]}\n'
-                        '  - {path: workloads.0.untimed, values: [0, 2097152]}\n'
-                        '  - {path: topology.nodes.host.memory.ddio_ways, values: [2, 20]}\n'
-                        % os.path.join(ROOT, 'topologies', 's011_bdw_e5_2630v4.yaml'))
-            out = os.path.join(d, 'out')
-            rc, _, err = run('run', study, '-o', out, '-q', '-j', '2')
-            self.assertEqual(rc, 0, err)
-            with open(os.path.join(out, 'results.json')) as f:
-                pts = json.load(f)['points']
+            pts = run_study(self, d, 'study: wrrd\ntopology: %s\n'
+                            'workloads: [{type: bench_lat, name: lat, device: nfp, op: wrrd, size: 64B, pattern: rand, reps: 400, '
+                            'node: far, host_cache: cold}]\n'
+                            'sweep:\n'
+                            '  - {path: workloads.0.window, values: [1MiB, 16MiB]}\n'
+                            '  - {path: workloads.0.untimed, values: [0, 2097152]}\n'
+                            '  - {path: topology.nodes.host.memory.ddio_ways, values: [2, 20]}\n'
+                            % os.path.join(ROOT, 'topologies', 's011_bdw_e5_2630v4.yaml'), '-j', '2')
             med = {(p['point']['workloads.0.window'], p['point']['workloads.0.untimed'],
                     p['point']['topology.nodes.host.memory.ddio_ways']): p['metrics']['lat.median_ns'] for p in pts}
             near, far = med[('1MiB', 2097152, 2)], med[('1MiB', 0, 2)]
