@@ -216,6 +216,12 @@ class FoundBeforeTheRun(Workdir):
         self.expect_bad(study, 'ddio_ways (21) above llc_ways (20)', '--set', 'topology.nodes.host.memory.ddio_ways=21',
                         regex=r'^error: --set topology\.nodes\.host\.memory\.ddio_ways: ')
 
+    def test_two_throughput_tests_on_one_engine(self):
+        # They once replaced each other's command feed and ended in a deadlock.
+        study = self.one_workload('s011_bdw_e5_2630v4', '{name: a, type: bench_bw, device: nfp, op: rd, transactions: 50}, '
+                                  '{name: b, type: bench_bw, device: nfp, op: wr, transactions: 50}')
+        self.expect_bad(study, "'nfp' is already driven by workload 'a'", regex=r'study\.yaml:3:\d+: workloads\.1: ')
+
     def test_untimed_transactions_where_they_mean_nothing(self):
         bw = self.one_workload('s011_bdw_e5_2630v4', '{type: bench_bw, device: nfp, op: wr, transactions: 5, untimed: 10}')
         self.expect_bad(bw, 'untimed applies to bench_lat', regex=r'study\.yaml:3:\d+: workloads\.0\.untimed: ')

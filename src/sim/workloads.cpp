@@ -766,6 +766,10 @@ class BenchDmaLoad final : public Workload {
   std::vector<BufferNeed> buffers() const override {
     return {BufferNeed{m_window, 4096, m_backing}};
   }
+  // A throughput test feeds the engine's command queue, which has one feeder.
+  std::vector<std::string> exclusive_devices() const override {
+    return m_lat_test ? std::vector<std::string>{} : std::vector<std::string>{m_dev};
+  }
   void report(Results& res) const override {
     std::string test = m_lat_test ? (m_op == "rd" ? "LAT_DMA_RD" : "LAT_DMA_WRRD")
                                   : (m_op == "rd" ? "BW_DMA_RD" : m_op == "wr" ? "BW_DMA_WR" : "BW_DMA_RW");
