@@ -890,3 +890,58 @@ TEST(Breakdown, ARequestWithoutCreditsWaitsInCredit) {
   EXPECT_GT(s.at("credit"), 10.0);
   EXPECT_NEAR(sum_of(s), r["metrics"]["lat.mean_ns"].get<double>(), 1e-6);
 }
+
+// A root complex on each of two sockets, a bench device below each, the
+// socket link between them with parameters `link`.
+std::string two_sockets(const std::string& link = "latency: 60ns, bandwidth: 20GB/s") {
+  return R"(platform: two_sockets
+nodes:
+  cpu0: {type: root_complex}
+  cpu1: {type: root_complex, socket: 1, rc: {dram_base: 128GiB}}
+  dev0: {type: endpoint, device: bench}
+  dev1: {type: endpoint, device: bench}
+links:
+  - {up: cpu0, down: dev0, gen: 3, width: 8}
+  - {up: cpu1, down: dev1, gen: 3, width: 8}
+socket_link: {)" + link + "}\n";
+}
+
+double stat(const nlohmann::json& r, const std::string& name) { return r["stats"][name]["value"].get<double>(); }
+
+// A device on socket 1 reads memory homed on socket 0 (`node: near`) in
+// socket 0's memory controller: the request crosses (60 ns), the line comes
+// back (its 3.2 ns slot, aligned, and 60 ns); its own socket's memory
+// (`node: far`) is read where it is, as socket 0's device reads socket 0's.
+TEST(TwoSockets, ReadsGoToTheirHomeAcrossTheSocketLink) {
+  const auto r = simulate(two_sockets(),
+                          "[{type: bench_lat, name: home0, device: dev1, op: rd, size: 64B, window: 8KiB, reps: 100, node: near},"
+                          " {type: bench_lat, name: home1, device: dev1, op: rd, size: 64B, window: 8KiB, reps: 100, node: far},"
+                          " {type: bench_lat, name: local, device: dev0, op: rd, size: 64B, window: 8KiB, reps: 100, node: near}]");
+  const double far = r["metrics"]["home0.median_ns"].get<double>(), near = r["metrics"]["home1.median_ns"].get<double>();
+  EXPECT_GE(far - near, 120.0);
+  EXPECT_LE(far - near, 123.2);
+  EXPECT_DOUBLE_EQ(near, r["metrics"]["local.median_ns"].get<double>());
+  EXPECT_EQ(stat(r, "socket_link.lines_0to1"), 100);  // home0's lines, back to socket 1
+  EXPECT_EQ(stat(r, "socket_link.lines_1to0"), 0);
+  EXPECT_EQ(stat(r, "cpu0.memory.lines_read"), 200);  // its own device's and socket 1's
+  EXPECT_EQ(stat(r, "cpu1.memory.lines_read"), 100);
+}
+
+// Lines of the other socket stream at the socket link's rate when it is
+// the narrowest: 4 GB/s is 32 Gb/s of a Gen3 x8 link's ~57, while socket
+// 0's own device reads the same memory at its link's rate meanwhile.
+TEST(TwoSockets, TheSocketLinkBoundsReadsOfTheOtherSocket) {
+  const auto r = simulate(two_sockets("latency: 60ns, bandwidth: 4GB/s"),
+                          "[{type: bench_bw, name: far, device: dev1, op: rd, size: 256B, window: 1MiB, transactions: 20000},"
+                          " {type: bench_bw, name: near, device: dev0, op: rd, size: 256B, window: 1MiB, transactions: 20000}]");
+  EXPECT_NEAR(r["metrics"]["far.gbit_per_s"].get<double>(), 32.0, 32.0 * 0.02);
+  EXPECT_GT(r["metrics"]["near.gbit_per_s"].get<double>(), 50.0);
+  EXPECT_EQ(stat(r, "socket_link.lines_0to1"), 20000 * 4);
+}
+
+// A core's MMIO read of the device below socket 1 crosses the link both ways.
+TEST(TwoSockets, MmioToTheOtherSocketCrossesTheLinkBothWays) {
+  const auto r = simulate(two_sockets(), "[{type: mmio_lat, name: m0, device: dev0, reps: 20, core: 0},"
+                                         " {type: mmio_lat, name: m1, device: dev1, reps: 20, core: 1}]");
+  EXPECT_NEAR(r["metrics"]["m1.median_ns"].get<double>() - r["metrics"]["m0.median_ns"].get<double>(), 120.0, 1e-6);
+}

@@ -60,6 +60,9 @@ class Workdir(unittest.TestCase):
         return err
 
 
+with open(TOPO) as _f:
+    TOPO_TEXT = _f.read()
+
 GOOD = ('study: t\ntopology: s001_rosta.yaml\n'
         'workloads: [{type: rosta_peer, pairs: [[fpga0, fpga1]], bytes: 64KiB}]\n')
 
@@ -227,6 +230,29 @@ class FoundBeforeTheRun(Workdir):
         self.expect_bad(bw, 'untimed applies to bench_lat', regex=r'study\.yaml:3:\d+: workloads\.0\.untimed: ')
         fresh = self.one_workload('s011_bdw_e5_2630v4', '{type: bench_lat, device: nfp, op: wrrd, reps: 5, pattern: fresh, untimed: 10}')
         self.expect_bad(fresh, 'no untimed transactions with it', regex=r'study\.yaml:3:\d+: workloads\.0\.untimed: ')
+
+    TWO_SOCKETS = ('platform: two\nnodes:\n'
+                   '  cpu0: {type: root_complex}\n'
+                   '  cpu1: {type: root_complex, rc: {dram_base: 128GiB}}\n'
+                   '  dev0: {type: endpoint, device: rosta}\n'
+                   '  dev1: {type: endpoint, device: rosta}\n'
+                   'links: [{up: cpu0, down: dev0}, {up: cpu1, down: dev1}]\n')
+
+    def test_two_sockets_that_cannot_be(self):
+        study = GOOD.replace('fpga0, fpga1', 'dev0, dev1')
+        topo = self.TWO_SOCKETS
+        self.expect_bad(study, "overlaps socket 0's", topo=topo.replace('128GiB', '32GiB'),
+                        regex=r's001_rosta\.yaml:4:\d+: nodes\.cpu1\.rc\.dram_base: ')
+        self.expect_bad(study, 'are both on socket 0', topo=topo.replace('root_complex', 'root_complex, socket: 0'),
+                        regex=r's001_rosta\.yaml:4:\d+: nodes\.cpu1\.socket: ')
+        self.expect_bad(study, 'a third root complex', topo=topo.replace('  dev0:', '  cpu2: {type: root_complex, rc: {dram_base: 256GiB}}\n  dev0:'),
+                        regex=r's001_rosta\.yaml:5:\d+: nodes\.cpu2: ')
+        self.expect_bad(study, 'remove memory.numa_nodes', topo=topo.replace('{type: root_complex}', '{type: root_complex, memory: {numa_nodes: 2}}'),
+                        regex=r's001_rosta\.yaml:3:\d+: nodes\.cpu0\.memory\.numa_nodes: ')
+        self.expect_bad(study, 'a socket link joins the root complexes of two sockets',
+                        topo=TOPO_TEXT + 'socket_link: {latency: 50ns}\n', regex=r's001_rosta\.yaml:\d+:\d+: socket_link: ')
+        # Peers below different sockets: no route between them.
+        self.expect_bad(study, 'peer-to-peer across the socket link is not modelled', topo=topo)
 
     def test_a_private_cache_not_a_whole_number_of_sets(self):
         study = ('study: t\ntopology: %s\n'

@@ -14,6 +14,7 @@ const char* target_kind_name(AddressTarget::Kind k) {
     case AddressTarget::Kind::Home: return "a home agent";
     case AddressTarget::Kind::Mmio: return "an MMIO window";
     case AddressTarget::Kind::Msi: return "MSI";
+    case AddressTarget::Kind::Socket: return "another socket's root complex";
   }
   return "?";
 }

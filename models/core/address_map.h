@@ -1,6 +1,7 @@
 // Where an address goes: the host's physical address map as ranges, each
 // naming its target: DRAM of socket n, a coherence home agent, the MMIO
-// window of a root port, or the MSI page. The root complex decides every
+// window of a root port, the MSI page, or another socket's root complex
+// (the windows of its root ports). The root complex decides every
 // inbound request by it; coherent agents find a line's home by it.
 // Ranges do not overlap: add() refuses one that would.
 #pragma once
@@ -11,9 +12,9 @@
 namespace hx {
 
 struct AddressTarget {
-  enum class Kind : std::uint8_t { None, Dram, Home, Mmio, Msi };
+  enum class Kind : std::uint8_t { None, Dram, Home, Mmio, Msi, Socket };
   Kind kind = Kind::None;
-  int index = 0;  // Dram: socket; Home: agent; Mmio: root port; Msi: 0
+  int index = 0;  // Dram: socket; Home: agent; Mmio: root port; Msi: 0; Socket: the socket whose root complex owns it
   bool operator==(const AddressTarget& o) const { return kind == o.kind && index == o.index; }
 };
 

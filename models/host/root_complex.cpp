@@ -16,7 +16,7 @@ mem::MemoryConfig memory_of(const RootComplexConfig& c) {
   m.far_base = m.numa_nodes > 1 ? c.dram_base + c.dram_size / 2 : 0;
   return m;
 }
-enum : std::uint32_t { kAdmit, kArrive, kInbound, kWriteDone, kToHost, kTrackerFree, kMessage };
+enum : std::uint32_t { kAdmit, kArrive, kInbound, kWriteDone, kToHost, kTrackerFree, kMessage, kMsiToHost };
 }
 
 RootComplex::RootComplex(sc_core::sc_module_name name, const RootComplexConfig& cfg)
@@ -25,6 +25,8 @@ RootComplex::RootComplex(sc_core::sc_module_name name, const RootComplexConfig& 
       m_sched(basename()),
       m_mem(std::string(name) + ".memory", memory_of(cfg)),
       m_lines(cfg.line_interval) {
+  m_data = &m_mem.store();
+  m_homes = {Home{&m_mem, nullptr}, Home{&m_mem, nullptr}};
   for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
     m_ports.push_back(std::make_unique<pcie::PciePort>(*this, std::string(name) + ".rp" + std::to_string(i), cfg.ports[i]));
     m_ports.back()->index = static_cast<int>(i);
@@ -49,7 +51,8 @@ RootComplex::RootComplex(sc_core::sc_module_name name, const RootComplexConfig& 
     bad.push_back(m_map.add(cfg.dram_base, far - cfg.dram_base, {K::Dram, 0}, "DRAM of socket 0"));
     bad.push_back(m_map.add(far, cfg.dram_base + cfg.dram_size - far, {K::Dram, 1}, "DRAM of socket 1"));
   } else {
-    bad.push_back(m_map.add(cfg.dram_base, cfg.dram_size, {K::Dram, 0}, "DRAM"));
+    bad.push_back(m_map.add(cfg.dram_base, cfg.dram_size, {K::Dram, cfg.socket},
+                            cfg.socket ? "DRAM of socket " + std::to_string(cfg.socket) : std::string("DRAM")));
   }
   bad.push_back(m_map.add(cfg.msi_base, 4096, {K::Msi, 0}, "the MSI page"));
   for (std::size_t i = 0; i < cfg.routes.size(); ++i)
@@ -80,6 +83,38 @@ RootComplex::RootComplex(sc_core::sc_module_name name, const RootComplexConfig& 
     reg.add_resource(n + ".line_pipeline", [this] { return m_lines.busy(); }, 1, "coherent line pipeline (line_interval per line)");
 }
 
+
+void RootComplex::connect_socket(RootComplex& peer, SocketLink& link) {
+  const int s = peer.m_cfg.socket;
+  if (s == m_cfg.socket || s < 0 || s > 1 || m_cfg.memory.numa_nodes > 1)
+    throw InputError(std::string(basename()) + ": a socket link joins the root complexes of sockets 0 and 1, each with one memory node");
+  m_peer = &peer;
+  m_homes[static_cast<std::size_t>(s)] = Home{&peer.m_mem, &link};
+  m_host_distance = m_cfg.socket == 0 ? 0 : link.latency();
+  using K = AddressTarget::Kind;
+  std::vector<std::string> bad{m_map.add(peer.m_cfg.dram_base, peer.m_cfg.dram_size, {K::Dram, s}, "DRAM of socket " + std::to_string(s))};
+  for (const auto& r : peer.m_cfg.routes)
+    for (const auto& w : r.windows)
+      if (w.size) bad.push_back(m_map.add(w.base, w.size, {K::Socket, s}, "a window of socket " + std::to_string(s) + "'s root complex"));
+  for (const std::string& b : bad)
+    if (!b.empty()) throw InputError(std::string(basename()) + ": address map: " + b);
+  m_last_range = nullptr;
+}
+
+Tick RootComplex::read_home(std::uint64_t line, Tick t) {
+  if (!m_peer) return m_mem.read_line(line, t);
+  const int s = target_of(line).index;
+  const Home& h = m_homes[static_cast<std::size_t>(s)];
+  if (!h.link) return h.mem->read_line(line, t);
+  return h.link->carry_line(s, h.mem->read_line(line, t + h.link->latency()));
+}
+
+Tick RootComplex::write_home(std::uint64_t addr, std::uint32_t len, Tick t) {
+  if (!m_peer) return m_mem.write(addr, len, t);
+  const Home& h = m_homes[static_cast<std::size_t>(target_of(addr).index)];
+  if (!h.link) return h.mem->write(addr, len, t);
+  return h.mem->write(addr, len, h.link->carry_line(m_cfg.socket, t)) + h.link->latency();
+}
 
 int RootComplex::port_for_addr(std::uint64_t a) const {
   const AddressTarget t = target_of(a);
@@ -256,6 +291,9 @@ void RootComplex::on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) {
       pcie::TlpPool::instance().put(t);
       break;
     }
+    case kMsiToHost:
+      if (m_host) m_host->on_msi(static_cast<std::uint32_t>(arg), now_tick());
+      break;
     case kMessage: {
       Tlp* t = static_cast<Tlp*>(ptr);
       m_ports[arg]->release(*t);
@@ -290,8 +328,8 @@ void RootComplex::inbound(Tlp* t, int port) {
     case TlpKind::CplD:
       // Completion of a core's MMIO read.
       rp.release(*t);
-      if (t->ledger) t->ledger->charge(Stage::RootComplex, now_tick() + m_cfg.outbound_latency);
-      m_sched.at(now_tick() + m_cfg.outbound_latency, this, kToHost, 0, t);
+      if (t->ledger) t->ledger->charge(Stage::RootComplex, now_tick() + m_cfg.outbound_latency + m_host_distance);
+      m_sched.at(now_tick() + m_cfg.outbound_latency + m_host_distance, this, kToHost, 0, t);
       return;
     default:
       break;
@@ -348,7 +386,8 @@ void RootComplex::dispatch(Tlp* t, int port) {
   } else if (target_of(t->addr).kind == AddressTarget::Kind::Msi) {
     m_ports[port]->release(*t);
     ++msis;
-    if (m_host) m_host->on_msi(static_cast<std::uint32_t>(t->data_off), now_tick());
+    if (m_host_distance) m_sched.at(now_tick() + m_host_distance, this, kMsiToHost, t->data_off);
+    else if (m_host) m_host->on_msi(static_cast<std::uint32_t>(t->data_off), now_tick());
     pcie::TlpPool::instance().put(t);
   } else if (is_dram(*t)) {
     accept_write(t, port);
@@ -365,8 +404,8 @@ void RootComplex::accept_write(Tlp* t, int port) {
   // Store the real bytes; they must match what the producer checksummed
   // (the pattern's sum equals the sum of its stored bytes: test_units_config).
   if (!t->payload_intact()) sim_fail(basename(), "payload check failed on a write to " + hex(t->addr));
-  if (t->bytes) m_mem.store().write(t->addr, t->bytes->b, t->len);
-  else m_mem.store().write_pattern(t->addr, t->data_stream, t->data_off, t->len);
+  if (t->bytes) m_data->write(t->addr, t->bytes->b, t->len);
+  else m_data->write_pattern(t->addr, t->data_stream, t->data_off, t->len);
   const Tick now = now_tick();
   const std::uint64_t L = static_cast<std::uint64_t>(m_cfg.memory.line_B);
   Tick commit = now, crit_own = now;
@@ -375,7 +414,7 @@ void RootComplex::accept_write(Tlp* t, int port) {
     // The line's slot in the pipeline, then the line itself once no older read holds it.
     const Tick slot = line_slot(now);
     const Tick own = m_reading.free_at(a / L * L, slot);
-    const Tick line_commit = m_mem.write(a, static_cast<std::uint32_t>(stop - a), own);
+    const Tick line_commit = write_home(a, static_cast<std::uint32_t>(stop - a), own);
     if (line_commit >= commit) crit_own = own;  // the line that commits last is the write's critical path
     commit = std::max(commit, line_commit);
     a = stop;
@@ -417,7 +456,7 @@ void RootComplex::serve_read(Tlp* t, int port) {
   std::uint32_t crit = 0;
   for (std::uint64_t line = j.first_line; line < j.end; line += L) {
     const Tick slot = line_slot(issue);
-    const Tick data = m_mem.read_line(line, slot);
+    const Tick data = read_home(line, slot);
     m_reading.hold(line, data, now);
     if (data + m_cfg.completion_latency > ready) crit = static_cast<std::uint32_t>(j.line_ready.size());
     ready = std::max(ready, data + m_cfg.completion_latency);
@@ -455,8 +494,8 @@ void RootComplex::serve_atomic(Tlp* t, int port) {
   const std::uint64_t L = static_cast<std::uint64_t>(m_cfg.memory.line_B);
   const std::uint64_t line = t->addr / L * L;
   const Tick slot = line_slot(start);
-  const Tick data = m_mem.read_line(line, slot);
-  auto& store = m_mem.store();
+  const Tick data = read_home(line, slot);
+  auto& store = *m_data;
   std::uint8_t b[8] = {};
   store.read(t->addr, b, size);
   std::uint64_t old = 0;
@@ -490,7 +529,7 @@ void RootComplex::serve_atomic(Tlp* t, int port) {
   }
   for (std::uint32_t i = 0; i < size; ++i) b[i] = static_cast<std::uint8_t>(now_value >> (8 * i));
   store.write(t->addr, b, size);
-  const Tick commit = m_mem.write(line, static_cast<std::uint32_t>(L), data);
+  const Tick commit = write_home(line, static_cast<std::uint32_t>(L), data);
   if (m_host) m_host->on_memory_write(t->addr, size, commit, nullptr);  // its ledger went with the completion
   read_bytes += size;
   ++completions;
@@ -538,10 +577,10 @@ Tlp* RootComplex::make_completion(ReadJob& j, std::uint64_t stop, Tick now) {
   if (j.req->want_bytes) {
     c->bytes = PayloadPool::instance().get();
     c->bytes->n = c->len;
-    m_mem.store().read(j.next, c->bytes->b, c->len);
+    m_data->read(j.next, c->bytes->b, c->len);
     c->checksum = bytes_checksum(c->bytes->b, c->len);
   } else {
-    c->checksum = m_mem.store().checksum(j.next, c->len);
+    c->checksum = m_data->checksum(j.next, c->len);
   }
   c->ctx = j.req->ctx;
   c->created = now;
@@ -586,6 +625,16 @@ void RootComplex::ats_invalidate(pcie::Rid rid, std::uint64_t va, std::uint64_t 
 }
 
 void RootComplex::issue_mmio(Tlp* t) {
+  if (m_peer && target_of(t->addr).kind == AddressTarget::Kind::Socket) {
+    // To a device below the other socket: it crosses the link, then leaves
+    // that root complex's root port.
+    const int port = m_peer->port_for_addr(t->addr);
+    if (port < 0) sim_fail(basename(), "MMIO to an address no root port of the other socket claims");
+    const Tick ready = now_tick() + m_cfg.outbound_latency + m_homes[static_cast<std::size_t>(target_of(t->addr).index)].link->latency();
+    if (t->ledger) t->ledger->charge(Stage::RootComplex, ready);
+    m_peer->enqueue(port, t, ready);
+    return;
+  }
   const int port = port_for_addr(t->addr);
   if (port < 0) sim_fail(basename(), "MMIO to an address no root port claims");
   const Tick ready = now_tick() + m_cfg.outbound_latency;

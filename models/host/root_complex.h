@@ -45,10 +45,21 @@
 //    arrival order, still holding their link credits (back-pressure). A
 //    translation miss then costs the read rate its walk in full: while the
 //    missed read holds its tracker, the hits behind it cannot use it.
+//  - with a root complex on each of two sockets (connect_socket), a line
+//    homed on the other socket is read and written in that socket's memory
+//    controller across the socket link (socket_link.h): a read's request
+//    crosses (latency), its line comes back (a slot each way and latency);
+//    a write's line crosses and its acknowledgement comes back. Core MMIO
+//    to a device below the other socket's root complex crosses to it, and
+//    this root complex's interrupts and MMIO completions cross to the
+//    host's cores (on socket 0) on their way.
 // Simplifications: the LLC holds tags only (memory.h) and no data comes from
 // a core's cache; the posted-write buffer and read trackers are shared by
-// all VCs; one root complex per host; AtomicOps take no read tracker and
-// are not ordered against each other beyond the memory's own line order.
+// all VCs; AtomicOps take no read tracker and are not ordered against each
+// other beyond the memory's own line order; a line homed on the other
+// socket is cached in that socket's LLC only (as the home's) and the host's
+// memory contents are one store (socket 0's controller's).
+
 #pragma once
 #include <systemc>
 #include <array>
@@ -64,6 +75,7 @@
 #include "models/core/line_holds.h"
 #include "models/core/scheduler.h"
 #include "models/core/slot_calendar.h"
+#include "models/host/socket_link.h"
 #include "models/memory/memory.h"
 #include "models/pcie/message.h"
 #include "models/pcie/port.h"
@@ -88,6 +100,7 @@ struct RootComplexConfig {
   bool atomic_completer = false;  // AtomicOps on DRAM completed here (sec. 6.15); off: one is an error
   std::uint64_t dram_base = 4ull << 30, dram_size = 1ull << 36;  // the rc_params defaults
   std::uint64_t msi_base = 0xfee00000ull;
+  int socket = 0;  // the socket it is on (the host's cores are on socket 0)
   std::vector<pcie::PortConfig> ports;
   std::vector<pcie::PortRoute> routes;
   mem::MemoryConfig memory;
@@ -130,6 +143,14 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   // when its invalidate completion arrives.
   void ats_invalidate(pcie::Rid rid, std::uint64_t va, std::uint64_t len, std::function<void(Tick)> done);
   bool idle() const;
+  // The root complex of the other socket, across `link`: lines of its DRAM
+  // are read and written in its memory controller, and core MMIO to its
+  // root ports' windows is handed to it. Call on both, before the run.
+  void connect_socket(RootComplex& peer, SocketLink& link);
+  // The host's memory contents: `s` (socket 0's) instead of this root
+  // complex's own controller's.
+  void share_store(mem::SparseMemory& s) { m_data = &s; }
+  mem::SparseMemory& data() { return *m_data; }
 
   pcie::Tlp* tx_select(pcie::PciePort& p) override;
   void rx_arrive(pcie::PciePort& p, Tlp* t, Tick head, Tick tail) override;
@@ -157,6 +178,21 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   }
   bool is_dram(const Tlp& t) const { return target_of(t.addr).kind == AddressTarget::Kind::Dram; }
   void serve_read(Tlp* t, int port);
+  // A line read (one line) or write of DRAM at `t`, in the memory of the
+  // socket that homes it: when its data is here (a read) or it is
+  // committed and this root complex knows it (a write).
+  Tick read_home(std::uint64_t line, Tick t);
+  Tick write_home(std::uint64_t addr, std::uint32_t len, Tick t);
+  // Per socket: the memory controller that homes its DRAM, and the link
+  // to it (none for this socket's own and for the two-node memory model).
+  struct Home {
+    mem::MemoryController* mem = nullptr;
+    SocketLink* link = nullptr;
+  };
+  std::array<Home, 2> m_homes;
+  RootComplex* m_peer = nullptr;  // the other socket's root complex
+  Tick m_host_distance = 0;       // from here to the host's cores (socket 0)
+  mem::SparseMemory* m_data = nullptr;
   void serve_atomic(Tlp* t, int port);
   void enqueue(int port, Tlp* t, Tick ready);
   int port_for_addr(std::uint64_t a) const;

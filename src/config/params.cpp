@@ -589,6 +589,19 @@ const ParamTable<ccix::HomePortConfig>& ccix_home_params() {
   return t;
 }
 
+const ParamTable<host::SocketLinkConfig>& socket_link_params() {
+  using C = host::SocketLinkConfig;
+  static const ParamTable<C> t = {
+      P<C>("latency", "time", "53ns", "one way, a message's flight from one root complex to the other (half the 106 ns a far "
+           "line adds to LAT_DMA_RD 64 B on the Ivy Bridge E5-2620 v2, S011: topologies/s011_ivb_e5_2620v2.yaml)",
+           [](C& c, const Cursor& v) { c.latency = v.time(); }),
+      P<C>("bandwidth", "bandwidth", "16GB/s", "line data, each direction (QPI 1.1 at 8 GT/s: 20 lanes, 64 of every 80 bits "
+           "data; 0 = no limit)",
+           [](C& c, const Cursor& v) { c.GBps = v.bandwidth() / 1e9; }),
+  };
+  return t;
+}
+
 const ParamTable<coherence::SocketSystemConfig>& socket_params() {
   using C = coherence::SocketSystemConfig;
   static const ParamTable<C> t = {
@@ -742,6 +755,8 @@ std::string params_reference() {
           ccix_home_params());
   section(os, "sockets", "Under `sockets:` of a root complex: the host's sockets as coherent agents (their DRAM takes the "
           "root complex's `memory:` parameters, one controller per socket).", socket_params());
+  section(os, "socket_link", "Under `socket_link:` at the top of a topology with a root complex on each of two sockets: the link "
+          "their memory traffic and core MMIO cross.", socket_link_params());
   section(os, "coherent_nic", "Under `coherent_nic:` of a root complex with `sockets:`: the costs of a NIC's software on the socket "
           "interconnect (its design options and traffic are the `nic_loop` workload's).", coherent_nic_params());
   return os.str();

@@ -84,6 +84,7 @@ const ParamTable<rtl::RtlDeviceConfig>& rtl_params();
 const ParamTable<ccix::RequestAgentConfig>& ccix_ra_params();
 const ParamTable<ccix::HomePortConfig>& ccix_home_params();
 const ParamTable<coherence::SocketSystemConfig>& socket_params();
+const ParamTable<host::SocketLinkConfig>& socket_link_params();
 const ParamTable<nic::CoherentNicConfig>& coherent_nic_params();
 const ParamTable<nic::PcieNicConfig>& pcie_nic_params();
 

@@ -22,10 +22,11 @@ Platform::Platform(const topo::Topology& t) : m_topo(t) {
       pc.infinite_completion_credits();  // root ports advertise infinite completion credits
       c.ports.assign(np, pc);
       c.routes = n.routes;
-      m_rc = std::make_unique<host::RootComplex>(n.name.c_str(), c);
-      m_cpu = std::make_unique<host::HostCpu>((n.name + "_cpu").c_str(), n.cpu, *m_rc);
-      for (std::size_t k = 0; k < n.child_links.size(); ++k) down[{ni, static_cast<int>(k)}] = &m_rc->root_port(k);
-      m_heap = std::make_unique<HostHeap>(c);
+      auto& rc = n.socket ? m_rc1 : m_rc;
+      rc = std::make_unique<host::RootComplex>(n.name.c_str(), c);
+      // The host's cores are on socket 0.
+      if (!n.socket) m_cpu = std::make_unique<host::HostCpu>((n.name + "_cpu").c_str(), n.cpu, *m_rc);
+      for (std::size_t k = 0; k < n.child_links.size(); ++k) down[{ni, static_cast<int>(k)}] = &rc->root_port(k);
     } else if (n.type == NodeType::Switch) {
       pcie::SwitchConfig c;
       c.latency = n.sw.latency;
@@ -52,8 +53,8 @@ Platform::Platform(const topo::Topology& t) : m_topo(t) {
       c.reg_read_per_dw = n.ep.reg_read_per_dw;
       c.mrrs = n.ep.mrrs;
       c.tags = n.ep.tags;
-      c.msi_addr = t.nodes[static_cast<std::size_t>(t.root)].rc.msi_base;
-      c.rcb = t.nodes[static_cast<std::size_t>(t.root)].rc.rcb_B;
+      c.msi_addr = t.nodes[static_cast<std::size_t>(t.root_of(ni))].rc.msi_base;
+      c.rcb = t.nodes[static_cast<std::size_t>(t.root_of(ni))].rc.rcb_B;
       auto ep = std::make_unique<pcie::Endpoint>(n.name.c_str(), c);
       up_port_of[ni] = &ep->upstream();
       std::unique_ptr<pcie::Device> dev;
@@ -70,9 +71,19 @@ Platform::Platform(const topo::Topology& t) : m_topo(t) {
     pcie::PciePort* b = up_port_of.at(l.down_node);
     pcie::PciePort::connect(*a, *b, l.cfg);
   }
+  const auto& root = t.nodes[static_cast<std::size_t>(t.root)];
+  // A root complex on each socket: one memory image, the host's cores
+  // told of what the second one sees, the socket link between them.
+  if (m_rc1) {
+    m_socket_link = std::make_unique<host::SocketLink>("socket_link", t.socket_link);
+    m_rc->connect_socket(*m_rc1, *m_socket_link);
+    m_rc1->connect_socket(*m_rc, *m_socket_link);
+    m_rc1->share_store(m_rc->memory().store());
+    m_rc1->attach_host(m_cpu.get());
+  }
+  m_heap = std::make_unique<HostHeap>(root.rc, m_rc1 ? &m_rc1->config() : nullptr);
   // CCIX: the home on host memory, one link to each request agent through
   // the root port above it (the topology gave each its agent id).
-  const auto& root = t.nodes[static_cast<std::size_t>(t.root)];
   for (const auto& n : t.nodes) {
     auto* ra = n.type == NodeType::Endpoint && n.device == "ccix_ra" ? device<ccix::RequestAgent>(n.name) : nullptr;
     if (!ra) continue;
@@ -97,10 +108,13 @@ std::vector<std::string> Platform::endpoints_with(const std::string& device) con
   return out;
 }
 
-HostHeap::HostHeap(const host::RootComplexConfig& c)
+HostHeap::HostHeap(const host::RootComplexConfig& c, const host::RootComplexConfig* socket1)
     : m_next_near(c.dram_base + (1ull << 20)),
       m_near_end(c.dram_base + c.dram_size - (c.iommu.enabled ? c.iommu.table_region : 0)) {
-  if (c.memory.numa_nodes > 1) {
+  if (socket1) {
+    m_next_far = socket1->dram_base + (1ull << 20);
+    m_far_end = socket1->dram_base + socket1->dram_size - (socket1->iommu.enabled ? socket1->iommu.table_region : 0);
+  } else if (c.memory.numa_nodes > 1) {
     m_next_far = c.dram_base + c.dram_size / 2;
     m_far_end = m_near_end;
     m_near_end = m_next_far;
@@ -108,7 +122,8 @@ HostHeap::HostHeap(const host::RootComplexConfig& c)
 }
 
 std::uint64_t HostHeap::alloc(const BufferNeed& b) {
-  if (b.backing.far && !m_far_end) throw InputError("a buffer on the far NUMA node needs memory.numa_nodes: 2 on the host");
+  if (b.backing.far && !m_far_end)
+    throw InputError("a buffer on the far NUMA node needs memory.numa_nodes: 2 on the host, or a root complex on socket 1");
   const std::uint64_t page = 1ull << b.backing.page_shift;
   const std::uint64_t align = std::max(b.align, page);
   std::uint64_t& next = b.backing.far ? m_next_far : m_next_near;
@@ -127,7 +142,8 @@ std::uint64_t HostHeap::alloc(const BufferNeed& b) {
 std::uint64_t Platform::alloc(std::uint64_t bytes, std::uint64_t align, const Backing& b) {
   const std::uint64_t a = m_heap->alloc(BufferNeed{bytes, align, b});
   const std::uint64_t page = 1ull << b.page_shift;
-  if (auto* mmu = m_rc->iommu()) mmu->map_buffer(a, b.page_shift > 12 ? (bytes + page - 1) / page * page : bytes, b.page_shift);
+  for (auto* rc : {m_rc.get(), m_rc1.get()})
+    if (auto* mmu = rc ? rc->iommu() : nullptr) mmu->map_buffer(a, b.page_shift > 12 ? (bytes + page - 1) / page * page : bytes, b.page_shift);
   return a;
 }
 
@@ -139,7 +155,8 @@ std::vector<std::uint64_t> Platform::alloc(const std::vector<BufferNeed>& needs)
 
 std::vector<pcie::PciePort*> Platform::ports() const {
   std::vector<pcie::PciePort*> out;
-  for (std::size_t i = 0; i < m_rc->num_ports(); ++i) out.push_back(&m_rc->root_port(i));
+  for (auto* rc : {m_rc.get(), m_rc1.get()})
+    for (std::size_t i = 0; rc && i < rc->num_ports(); ++i) out.push_back(&rc->root_port(i));
   for (const auto& s : m_switches)
     for (std::size_t i = 0; i < s->num_ports(); ++i) out.push_back(&s->port(i));
   for (const auto& [n, e] : m_eps) out.push_back(&e->upstream());
@@ -155,7 +172,7 @@ bool Platform::fabric_idle() const {
   for (const auto* ra : m_ras)
     if (!ra->link_whole()) return false;
   if (m_sockets && !m_sockets->idle()) return false;
-  return m_rc->idle() && (!m_ccix || m_ccix->idle());
+  return m_rc->idle() && (!m_rc1 || m_rc1->idle()) && (!m_ccix || m_ccix->idle());
 }
 
 std::string Platform::diagnose() const {

@@ -22,7 +22,8 @@
 namespace hx::sim {
 
 // How a buffer's host memory is backed: the OS page size behind it and its
-// NUMA node (memory.numa_nodes: 2).
+// NUMA node: the far one is the upper half of DRAM (memory.numa_nodes: 2)
+// or, with a root complex on each socket, socket 1's memory.
 struct Backing {
   unsigned page_shift = 12;
   bool far = false;
@@ -41,7 +42,8 @@ struct BufferNeed {
 // which asks it whether every workload's buffers fit before anything runs.
 class HostHeap {
  public:
-  explicit HostHeap(const host::RootComplexConfig& c);
+  // `socket1`: the root complex of socket 1, whose DRAM is the far node.
+  explicit HostHeap(const host::RootComplexConfig& c, const host::RootComplexConfig* socket1 = nullptr);
   // Its address; InputError when the memory is exhausted.
   std::uint64_t alloc(const BufferNeed& b);
 
@@ -54,7 +56,14 @@ class Platform {
  public:
   explicit Platform(const topo::Topology& t);
   const topo::Topology& topo() const { return m_topo; }
-  host::RootComplex& rc() { return *m_rc; }
+  host::RootComplex& rc() { return *m_rc; }  // socket 0's, the host's cores'
+  // The memory controller that homes `addr` (socket 1's root complex's for
+  // its DRAM), and that of the cores of socket 0 or 1 (the far one).
+  mem::MemoryController& home_memory(std::uint64_t addr) {
+    return m_rc1 && addr - m_rc1->config().dram_base < m_rc1->config().dram_size ? m_rc1->memory() : m_rc->memory();
+  }
+  mem::MemoryController& cores_memory(bool far) { return far && m_rc1 ? m_rc1->memory() : m_rc->memory(); }
+  bool two_root_complexes() const { return m_rc1 != nullptr; }
   host::HostCpu& cpu() { return *m_cpu; }
   pcie::Endpoint& endpoint(const std::string& name);
   bool has_endpoint(const std::string& name) const { return m_eps.count(name) != 0; }
@@ -79,6 +88,8 @@ class Platform {
  private:
   const topo::Topology& m_topo;
   std::unique_ptr<host::RootComplex> m_rc;
+  std::unique_ptr<host::RootComplex> m_rc1;           // socket 1's, if the host has one
+  std::unique_ptr<host::SocketLink> m_socket_link;    // between them
   std::unique_ptr<host::HostCpu> m_cpu;
   std::vector<std::unique_ptr<pcie::Switch>> m_switches;
   std::map<std::string, std::unique_ptr<pcie::Endpoint>> m_eps;

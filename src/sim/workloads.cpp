@@ -104,13 +104,14 @@ int core_of(const Cursor& c, const topo::Topology& p, const char* key, int def) 
   return core;
 }
 
-// Whether optional key `key` (near, far) names the far socket; far needs a
-// host with two memory nodes.
+// Whether optional key `key` (near, far) names the far socket (socket 1;
+// near is socket 0, the host's cores'); far needs a host with two memory
+// nodes: memory.numa_nodes: 2, or a root complex on socket 1.
 bool far_node(const Cursor& c, const topo::Topology& p, const char* key, bool def) {
   if (!c.has(key)) return def;
   const bool far = c.child(key).choice({"near", "far"}) == "far";
-  if (far && p.nodes[static_cast<std::size_t>(p.root)].rc.memory.numa_nodes < 2)
-    c.child(key).fail("the far socket needs memory.numa_nodes: 2 on the host");
+  if (far && p.nodes[static_cast<std::size_t>(p.root)].rc.memory.numa_nodes < 2 && p.roots.size() < 2)
+    c.child(key).fail("the far socket needs memory.numa_nodes: 2 on the host, or a root complex on socket 1");
   return far;
 }
 
@@ -660,7 +661,11 @@ class BenchDmaLoad final : public Workload {
       dma::BenchDma* dev = m_p->device<dma::BenchDma>(m_dev);
       if (!dev) dev = &m_p->device<ccix::RequestAgent>(m_dev)->dma();
       const std::uint64_t buf = m_p->alloc(buffers()).at(0);
-      if (m_warm) m_p->rc().memory().warm(buf, m_window, m_warm_far);
+      if (m_warm) {
+        // The warming core's socket's LLC: the two-node model keeps both in one controller.
+        if (m_p->two_root_complexes()) m_p->cores_memory(m_warm_far).warm(buf, m_window);
+        else m_p->rc().memory().warm(buf, m_window, m_warm_far);
+      }
       Rng rng(global_seed(), m_name);
       // pcie-bench's layout (pciebench-nfp, me/utils.c, dma_addr_init): the
       // window is cut into units of the size rounded up to 64 B, and a unit
@@ -683,7 +688,7 @@ class BenchDmaLoad final : public Workload {
         Rng earlier(global_seed(), m_name + ".untimed");
         const std::uint64_t n = offs.size(), back = n - m_untimed % n;
         for (std::uint64_t k = 0; k < m_untimed; ++k)
-          m_p->rc().memory().dma_written(buf + offs[m_seq ? (back + k) % n : earlier.below(n)], m_size);
+          m_p->home_memory(buf).dma_written(buf + offs[m_seq ? (back + k) % n : earlier.below(n)], m_size);
       }
       m_t0 = now_tick();
       if (m_lat_test) {
@@ -1629,7 +1634,8 @@ std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const 
   // Every workload's buffers, taken in order from the host's memory as the
   // platform will: one that does not fit is this study's error, not a
   // point's at run time.
-  HostHeap heap(p.nodes[static_cast<std::size_t>(p.root)].rc);
+  HostHeap heap(p.nodes[static_cast<std::size_t>(p.root)].rc,
+                p.roots.size() > 1 ? &p.nodes[static_cast<std::size_t>(p.roots[1])].rc : nullptr);
   for (std::size_t i = 0; i < out.size(); ++i)
     for (const BufferNeed& b : out[i]->buffers()) {
       try {

@@ -88,6 +88,7 @@ const cfg::KeyTable& topology_keys() {
       {"mps", "the MPS firmware programs everywhere (default: the largest every device supports)"},
       {"nodes", "a map of node name -> node"},
       {"links", "the list of links"},
+      {"socket_link", "with a root complex on each of two sockets: the link between them (socket_link parameters)"},
   };
   return t;
 }
@@ -146,6 +147,7 @@ void check_ccix(Topology& t, NodeSpec& n, coherence::AgentId id) {
 
 const cfg::KeyTable& root_complex_keys() {
   static const cfg::KeyTable t = {
+      {"socket", "the socket it is on, 0 or 1 (default: 0 for the first root complex, 1 for a second); the host's cores are on socket 0"},
       {"root_ports", "root ports (default: one per link below it)"},
       {"segment_per_root_port", "each root port heads a PCI segment of its own (256 buses each)"},
       {"rc", "root-complex parameters"},
@@ -239,6 +241,7 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults, Arena& a
   if (n.type == NodeType::RootComplex) {
     c.keys(cfg::key_names(root_complex_keys(), common));
     n.root_ports = c.has("root_ports") ? static_cast<int>(c.child("root_ports").integer(1, 64)) : 0;
+    n.socket = c.has("socket") ? static_cast<int>(c.child("socket").integer(0, 1)) : -1;  // -1: by order, below
     n.segment_per_root_port = c.has("segment_per_root_port") && c.child("segment_per_root_port").boolean();
     cfg::load_params(c.child("rc"), n.rc, cfg::rc_params());
     cfg::load_params(c.child("memory"), n.rc.memory, cfg::memory_params());
@@ -312,6 +315,49 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults, Arena& a
   }
 }
 
+// Where key `key` of `c` is, or `c` itself when it is not there.
+Cursor at_key(const Cursor& c, const char* key) { return c.has(key) ? c.child(key) : c; }
+
+// One root complex on socket 0, or one on each of two sockets joined by
+// the top level's `socket_link:`: sets each one's socket and t.roots.
+void check_sockets(Topology& t, const std::vector<std::size_t>& rcs, const Cursor& root) {
+  if (rcs.size() == 1) {
+    NodeSpec& n = t.nodes[rcs[0]];
+    if (n.socket > 0) n.where.child("socket").fail("the host's only root complex is on socket 0, with its cores");
+    n.socket = 0;
+    if (root.has("socket_link")) root.child("socket_link").fail("a socket link joins the root complexes of two sockets: this host has one");
+    t.roots = {static_cast<int>(rcs[0])};
+    t.root = t.roots[0];
+    return;
+  }
+  NodeSpec& a = t.nodes[rcs[0]];
+  NodeSpec& b = t.nodes[rcs[1]];
+  if (a.socket < 0 && b.socket < 0) a.socket = 0, b.socket = 1;
+  else if (a.socket < 0) a.socket = 1 - b.socket;
+  else if (b.socket < 0) b.socket = 1 - a.socket;
+  if (a.socket == b.socket) b.where.child("socket").fail("root complexes '" + a.name + "' and '" + b.name + "' are both on socket " + std::to_string(a.socket));
+  cfg::load_params(root.child("socket_link"), t.socket_link, cfg::socket_link_params());
+  t.roots = {static_cast<int>(a.socket == 0 ? rcs[0] : rcs[1]), static_cast<int>(a.socket == 0 ? rcs[1] : rcs[0])};
+  t.root = t.roots[0];
+  for (NodeSpec* n : {&a, &b}) {
+    n->rc.socket = n->socket;
+    const Cursor mem = at_key(n->where, "memory");
+    if (n->rc.memory.numa_nodes > 1)
+      at_key(mem, "numa_nodes").fail("with a root complex on each socket, each has its socket's memory: remove memory.numa_nodes "
+                                     "(the two-node model of a host with one root complex)");
+    if (n->has_sockets) n->where.child("sockets").fail("the coherent sockets (sockets:) belong to a host with one root complex");
+    if (n->segment_per_root_port)
+      n->where.child("segment_per_root_port").fail("with a root complex on each socket, the two hierarchies share PCI segment 0");
+  }
+  const NodeSpec& hi = b.rc.dram_base >= a.rc.dram_base ? b : a;
+  const NodeSpec& lo = &hi == &a ? b : a;
+  if (hi.rc.dram_base - lo.rc.dram_base < lo.rc.dram_size)
+    at_key(at_key(hi.where, "rc"), "dram_base")
+        .fail("the DRAM of socket " + std::to_string(hi.socket) + " (" + hex(hi.rc.dram_base) + " +" + cfg::format_size(hi.rc.dram_size) +
+              ") overlaps socket " + std::to_string(lo.socket) + "'s (" + hex(lo.rc.dram_base) + " +" + cfg::format_size(lo.rc.dram_size) +
+              "): set rc.dram_base apart");
+}
+
 }  // namespace
 
 int Topology::find(const std::string& name) const {
@@ -359,6 +405,9 @@ std::vector<int> Topology::path_links(int a, int b) const {
 }
 
 std::string Topology::peer_route_error(int a, int b, int vc) const {
+  if (root_of(a) != root_of(b))
+    return "'" + nodes[static_cast<std::size_t>(a)].name + "' and '" + nodes[static_cast<std::size_t>(b)].name +
+           "' are below different sockets' root complexes: peer-to-peer across the socket link is not modelled";
   const auto p = path(a, b);
   // The node where the route turns down is the common ancestor.
   std::size_t turn = 0;
@@ -368,10 +417,11 @@ std::string Topology::peer_route_error(int a, int b, int vc) const {
       turn = i + 1;
   std::vector<int> route = path_links(a, b);
   const NodeSpec& top = nodes[static_cast<std::size_t>(p[turn])];
-  const NodeSpec& rc = nodes[static_cast<std::size_t>(root)];
+  const int my_root = root_of(a);
+  const NodeSpec& rc = nodes[static_cast<std::size_t>(my_root)];
   if (top.type == NodeType::Switch && top.sw.acs_redirect) {
     // Redirected to the root complex and back down: the links above too.
-    const auto up = path_links(p[turn], root);
+    const auto up = path_links(p[turn], my_root);
     route.insert(route.end(), up.begin(), up.end());
     if (!rc.rc.p2p)
       return "switch '" + top.name + "' redirects peer requests (acs_redirect) to root complex '" + rc.name +
@@ -437,6 +487,13 @@ Topology load_topology(const Cursor& root, const std::string& file) {
   using G = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
   G g(t.nodes.size());
   for (const auto& l : t.links) boost::add_edge(static_cast<std::size_t>(l.up_node), static_cast<std::size_t>(l.down_node), g);
+  // Two root complexes are joined by the socket link.
+  std::vector<std::size_t> rcs;
+  for (std::size_t i = 0; i < t.nodes.size(); ++i)
+    if (t.nodes[i].type == NodeType::RootComplex) rcs.push_back(i);
+  if (rcs.size() > 2)
+    t.nodes[rcs[2]].where.fail("a third root complex: hxsim models a root complex on each of at most two sockets");
+  if (rcs.size() == 2) boost::add_edge(rcs[0], rcs[1], g);
   std::vector<int> comp(t.nodes.size());
   const int ncomp = boost::connected_components(g, comp.data());
   if (ncomp != 1) {
@@ -461,8 +518,6 @@ Topology load_topology(const Cursor& root, const std::string& file) {
   for (std::size_t i = 0; i < t.nodes.size(); ++i) {
     const auto& n = t.nodes[i];
     if (n.type == NodeType::RootComplex) {
-      if (t.root >= 0) n.where.fail("a second root complex; hxsim models one PCIe hierarchy per topology");
-      t.root = static_cast<int>(i);
       if (n.root_ports && static_cast<int>(n.child_links.size()) > n.root_ports)
         n.where.child("root_ports").fail(std::to_string(n.child_links.size()) + " links need more than " +
                                          std::to_string(n.root_ports) + " root ports");
@@ -482,8 +537,9 @@ Topology load_topology(const Cursor& root, const std::string& file) {
                                     std::to_string(n.ports) + " ports");
     }
   }
-  if (t.root < 0) root.child("nodes").fail("no root complex (a node with type: root_complex)");
-  if (t.links.size() != t.nodes.size() - 1) root.child("links").fail("the PCIe hierarchy has a cycle");
+  if (rcs.empty()) root.child("nodes").fail("no root complex (a node with type: root_complex)");
+  check_sockets(t, rcs, root);
+  if (t.links.size() != t.nodes.size() - rcs.size()) root.child("links").fail("the PCIe hierarchy has a cycle");
 
   // MPS: firmware programs the largest value every device supports.
   int fw_mps = 4096;
@@ -520,12 +576,19 @@ Topology load_topology(const Cursor& root, const std::string& file) {
   // Enumeration: bus numbers depth-first, BARs and windows. Each PCI
   // segment has 256 buses; with segment_per_root_port every root port's
   // hierarchy is a segment of its own and numbers its buses from 1.
-  int bus = 0, segment = 0;
+  // A second socket's root complex takes the next bus as its own and
+  // numbers its hierarchy on from there, in the same segment.
+  int bus = 0, segment = 0, socket = 0;
   // Two windows, as firmware assigns them: 32-bit BARs in the hole below
-  // 4 GiB, 64-bit ones (bar64) from the first 1 GiB boundary above DRAM.
-  NodeSpec& rc = t.nodes[static_cast<std::size_t>(t.root)];
+  // 4 GiB, 64-bit ones (bar64) from the first 1 GiB boundary above DRAM
+  // (every socket's).
   std::uint64_t mmio = kMmioBase;
-  std::uint64_t mmio64 = std::max<std::uint64_t>(1ull << 32, (rc.rc.dram_base + rc.rc.dram_size + (1ull << 30) - 1) >> 30 << 30);
+  std::uint64_t dram_end = 0;
+  for (const int r : t.roots) {
+    const auto& c = t.nodes[static_cast<std::size_t>(r)].rc;
+    dram_end = std::max(dram_end, c.dram_base + c.dram_size);
+  }
+  std::uint64_t mmio64 = std::max<std::uint64_t>(1ull << 32, (dram_end + (1ull << 30) - 1) >> 30 << 30);
   auto align = [](std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; };
   std::function<void(int, int)> enumerate;
   // A bridge port (root port or switch downstream port): its secondary bus,
@@ -546,6 +609,7 @@ Topology load_topology(const Cursor& root, const std::string& file) {
   enumerate = [&](int ni, int secondary) {
     NodeSpec& n = t.nodes[static_cast<std::size_t>(ni)];
     n.rid = pcie::make_rid(segment, secondary);
+    n.socket = socket;
     if (n.type == NodeType::Endpoint) {
       std::uint64_t& cursor = n.ep.bar64 ? mmio64 : mmio;
       cursor = align(cursor, n.ep.bar_size);
@@ -559,32 +623,42 @@ Topology load_topology(const Cursor& root, const std::string& file) {
     n.routes.assign(n.child_links.size() + 1, pcie::PortRoute{});
     for (std::size_t k = 0; k < n.child_links.size(); ++k) bridge(n.routes[k + 1], n.child_links[k]);
   };
-  rc.rid = 0;
-  rc.routes.assign(std::max<std::size_t>(rc.child_links.size(), 1), pcie::PortRoute{});
   const Cursor root_links = root.child("links");
-  auto check_buses = [&] {
-    if (bus > 255)
-      root_links.fail(rc.segment_per_root_port
-                          ? "more than 256 buses below root port " + std::to_string(segment) + " (its PCI segment)"
-                          : "more than 256 buses in one PCI segment (nodes." + rc.name +
-                                ".segment_per_root_port: true gives each root port a segment of its own)");
-  };
-  for (std::size_t k = 0; k < rc.child_links.size(); ++k) {
-    if (rc.segment_per_root_port) {
-      segment = static_cast<int>(k);
-      bus = 0;
+  for (const int r : t.roots) {
+    NodeSpec& rc = t.nodes[static_cast<std::size_t>(r)];
+    socket = rc.socket;
+    rc.rid = socket ? pcie::make_rid(segment, ++bus) : 0;
+    rc.routes.assign(std::max<std::size_t>(rc.child_links.size(), 1), pcie::PortRoute{});
+    auto check_buses = [&] {
+      if (bus > 255)
+        root_links.fail(rc.segment_per_root_port
+                            ? "more than 256 buses below root port " + std::to_string(segment) + " (its PCI segment)"
+                            : "more than 256 buses in one PCI segment (nodes." + rc.name +
+                                  ".segment_per_root_port: true gives each root port a segment of its own)");
+    };
+    for (std::size_t k = 0; k < rc.child_links.size(); ++k) {
+      if (rc.segment_per_root_port) {
+        segment = static_cast<int>(k);
+        bus = 0;
+      }
+      bridge(rc.routes[k], rc.child_links[k]);
+      check_buses();
     }
-    bridge(rc.routes[k], rc.child_links[k]);
-    check_buses();
+    if (rc.rc.dram_base < kMmioLimit && rc.rc.dram_base + rc.rc.dram_size > kMmioBase)
+      rc.where.child("rc").child("dram_base").fail("host DRAM overlaps the MMIO window " + hex(kMmioBase) + "-" + hex(kMmioLimit));
+    if (rc.rc.dram_base < rc.rc.msi_base + 4096 && rc.rc.dram_base + rc.rc.dram_size > rc.rc.msi_base)
+      rc.where.child("rc").child("dram_base").fail("host DRAM overlaps the MSI page at " + hex(rc.rc.msi_base));
   }
-  if (rc.rc.dram_base < kMmioLimit && rc.rc.dram_base + rc.rc.dram_size > kMmioBase)
-    rc.where.child("rc").child("dram_base").fail("host DRAM overlaps the MMIO window " + hex(kMmioBase) + "-" + hex(kMmioLimit));
-  if (rc.rc.dram_base < rc.rc.msi_base + 4096 && rc.rc.dram_base + rc.rc.dram_size > rc.rc.msi_base)
-    rc.where.child("rc").child("dram_base").fail("host DRAM overlaps the MSI page at " + hex(rc.rc.msi_base));
+  NodeSpec& rc = t.nodes[static_cast<std::size_t>(t.root)];
   coherence::AgentId next_agent = 1;  // the home is agent 0
-  for (auto& n : t.nodes) {
-    if (n.type == NodeType::Endpoint && (n.device == "bench" || n.device == "ccix_ra") && n.bench.ats && !rc.rc.iommu.enabled)
-      n.where.child("bench").child("ats").fail("ATS needs the host's IOMMU: set nodes." + rc.name + ".iommu.enabled: true");
+  for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+    NodeSpec& n = t.nodes[i];
+    const NodeSpec& mine = t.nodes[static_cast<std::size_t>(t.root_of(static_cast<int>(i)))];
+    if (n.type == NodeType::Endpoint && (n.device == "bench" || n.device == "ccix_ra") && n.bench.ats && !mine.rc.iommu.enabled)
+      n.where.child("bench").child("ats").fail("ATS needs the host's IOMMU: set nodes." + mine.name + ".iommu.enabled: true");
+    if (n.type == NodeType::Endpoint && n.device == "ccix_ra" && n.socket != 0)
+      n.where.child("device").fail("a CCIX request agent below socket " + std::to_string(n.socket) +
+                                   "'s root complex: the CCIX home is on socket 0's");
     if (n.type == NodeType::Endpoint && n.device == "ccix_ra") check_ccix(t, n, next_agent++);
   }
   // The host's cores at the CCIX home take the ids after the request agents.
@@ -608,6 +682,7 @@ std::string describe(const Topology& t) {
     else
       std::snprintf(rid, sizeof rid, "%02x:00.0", pcie::bus_of(n.rid));
     os << "id " << rid << "  MPS " << n.mps;
+    if (n.type == NodeType::RootComplex && t.roots.size() > 1) os << "  socket " << n.socket;
     if (n.type == NodeType::Endpoint) os << "  BAR0 " << hex(n.bar.base) << " +" << cfg::format_size(n.bar.size) << "  device " << n.device;
     os << "\n";
     for (std::size_t p = 0; p < n.routes.size(); ++p) {
@@ -627,11 +702,14 @@ std::string describe(const Topology& t) {
     os << "  " << l.up << " -> " << l.down << ": gen" << l.cfg.gen << " x" << l.cfg.width << ", latency "
        << cfg::format_time(l.cfg.latency) << "\n";
   }
+  if (t.roots.size() == 2)
+    os << "  socket link " << t.nodes[static_cast<std::size_t>(t.roots[0])].name << " - " << t.nodes[static_cast<std::size_t>(t.roots[1])].name
+       << ": latency " << cfg::format_time(t.socket_link.latency) << ", " << t.socket_link.GBps << " GB/s each way\n";
   os << "\nroutes from the root complex (static bottleneck for MPS-sized writes):\n";
   for (std::size_t i = 0; i < t.nodes.size(); ++i) {
     if (t.nodes[i].type != NodeType::Endpoint) continue;
-    const auto p = t.path(t.root, static_cast<int>(i));
-    const auto pl = t.path_links(t.root, static_cast<int>(i));
+    const auto p = t.path(t.root_of(static_cast<int>(i)), static_cast<int>(i));
+    const auto pl = t.path_links(t.root_of(static_cast<int>(i)), static_cast<int>(i));
     double best = 1e30;
     int at = -1;
     for (int l : pl) {
@@ -657,6 +735,9 @@ std::string to_dot(const Topology& t) {
   }
   for (const auto& l : t.links)
     os << "  \"" << l.up << "\" -- \"" << l.down << "\" [label=\"gen" << l.cfg.gen << " x" << l.cfg.width << "\"];\n";
+  if (t.roots.size() == 2)
+    os << "  \"" << t.nodes[static_cast<std::size_t>(t.roots[0])].name << "\" -- \"" << t.nodes[static_cast<std::size_t>(t.roots[1])].name
+       << "\" [style=bold, label=\"socket link\"];\n";
   os << "}\n";
   return os.str();
 }

@@ -39,6 +39,7 @@ struct NodeSpec : DeviceConfigs {
   // endpoint
   cfg::EndpointParams ep;
   std::string device = "none";  // a registered device kind (devices.h), or none
+  int socket = 0;  // root complex: `socket:`; every other node: its root complex's
 
   // derived by enumeration
   int mps = 128;                       // programmed MPS (switches: of ports without an override)
@@ -62,10 +63,14 @@ struct Topology {
   std::vector<NodeSpec> nodes;
   std::map<std::string, int> index;
   std::vector<LinkSpec> links;
-  int root = -1;
+  int root = -1;           // the root complex of socket 0 (the host's cores')
+  std::vector<int> roots;  // every root complex, by socket (one or two)
+  host::SocketLinkConfig socket_link;  // between the two sockets' root complexes (with two)
 
   const NodeSpec& node(const std::string& name) const;
   int find(const std::string& name) const;
+  // The root complex at the top of node n's hierarchy.
+  int root_of(int n) const { return roots[static_cast<std::size_t>(nodes[static_cast<std::size_t>(n)].socket)]; }
   // Nodes on the path from a to b (both included).
   std::vector<int> path(int a, int b) const;
   // Links on that path.
