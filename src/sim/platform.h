@@ -64,6 +64,10 @@ class Platform {
   }
   mem::MemoryController& cores_memory(bool far) { return far && m_rc1 ? m_rc1->memory() : m_rc->memory(); }
   bool two_root_complexes() const { return m_rc1 != nullptr; }
+  // The root complex at the top of endpoint `name`'s hierarchy.
+  host::RootComplex& rc_above(const std::string& name) {
+    return m_rc1 && m_topo.nodes[static_cast<std::size_t>(m_topo.find(name))].socket ? *m_rc1 : *m_rc;
+  }
   host::HostCpu& cpu() { return *m_cpu; }
   pcie::Endpoint& endpoint(const std::string& name);
   bool has_endpoint(const std::string& name) const { return m_eps.count(name) != 0; }

@@ -700,7 +700,7 @@ class BenchDmaLoad final : public Workload {
           if (m_invalidate) {
             bool inv = false;
             const std::uint64_t first = a / 4096 * 4096;
-            m_p->rc().ats_invalidate(m_p->endpoint(m_dev).config().rid, first, (a + m_size + 4095) / 4096 * 4096 - first,
+            m_p->rc_above(m_dev).ats_invalidate(m_p->endpoint(m_dev).config().rid, first, (a + m_size + 4095) / 4096 * 4096 - first,
                                      [&](Tick) { inv = true; notify_now(ev); });
             while (!inv) sc_core::wait(ev);
           }
