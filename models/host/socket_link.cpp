@@ -1,18 +1,16 @@
 #include "models/host/socket_link.h"
 
-#include <algorithm>
-#include <cmath>
-
 #include "models/core/tick.h"
+#include "models/memory/memory.h"
 
 namespace hx::host {
 
 namespace {
-Tick line_time(double GBps) { return GBps > 0 ? std::max<Tick>(1, static_cast<Tick>(std::llround(64.0 / GBps * 1000.0))) : 0; }
+Tick link_line_time(double GBps) { return GBps > 0 ? mem::line_time(mem::MemoryConfig::line_B, GBps) : 0; }
 }  // namespace
 
 SocketLink::SocketLink(const std::string& name, const SocketLinkConfig& cfg)
-    : m_cfg(cfg), m_dir{SlotCalendar(line_time(cfg.GBps)), SlotCalendar(line_time(cfg.GBps))} {
+    : m_cfg(cfg), m_dir{SlotCalendar(link_line_time(cfg.GBps)), SlotCalendar(link_line_time(cfg.GBps))} {
   auto& reg = StatsRegistry::instance();
   for (int d = 0; d < 2; ++d) {
     const std::string dir = d == 0 ? "0to1" : "1to0";

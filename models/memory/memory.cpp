@@ -147,12 +147,9 @@ std::uint64_t SparseMemory::checksum(std::uint64_t addr, std::uint32_t len) cons
   return bytes_checksum(buf.data(), len);
 }
 
-namespace {
-// Time one line occupies a resource of `GBps` (at least 1 ps).
 Tick line_time(int line_B, double GBps) {
   return std::max<Tick>(1, static_cast<Tick>(std::llround(line_B / GBps * 1000.0)));
 }
-}  // namespace
 
 MemoryController::MemoryController(const std::string& name, const MemoryConfig& cfg)
     : m_cfg(cfg),

@@ -169,6 +169,9 @@ class MemoryClient {
   virtual void memory_done(const MemRequest& r, Tick at) = 0;
 };
 
+// Time one line of `line_B` bytes occupies a resource of `GBps` (at least 1 ps).
+Tick line_time(int line_B, double GBps);
+
 class MemoryController final : public Actor {
  public:
   MemoryController(const std::string& name, const MemoryConfig& cfg);
