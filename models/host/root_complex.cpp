@@ -625,12 +625,13 @@ void RootComplex::ats_invalidate(pcie::Rid rid, std::uint64_t va, std::uint64_t 
 }
 
 void RootComplex::issue_mmio(Tlp* t) {
-  if (m_peer && target_of(t->addr).kind == AddressTarget::Kind::Socket) {
+  const AddressTarget to = target_of(t->addr);
+  if (m_peer && to.kind == AddressTarget::Kind::Socket) {
     // To a device below the other socket: it crosses the link, then leaves
     // that root complex's root port.
     const int port = m_peer->port_for_addr(t->addr);
     if (port < 0) sim_fail(basename(), "MMIO to an address no root port of the other socket claims");
-    const Tick ready = now_tick() + m_cfg.outbound_latency + m_homes[static_cast<std::size_t>(target_of(t->addr).index)].link->latency();
+    const Tick ready = now_tick() + m_cfg.outbound_latency + m_homes[static_cast<std::size_t>(to.index)].link->latency();
     if (t->ledger) t->ledger->charge(Stage::RootComplex, ready);
     m_peer->enqueue(port, t, ready);
     return;

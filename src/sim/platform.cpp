@@ -108,12 +108,19 @@ std::vector<std::string> Platform::endpoints_with(const std::string& device) con
   return out;
 }
 
+namespace {
+// A root complex's DRAM as buffers take it: from 1 MiB in, up to its I/O page tables.
+std::uint64_t heap_start(const host::RootComplexConfig& c) { return c.dram_base + (1ull << 20); }
+std::uint64_t heap_end(const host::RootComplexConfig& c) {
+  return c.dram_base + c.dram_size - (c.iommu.enabled ? c.iommu.table_region : 0);
+}
+}  // namespace
+
 HostHeap::HostHeap(const host::RootComplexConfig& c, const host::RootComplexConfig* socket1)
-    : m_next_near(c.dram_base + (1ull << 20)),
-      m_near_end(c.dram_base + c.dram_size - (c.iommu.enabled ? c.iommu.table_region : 0)) {
+    : m_next_near(heap_start(c)), m_near_end(heap_end(c)) {
   if (socket1) {
-    m_next_far = socket1->dram_base + (1ull << 20);
-    m_far_end = socket1->dram_base + socket1->dram_size - (socket1->iommu.enabled ? socket1->iommu.table_region : 0);
+    m_next_far = heap_start(*socket1);
+    m_far_end = heap_end(*socket1);
   } else if (c.memory.numa_nodes > 1) {
     m_next_far = c.dram_base + c.dram_size / 2;
     m_far_end = m_near_end;
