@@ -547,6 +547,10 @@ class Runs(unittest.TestCase):
         self.assertEqual(rc, 0)
         for key in ('fc_update_every', 'posted_buffer', 'desc_gap_cycles', 'calypte_loopback'):
             self.assertIn(key, out)
+        # Each parameter's range, as its declaration checks it.
+        self.assertIn('| `gen` | int | `3` | 1 to 6 |', out)
+        self.assertIn('| `rcb` | size | `64B` | 64B or 128B |', out)
+        self.assertIn('| `llc_replacement` | choice | `lru` | lru, plru or random |', out)
 
 
 class Explain(unittest.TestCase):

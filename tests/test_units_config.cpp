@@ -10,6 +10,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <sstream>
 #include <tuple>
 #include <vector>
 
@@ -61,6 +62,63 @@ TEST(Params, ParsingADefaultLeavesItUnchanged) {
   expect_defaults_unchanged(cfg::calypte_params());
   expect_defaults_unchanged(cfg::bench_params());
   expect_defaults_unchanged(cfg::coyote_params());
+}
+
+// Every parameter says what values it takes (`hxsim params` prints it), and
+// the range a whole number declares is the one its setter holds to: each
+// end, or each value of a set, is taken, and one past it refused.
+template <class C>
+void expect_ranges_held(const char* table_name, const cfg::ParamTable<C>& table) {
+  const auto value = [](long long x) { return cfg::root_cursor(YAML::Node(std::to_string(x)), "t.yaml"); };
+  for (const auto& p : table) {
+    const std::string what = std::string(table_name) + "." + p.decl.name;
+    EXPECT_FALSE(p.decl.range.empty()) << what << " declares no range";
+    if (p.decl.type != "int") continue;
+    std::vector<long long> ok;
+    long long lo = 0, hi = 0;
+    if (std::sscanf(p.decl.range.c_str(), "%lld to %lld", &lo, &hi) == 2 && p.decl.range.find(',') == std::string::npos) {
+      ok = {lo, hi};
+    } else {
+      std::string r = p.decl.range;
+      for (char& ch : r)
+        if (ch == ',') ch = ' ';
+      std::istringstream is(r);
+      for (std::string w; is >> w;)
+        if (w != "or") ok.push_back(std::stoll(w));
+      ASSERT_FALSE(ok.empty()) << what << ": " << p.decl.range;
+      lo = ok.front(), hi = ok.back();
+    }
+    for (long long x : ok) {
+      C c{};
+      EXPECT_NO_THROW(p.set(c, value(x))) << what << " = " << x;
+    }
+    for (long long x : {lo - 1, hi + 1}) {
+      C c{};
+      EXPECT_THROW(p.set(c, value(x)), InputError) << what << " = " << x << " outside " << p.decl.range;
+    }
+  }
+}
+
+TEST(Params, EveryParameterHoldsToTheRangeItDeclares) {
+  expect_ranges_held("link", cfg::link_params());
+  expect_ranges_held("port", cfg::port_params());
+  expect_ranges_held("switch", cfg::switch_params());
+  expect_ranges_held("rc", cfg::rc_params());
+  expect_ranges_held("memory", cfg::memory_params());
+  expect_ranges_held("iommu", cfg::iommu_params());
+  expect_ranges_held("cpu", cfg::cpu_params());
+  expect_ranges_held("endpoint", cfg::endpoint_params());
+  expect_ranges_held("rosta", cfg::rosta_params());
+  expect_ranges_held("calypte", cfg::calypte_params());
+  expect_ranges_held("bench", cfg::bench_params());
+  expect_ranges_held("coyote", cfg::coyote_params());
+  expect_ranges_held("rtl", cfg::rtl_params());
+  expect_ranges_held("ccix_ra", cfg::ccix_ra_params());
+  expect_ranges_held("ccix", cfg::ccix_home_params());
+  expect_ranges_held("sockets", cfg::socket_params());
+  expect_ranges_held("socket_link", cfg::socket_link_params());
+  expect_ranges_held("coherent_nic", cfg::coherent_nic_params());
+  expect_ranges_held("nic", cfg::pcie_nic_params());
 }
 
 TEST(Units, TimeSizeBandwidth) {
@@ -905,6 +963,8 @@ TEST(Params, ModelStructDefaultsAreTheDeclaredDefaults) {
       {"ccix_ra", default_mismatches(cfg::ccix_ra_params())}, {"ccix", default_mismatches(cfg::ccix_home_params())},
       {"switch", default_mismatches(cfg::switch_params())},   {"endpoint", default_mismatches(cfg::endpoint_params())},
       {"sockets", default_mismatches(cfg::socket_params())}, {"coherent_nic", default_mismatches(cfg::coherent_nic_params())},
+      {"nic", default_mismatches(cfg::pcie_nic_params())},  {"socket_link", default_mismatches(cfg::socket_link_params())},
+      {"rtl", default_mismatches(cfg::rtl_params())},
   };
   for (const auto& [name, bad] : tables)
     for (const std::string& b : bad) ADD_FAILURE() << name << "." << b << " differs from the model struct's default";

@@ -62,7 +62,7 @@
 namespace hx::link {
 
 // The link layer's policies, whatever the physical layer below. The
-// defaults are those declared for a PCIe link (src/config/params.cpp,
+// defaults are those declared for a PCIe link (src/config/params/pcie.cpp,
 // link_params; a unit test holds the two equal).
 struct LinkLayerConfig {
   Tick latency = 10 * kNs;             // PHY + SerDes + propagation, one direction

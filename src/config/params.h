@@ -1,6 +1,7 @@
-// Every model parameter is declared once here: name, type, unit, default and
+// Every model parameter is declared once, next to its domain
+// (src/config/params/<domain>.cpp): name, type, default, valid range and
 // description (STYLE.md rule 5). The same declaration drives YAML parsing,
-// defaults, `hxsim params` and docs/parameters.md.
+// defaults, range checks, `hxsim params` and docs/parameters.md.
 #pragma once
 #include <functional>
 #include <set>
@@ -31,6 +32,7 @@ struct ParamDecl {
   std::string name;
   std::string type;  // int, number, bool, time, size, frequency, choice
   std::string def;
+  std::string range;  // the values it takes, as `hxsim params` prints them
   std::string desc;
 };
 
@@ -38,6 +40,8 @@ struct ParamDecl {
 // allocation and its release each time it is made).
 Cursor default_cursor(const ParamDecl& d);
 
+// `set` checks a value against the declared range (every value: a file's,
+// a --set, the default) before it writes it into the config.
 template <class C>
 struct Param {
   ParamDecl decl;

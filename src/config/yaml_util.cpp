@@ -8,6 +8,7 @@
 #include <fstream>
 #include <cstdio>
 #include <iterator>
+#include <limits>
 #include <sstream>
 #include <thread>
 #include <unordered_map>
@@ -109,6 +110,10 @@ long long Cursor::integer(long long lo, long long hi) const {
     fail("'" + s + "' is not a whole number");
   if (v < lo || v > hi) fail(s + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
   return v;
+}
+
+long long Cursor::integer() const {
+  return integer(std::numeric_limits<long long>::min(), std::numeric_limits<long long>::max());
 }
 
 double Cursor::number(double lo, double hi) const {

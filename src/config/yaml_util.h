@@ -48,6 +48,8 @@ struct Cursor {
   void expect_scalar() const;         // fails as scalar() does, copying nothing
   std::string str() const { return scalar(); }
   long long integer(long long lo, long long hi) const;
+  // Any whole number: for a parameter whose declared range was checked first.
+  long long integer() const;
   double number(double lo, double hi) const;
   bool boolean() const;
   Tick time() const;

@@ -1,0 +1,218 @@
+// Coherence parameters: CCIX request agents and home, and coherent sockets.
+#include "src/config/params/declare.h"
+
+namespace hx::cfg {
+
+const ParamTable<ccix::RequestAgentConfig>& ccix_ra_params() {
+  using C = ccix::RequestAgentConfig;
+  static const ParamTable<C> t = {
+      P<C>("issue_interval", "time", "4ns", {}, "the traffic generator's line issue interval (its AXI beat time)",
+           [](C& c, const Cursor& v) { c.issue_interval = v.time(); }),
+      P<C>("axi_latency", "time", "0ns", {}, "generator to the system cache, through the AXI bridge",
+           [](C& c, const Cursor& v) { c.axi_latency = v.time(); }),
+      P<C>("sc_lookup", "time", "2ns", {}, "system cache look-up, per access and per message received",
+           [](C& c, const Cursor& v) { c.agent.lookup = v.time(); }),
+      P<C>("trackers", "int", "8", ints(1, 4096), "requests the agent has outstanding at once (its MSHRs)",
+           [](C& c, const Cursor& v) { c.agent.mshrs = static_cast<int>(v.integer()); }),
+      P<C>("sc_size", "size", "0B", line_bytes(),
+           "the system cache's capacity (0: unlimited); least recently used lines give way, evicted if clean, written "
+           "back "
+           "over CCIX if dirty",
+           [](C& c, const Cursor& v) { c.agent.capacity = cache_lines(v); }),
+      P<C>("sc_ways", "int", "16", ints(1, 64), "the system cache's ways (its size must be a multiple of ways x 64 B)",
+           [](C& c, const Cursor& v) { c.agent.ways = static_cast<int>(v.integer()); }),
+      P<C>("sc_victims", "int", "0", ints(0, 4096),
+           "the system cache's replacement buffer: victims awaiting the home's acknowledgement (0: unlimited); while "
+           "it is "
+           "full, a miss into a full set waits",
+           [](C& c, const Cursor& v) { c.agent.victims = static_cast<int>(v.integer()); }),
+      P<C>("atomics", "choice", "far", options({"far", "near"}),
+           "where an atomic on a line the SC does not hold runs: far (at the home) or near (the line fetched unique)",
+           [](C& c, const Cursor& v) { c.agent.far_atomics = v.scalar() == "far"; }),
+      P<C>("ats", "bool", "false", {},
+           "requests on virtual addresses, translated by the device's ATS switch (the bench: section's ATC)",
+           [](C& c, const Cursor& v) { c.ats = v.boolean(); }),
+      P<C>("dma_translates", "bool", "false", {},
+           "the device's DMA engine (the bench: section) translates its commands too; false: physical addresses",
+           [](C& c, const Cursor& v) { c.dma_translates = v.boolean(); }),
+      P<C>("write_fill", "time", "0ns", {},
+           "a write that missed: from its line's arrival (or its MakeUnique's grant) to the write being in the line "
+           "(merged through the "
+           "system cache's pipeline again)",
+           [](C& c, const Cursor& v) { c.agent.store_fill = v.time(); }),
+      P<C>("reads", "choice", "read_shared", options({"read_shared", "read_clean"}),
+           "how a read of a line the system cache does not hold asks for it: read_shared (a dirty owner may keep the "
+           "line "
+           "dirty, where the home keeps dirty lines shared) or read_clean (ReadClean: a dirty owner sends the line "
+           "home)",
+           [](C& c, const Cursor& v) { c.agent.read_clean = v.scalar() == "read_clean"; }),
+      P<C>("full_line_writes", "choice", "read_unique", options({"read_unique", "make_unique"}),
+           "how a write of a whole line the system cache does not hold takes the line: read_unique (its data read "
+           "first) or "
+           "make_unique (unique without its data, as the write overwrites it)",
+           [](C& c, const Cursor& v) { c.agent.make_unique = v.scalar() == "make_unique"; }),
+      P<C>("read_return", "time", "0ns", {}, "read data from the system cache back to the generator",
+           [](C& c, const Cursor& v) { c.read_return = v.time(); }),
+      P<C>("write_return", "time", "0ns", {}, "write response from the system cache back to the generator",
+           [](C& c, const Cursor& v) { c.write_return = v.time(); }),
+      P<C>("stream_depth", "int", "2", ints(1, 1024),
+           "CCIX packets queued in the PCIe block at once (more wait in the CCIX layer, to be packed)",
+           [](C& c, const Cursor& v) { c.stream_depth = static_cast<int>(v.integer()); }),
+      P<C>("ccix_latency", "time", "0ns", {}, "the CCIX transaction and link layers on this side, each way",
+           [](C& c, const Cursor& v) { c.ccix.latency = v.time(); }),
+      P<C>("header", "choice", "pcie", options({"pcie", "optimised"}),
+           "CCIX packet header: pcie (PCIe-compatible, 16 B) or optimised (4 B)",
+           [](C& c, const Cursor& v) { c.ccix.format.optimised = v.scalar() == "optimised"; }),
+      P<C>("packing", "bool", "true", {}, "several CCIX messages per packet (NoMessagePack false)",
+           [](C& c, const Cursor& v) { c.ccix.format.packing = v.boolean(); }),
+      P<C>("max_packet", "size", "256B", byte_set({128, 256, 512}), "CCIX MaxPacketSize: bytes of messages per packet",
+           [](C& c, const Cursor& v) { c.ccix.format.max_packet_B = static_cast<int>(v.size()); }),
+      P<C>("credit_return_delay", "time", "100ns", {}, "longest a credit return waits for a message to carry it",
+           [](C& c, const Cursor& v) { c.ccix.credit_return_delay = v.time(); }),
+      P<C>("snp_credits", "int", "16", ints(1, 4096), "snoops the agent takes at once (credits it grants the home)",
+           [](C& c, const Cursor& v) { c.ccix.credits[1] = static_cast<int>(v.integer()); }),
+      P<C>("rsp_credits", "int", "32", ints(1, 4096), "responses the agent takes at once",
+           [](C& c, const Cursor& v) { c.ccix.credits[2] = static_cast<int>(v.integer()); }),
+      P<C>("dat_credits", "int", "32", ints(1, 4096), "data messages the agent takes at once",
+           [](C& c, const Cursor& v) { c.ccix.credits[3] = static_cast<int>(v.integer()); }),
+  };
+  return t;
+}
+
+const ParamTable<ccix::HomePortConfig>& ccix_home_params() {
+  using C = ccix::HomePortConfig;
+  static const ParamTable<C> t = {
+      P<C>("home_lookup", "time", "10ns", {},
+           "the home node's latency per message: its pipeline and directory (the CCIX port's is ccix_latency)",
+           [](C& c, const Cursor& v) { c.home.lookup = v.time(); }),
+      P<C>("ccix_latency", "time", "0ns", {}, "the host's CCIX transaction and link layers, each way",
+           [](C& c, const Cursor& v) { c.ccix.latency = v.time(); }),
+      P<C>("atomic_latency", "time", "0ns", {}, "an atomic's operation at the home, once the line's value is there",
+           [](C& c, const Cursor& v) { c.home.atomic_latency = v.time(); }),
+      P<C>("migratory", "bool", "false", {},
+           "a read for a shared copy of a line another agent holds unique takes the line unique (the owner "
+           "invalidated), "
+           "so a read-modify-write needs no upgrade",
+           [](C& c, const Cursor& v) { c.home.policy.migratory = v.boolean(); }),
+      P<C>("dirty_sharing", "bool", "false", {},
+           "a read for a shared copy of a line another agent holds dirty leaves that agent the line's owner, shared "
+           "dirty (SD), "
+           "and memory stale: no write-back until the owner gives the line up, and the owner answers the reads after "
+           "(not with "
+           "migratory)",
+           [](C& c, const Cursor& v) { c.home.policy.owned = v.boolean(); }),
+      P<C>("cores", "int", "0", ints(0, 62),
+           "host cores as coherent requesters of this home, each a caching agent (private L1/L2) on the mesh",
+           [](C& c, const Cursor& v) { c.cores = static_cast<int>(v.integer()); }),
+      P<C>("core_lookup", "time", "2ns", {},
+           "a host core's private cache: from an access to its miss leaving, and per message it receives",
+           [](C& c, const Cursor& v) { c.core.lookup = v.time(); }),
+      P<C>("core_mshrs", "int", "8", ints(1, 4096), "requests a host core has outstanding at once",
+           [](C& c, const Cursor& v) { c.core.mshrs = static_cast<int>(v.integer()); }),
+      P<C>("core_l2_size", "size", "0B", line_bytes(),
+           "each host core's private cache (0: unlimited); least recently used lines give way, written back if dirty",
+           [](C& c, const Cursor& v) { c.core.capacity = cache_lines(v); }),
+      P<C>("core_l2_ways", "int", "16", ints(1, 64), "that cache's ways (its size must be a multiple of ways x 64 B)",
+           [](C& c, const Cursor& v) { c.core.ways = static_cast<int>(v.integer()); }),
+      P<C>("core_l2_victims", "int", "0", ints(0, 4096),
+           "that cache's replacement buffer: victims awaiting the home's acknowledgement (0: unlimited); while it is "
+           "full, a miss "
+           "into a full set waits",
+           [](C& c, const Cursor& v) { c.core.victims = static_cast<int>(v.integer()); }),
+      P<C>("core_atomics", "choice", "far", options({"far", "near"}),
+           "where a host core's atomic on a line it does not hold runs: far (at the home) or near (the line fetched "
+           "unique)",
+           [](C& c, const Cursor& v) { c.core.far_atomics = v.scalar() == "far"; }),
+      P<C>("mesh_latency", "time", "10ns", {}, "a host core's path across the mesh to the home node, each way",
+           [](C& c, const Cursor& v) { c.core_link.latency = v.time(); }),
+      P<C>("mesh_bw", "bandwidth", "20GB/s", bandwidth_from(1e6, "1MB/s"), "that path's bandwidth, each way",
+           [](C& c, const Cursor& v) { c.core_link.GBps = v.bandwidth() / 1e9; }),
+      P<C>("req_credits", "int", "16", ints(1, 4096),
+           "requests the home takes at once from each request agent (its trackers)",
+           [](C& c, const Cursor& v) { c.ccix.credits[0] = static_cast<int>(v.integer()); }),
+      P<C>("rsp_credits", "int", "32", ints(1, 4096), "responses the home takes at once from each agent",
+           [](C& c, const Cursor& v) { c.ccix.credits[2] = static_cast<int>(v.integer()); }),
+      P<C>("dat_credits", "int", "32", ints(1, 4096), "data messages the home takes at once from each agent",
+           [](C& c, const Cursor& v) { c.ccix.credits[3] = static_cast<int>(v.integer()); }),
+      P<C>("credit_return_delay", "time", "100ns", {}, "longest a credit return waits for a message to carry it",
+           [](C& c, const Cursor& v) { c.ccix.credit_return_delay = v.time(); }),
+  };
+  return t;
+}
+
+const ParamTable<coherence::SocketSystemConfig>& socket_params() {
+  using C = coherence::SocketSystemConfig;
+  static const ParamTable<C> t = {
+      P<C>("count", "int", "2", ints(1, 2), "sockets",
+           [](C& c, const Cursor& v) { c.sockets = static_cast<int>(v.integer()); }),
+      P<C>("cores", "int", "2", ints(1, 31), "cores per socket, each with a private L1/L2 (a caching agent)",
+           [](C& c, const Cursor& v) { c.cores = static_cast<int>(v.integer()); }),
+      P<C>("slices", "int", "1", ints(1, 31),
+           "LLC slices per socket, each the home agent (directory) of the lines interleaved to it",
+           [](C& c, const Cursor& v) { c.slices = static_cast<int>(v.integer()); }),
+      P<C>("core_lookup", "time", "5ns", {},
+           "a core's private L1/L2: from an access to its miss leaving, and per message it receives",
+           [](C& c, const Cursor& v) { c.core_lookup = v.time(); }),
+      P<C>("home_lookup", "time", "10ns", {}, "an LLC slice's look-up and directory, per message",
+           [](C& c, const Cursor& v) { c.home_lookup = v.time(); }),
+      P<C>("mesh_hop", "time", "5ns", {}, "one trip across a socket's mesh (core, slice, socket-link port)",
+           [](C& c, const Cursor& v) { c.mesh_hop = v.time(); }),
+      P<C>("mshrs", "int", "16", ints(1, 256), "outstanding misses per core",
+           [](C& c, const Cursor& v) { c.mshrs = static_cast<int>(v.integer()); }),
+      P<C>("store_buffer", "int", "0", ints(0, 1024),
+           "each core's store buffer, in stores (x86-TSO): a store completes into it, and it commits its stores to the "
+           "core's "
+           "cache in order, taking their lines unique ahead of their turn (0: none, a core's stores are done before it "
+           "goes on)",
+           [](C& c, const Cursor& v) { c.store_buffer = static_cast<int>(v.integer()); }),
+      P<C>("prefetch", "int", "0", ints(0, 16),
+           "lines after a core's missing load or store that its next-line prefetcher also reads (within the page; 0: "
+           "none)",
+           [](C& c, const Cursor& v) { c.prefetch = static_cast<int>(v.integer()); }),
+      P<C>("forward", "bool", "true", {},
+           "a line a core holds unique is sent by that core straight to the core that asks for it (false: through the "
+           "home)",
+           [](C& c, const Cursor& v) { c.forward = v.boolean(); }),
+      P<C>("dirty_sharing", "bool", "false", {},
+           "with forward: false, a read for a shared copy of a line a core holds dirty leaves that core the line's "
+           "owner, shared "
+           "dirty (SD), and memory stale: no write-back until the owner gives the line up",
+           [](C& c, const Cursor& v) { c.dirty_sharing = v.boolean(); }),
+      P<C>("l2_size", "size", "0B", line_bytes(),
+           "each core's private cache (0: unlimited); least recently used lines give way, written back if dirty",
+           [](C& c, const Cursor& v) { c.l2_lines = cache_lines(v); }),
+      P<C>("l2_ways", "int", "16", ints(1, 64), "the private cache's ways (its size must be a multiple of ways x 64 B)",
+           [](C& c, const Cursor& v) { c.l2_ways = static_cast<int>(v.integer()); }),
+      P<C>("l2_victims", "int", "0", ints(0, 4096),
+           "the private cache's replacement buffer: victims awaiting their home's acknowledgement (0: unlimited); "
+           "while it is full, "
+           "a miss into a full set waits",
+           [](C& c, const Cursor& v) { c.l2_victims = static_cast<int>(v.integer()); }),
+      P<C>("socket_bytes", "size", "64GiB", bytes(4096, 0, 4096),
+           "DRAM per socket: socket s homes the addresses [s, s+1) times this",
+           [](C& c, const Cursor& v) { c.socket_bytes = v.size(); }),
+      P<C>("links", "int", "1", ints(1, 4), "socket links between the two sockets",
+           [](C& c, const Cursor& v) { c.links = static_cast<int>(v.integer()); }),
+      P<C>("link_bw", "bandwidth", "20GB/s", bandwidth_from(1e6, "1MB/s"),
+           "one socket link's data bandwidth, each direction",
+           [](C& c, const Cursor& v) { c.link.GBps = v.bandwidth() / 1e9; }),
+      P<C>("link_latency", "time", "10ns", {}, "one socket link's latency, each direction (PHY, link layer, wire)",
+           [](C& c, const Cursor& v) { c.link.latency = v.time(); }),
+      P<C>("link_header", "size", "16B", bytes(1, 256),
+           "a coherence message's header on a socket link (a data message adds a 64 B line)",
+           [](C& c, const Cursor& v) { c.link.header_B = static_cast<int>(v.size()); }),
+      P<C>("link_credits", "int", "16", ints(1, 4096),
+           "messages of each class a socket link's end buffers (the credits its partner gets)",
+           [](C& c, const Cursor& v) { c.link_end.credits.fill(static_cast<int>(v.integer())); }),
+      P<C>("link_credit_return", "choice", "header", options({"header", "packet"}),
+           "how a socket link's receiver returns credits: header (each message's as it is taken, in the reverse "
+           "direction's "
+           "headers, no wire time: UPI, CHI, CXL.cache) or packet (8 B packets after 4 messages of a class or 200 ns, "
+           "as PCIe's "
+           "UpdateFC)",
+           [](C& c, const Cursor& v) { c.link.credits_in_header = v.scalar() == "header"; }),
+  };
+  return t;
+}
+
+}  // namespace hx::cfg

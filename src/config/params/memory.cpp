@@ -1,0 +1,53 @@
+// Memory parameters: a socket's controller, its channels, LLC and far node.
+#include "src/config/params/declare.h"
+
+namespace hx::cfg {
+
+const ParamTable<mem::MemoryConfig>& memory_params() {
+  using C = mem::MemoryConfig;
+  static const ParamTable<C> t = {
+      P<C>("read_latency", "time", "80ns", {}, "memory controller read latency (request to data)",
+           [](C& c, const Cursor& v) { c.read_latency = v.time(); }),
+      P<C>("write_latency", "time", "40ns", {}, "write accept to commit",
+           [](C& c, const Cursor& v) { c.write_latency = v.time(); }),
+      P<C>("channel_bw", "bandwidth", "12.8GB/s", bandwidth_from(1e3, "1KB/s"), "bandwidth of one memory channel",
+           [](C& c, const Cursor& v) { c.channel_GBps = v.bandwidth() / 1e9; }),
+      P<C>("channels", "int", "2", ints(1, 64), "independent channels, interleaved by line",
+           [](C& c, const Cursor& v) { c.channels = static_cast<int>(v.integer()); }),
+      P<C>("rmw_extra", "time", "40ns", {},
+           "extra channel occupancy of a partial-line write (read-modify-write turnaround)",
+           [](C& c, const Cursor& v) { c.rmw_extra = v.time(); }),
+      P<C>("partial_rmw", "bool", "true", {},
+           "partial-line writes read-modify-write DRAM (false: DDIO, the LLC merges them)",
+           [](C& c, const Cursor& v) { c.partial_rmw = v.boolean(); }),
+      P<C>("numa_nodes", "int", "1", ints(1, 2),
+           "memory nodes: 2 puts the upper half of DRAM on the far socket (buffers choose with `node: far`)",
+           [](C& c, const Cursor& v) { c.numa_nodes = static_cast<int>(v.integer()); }),
+      P<C>("far_latency", "time", "0ns", {}, "extra latency of a far-node line (socket interconnect round trip)",
+           [](C& c, const Cursor& v) { c.far_latency = v.time(); }),
+      P<C>("far_snoop", "time", "0ns", {},
+           "extra latency of a DMA read of a near-homed line that only the far socket's LLC "
+           "holds (snoop and forward across the socket interconnect)",
+           [](C& c, const Cursor& v) { c.far_snoop = v.time(); }),
+      P<C>("far_bw", "bandwidth", "0GB/s", {},
+           "socket interconnect bandwidth available to far-node lines (0 = no limit)",
+           [](C& c, const Cursor& v) { c.far_GBps = v.bandwidth() / 1e9; }),
+      P<C>("llc_size", "size", "0B", bytes(0, std::uint64_t{1} << 30),
+           "last-level cache that DMA reads look up (0 = none: every read at read_latency); "
+           "DMA writes allocate in it (DDIO)",
+           [](C& c, const Cursor& v) { c.llc_size = v.size(); }),
+      P<C>("llc_ways", "int", "16", ints(1, 64), "LLC associativity",
+           [](C& c, const Cursor& v) { c.llc_ways = static_cast<int>(v.integer()); }),
+      P<C>("ddio_ways", "int", "0", ints(0, 64),
+           "LLC ways of each set a DMA write that misses may allocate in (DDIO's share, "
+           "Intel's IIO LLC WAYS; 0 = any way); at most llc_ways",
+           [](C& c, const Cursor& v) { c.ddio_ways = static_cast<int>(v.integer()); }),
+      P<C>("llc_replacement", "choice", "lru", replacement(), "LLC replacement: lru, plru (tree pseudo-LRU) or random",
+           [](C& c, const Cursor& v) { c.llc_replacement = replacement_policy(v); }),
+      P<C>("llc_miss", "time", "0ns", {}, "extra latency of a DMA read that misses the LLC (read_latency is a hit's)",
+           [](C& c, const Cursor& v) { c.llc_miss = v.time(); }),
+  };
+  return t;
+}
+
+}  // namespace hx::cfg
