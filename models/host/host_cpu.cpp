@@ -238,7 +238,7 @@ void HostCpu::wait_watch(int id) {
 int HostCpu::arm_ring(std::uint64_t addr, std::uint32_t slot_B, std::uint32_t slots, int core) {
   if (!slot_B || !slots) sim_fail(basename(), "a polled ring of no slots");
   Ring r{addr, slot_B, slots, core, std::vector<Tick>(slots, kNever), std::vector<Tick>(slots, kNever), -1,
-         std::make_unique<sc_core::sc_event>()};
+         std::make_unique<sc_core::sc_event>(), {}, {}, {}};
   m_rings.push_back(std::move(r));
   return static_cast<int>(m_rings.size() - 1);
 }
