@@ -8,6 +8,10 @@
 // releases the packet to user logic after h2f_cycles, and the controller
 // writes its updated read pointers (8 B) back to host memory.
 // Both per-channel; channels share the bus. Ring sizes are per channel.
+// Simplification: an H2F packet is the bytes in its channel's window when
+// the header is handled (h2f_cycles after it arrives), not those written
+// before the header: a second packet written within that time joins the
+// first. The drivers and workloads send one packet at a time.
 #pragma once
 #include <functional>
 #include <string>

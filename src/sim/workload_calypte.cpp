@@ -2,9 +2,11 @@
 // round trips.
 #include "src/sim/workload_kinds.h"
 
+#include <memory>
 #include <vector>
 
 #include "models/core/error.h"
+#include "models/host/drivers/calypte_driver.h"
 
 namespace hx::sim {
 
@@ -30,11 +32,12 @@ class CalypteBurst final : public Workload {
   void start(Platform& plat) override {
     m_p = &plat;
     auto* dev = m_p->device<dma::CalypteApi>(m_dev);
+    host::drivers::CalypteDriver driver(m_p->cpu(), *dev, m_p->endpoint(m_dev).config().bars.at(0).base);
     std::vector<std::uint64_t> upd;
     const std::vector<std::uint64_t> at = m_p->alloc(buffers());
     for (int ch = 0; ch <= m_channels; ++ch) {
       const std::uint64_t ring = at[2 * static_cast<std::size_t>(ch)], u = at[2 * static_cast<std::size_t>(ch) + 1];
-      dev->set_f2h_ring(ch, ring, 1u << 20, u);
+      driver.open_f2h(ch, ring, 1u << 20, u);
       upd.push_back(u);
     }
     m_p->cpu().spawn(m_name, m_core, [this, dev, upd](int core) {
@@ -89,15 +92,13 @@ class CalypteLoop final : public Workload {
   void start(Platform& plat) override {
     m_p = &plat;
     auto* dev = m_p->device<dma::CalypteApi>(m_dev);
+    m_driver = std::make_unique<host::drivers::CalypteDriver>(m_p->cpu(), *dev, m_p->endpoint(m_dev).config().bars.at(0).base);
     const std::vector<std::uint64_t> at = m_p->alloc(buffers());
     const std::uint64_t ring = at[0], f2h_upd = at[1], h2f_upd = at[2];
-    dev->set_f2h_ring(m_ch, ring, 1u << 20, f2h_upd);
-    dev->set_h2f_update(m_ch, h2f_upd);
+    m_driver->open_f2h(m_ch, ring, 1u << 20, f2h_upd);
+    m_driver->open_h2f(m_ch, h2f_upd);
     m_p->cpu().spawn(m_name, m_core, [this, dev, f2h_upd](int core) {
       auto& cpu = m_p->cpu();
-      const std::uint64_t bar = m_p->endpoint(m_dev).config().bars.at(0).base;
-      const std::uint64_t data = bar + dma::kCalypteH2FData + (static_cast<std::uint64_t>(m_ch) << 20);
-      const std::uint64_t hdr = bar + dma::kCalypteH2FHeader + static_cast<std::uint64_t>(m_ch) * 8;
       sc_core::sc_event delivered;
       Tick t_del = 0;
       bool got = false;
@@ -127,18 +128,12 @@ class CalypteLoop final : public Workload {
         if (m_fhf) {
           const std::uint64_t src = dev->send(m_ch, m_size, m_stream, m_off, timed);
           cpu.wait_watch(w);
-          cpu.mmio_copy_wc(core, data, src, m_size, m_stream, m_off);
-          cpu.fence(core);
-          cpu.mmio_write_wc(core, hdr, 8, kMemoryStream, static_cast<std::uint64_t>(r), timed);
-          cpu.fence(core);
+          m_driver->send_from(core, m_ch, src, m_size, m_stream, m_off, static_cast<std::uint64_t>(r), timed);
           if (!got) sc_core::wait(delivered);  // it may have arrived while an OS tick held the core
           m_lat.add(to_ns(t_del - t0) / 1000.0);
           if (timed) m_breakdown.add(back, t0, t_del);
         } else {
-          cpu.mmio_write_wc(core, data, m_size, m_stream, m_off);
-          cpu.fence(core);
-          cpu.mmio_write_wc(core, hdr, 8, kMemoryStream, static_cast<std::uint64_t>(r), timed);
-          cpu.fence(core);
+          m_driver->send(core, m_ch, m_size, m_stream, m_off, static_cast<std::uint64_t>(r), timed);
           cpu.wait_watch(w);
           m_lat.add(to_ns(cpu.now() - t0) / 1000.0);
           if (timed) {
@@ -175,6 +170,7 @@ class CalypteLoop final : public Workload {
   int m_ch = 0, m_reps = 1000, m_core = 0;
   std::uint32_t m_size = 64;
   std::uint64_t m_stream = 0x400, m_off = 0;
+  std::unique_ptr<host::drivers::CalypteDriver> m_driver;
   Histogram m_lat;
   Breakdown m_breakdown;  // the behavioural engine's round trips, stage by stage
   bool m_done = false;

@@ -1,9 +1,11 @@
 // S003's Coyote perf_local through the FPGA MMU.
 #include "src/sim/workload_kinds.h"
 
+#include <memory>
 #include <vector>
 
 #include "models/core/error.h"
+#include "models/host/drivers/coyote_driver.h"
 
 namespace hx::sim {
 
@@ -12,7 +14,8 @@ namespace {
 // S003: Coyote perf_local. The host invokes transfers of `size` bytes from a
 // source buffer through the FPGA's user logic back to a destination buffer
 // (virtual addresses, translated by the FPGA MMU; a miss interrupts the
-// driver thread, which answers by MMIO) and polls the completion writeback.
+// driver's miss handler, models/host/drivers/coyote_driver.h) and polls the
+// completion writeback.
 // lat: one transfer at a time, mean latency; thr: all `reps` invoked back to
 // back, then one wait; throughput = bytes / time.
 class CoyotePerf final : public Workload {
@@ -33,39 +36,26 @@ class CoyotePerf final : public Workload {
   }
   void start(Platform& plat) override {
     m_p = &plat;
-    auto* dev = m_p->device<dma::CoyoteDma>(m_dev);
     const std::uint64_t page = 1ull << m_backing.page_shift;
     const std::uint64_t span = (m_size + page - 1) / page * page;
     const std::vector<std::uint64_t> at = m_p->alloc(buffers());
-    const std::uint64_t src = at[0], dst = at[1], wb = at[2];
-    dev->map(src, span, m_backing.page_shift, m_mapped ? m_size : 0);
-    dev->map(dst, span, m_backing.page_shift, m_mapped ? m_size : 0);
-    dev->set_writeback(wb);  // a driver buffer, written by physical address
-    const std::uint64_t bar = m_p->endpoint(m_dev).config().bars.at(0).base;
+    const std::uint64_t src = at[0], dst = at[1];
+    m_driver = std::make_unique<host::drivers::CoyoteDriver>(m_p->cpu(), *m_p->device<dma::CoyoteDma>(m_dev),
+                                                             m_p->endpoint(m_dev).config().bars.at(0).base, m_cfg);
+    m_driver->map(src, span, m_backing.page_shift, m_mapped ? m_size : 0);
+    m_driver->map(dst, span, m_backing.page_shift, m_mapped ? m_size : 0);
+    m_driver->set_writeback(at[2]);  // a driver buffer, written by physical address
     auto& cpu = m_p->cpu();
     // An application with its buffers on the far node runs there too.
     cpu.set_far(m_core, m_backing.far);
-    // The driver: each MMU miss is an interrupt, driver work, and the fill.
-    cpu.spawn(m_name + "_driver", m_driver_core, [this, bar](int core) {
-      auto& cpu = m_p->cpu();
-      for (;;) {
-        cpu.wait_msi(core, m_cfg.msi_vector);
-        cpu.compute(core, m_cfg.driver_miss);
-        cpu.mmio_write_uc(core, bar + dma::kCoyoteTlbFill, 8, kMemoryStream, 0);
-      }
-    });
-    cpu.spawn(m_name, m_core, [this, dev, bar, src, dst, wb](int core) {
+    m_driver->spawn_miss_handler(m_name + "_driver", m_driver_core);
+    cpu.spawn(m_name, m_core, [this, src, dst](int core) {
       auto& cpu = m_p->cpu();
       // A timed invocation's ledger goes with its last register write (the
       // one that starts it) and comes back with the writeback it polls for.
       Ledger led;
-      auto invoke = [&](Ledger* l) {
-        dev->post(src, dst, m_size);
-        for (int k = m_cfg.invoke_writes - 1; k >= 0; --k)
-          cpu.mmio_write_uc(core, bar + dma::kCoyoteInvoke - 8 * static_cast<std::uint64_t>(k), 8, kMemoryStream, 0,
-                            k == 0 ? l : nullptr);
-      };
-      auto slot = [&](int n) { return wb + 8 * static_cast<std::uint64_t>(n % 512); };  // writeback of transfer n
+      auto invoke = [&](Ledger* l) { m_driver->invoke(core, src, dst, m_size, l); };
+      auto slot = [&](int n) { return m_driver->writeback_slot(n); };
       const Tick t0 = cpu.now();
       if (m_thr) {
         const int w = cpu.arm_watch(slot(m_reps - 1), 8, core);
@@ -123,6 +113,7 @@ class CoyotePerf final : public Workload {
   int m_reps = 50, m_core = 0, m_driver_core = 1;
   Backing m_backing;
   dma::CoyoteConfig m_cfg;
+  std::unique_ptr<host::drivers::CoyoteDriver> m_driver;
   Histogram m_lat;
   Breakdown m_breakdown;  // lat mode: each transfer's round trip, stage by stage
   Tick m_elapsed = 0;

@@ -7,14 +7,15 @@
 #include <vector>
 
 #include "models/core/error.h"
+#include "models/host/drivers/rosta_driver.h"
 
 namespace hx::sim {
 
 namespace {
 
-// S001: host DMA through the Rosta engine, driven by the driver's read/write
-// call: syscall, page pinning, one descriptor per 4 KiB page written by UC
-// MMIO, a doorbell, the interrupt at the end.
+// S001: host DMA through the Rosta engine, one driver call per device
+// (models/host/drivers/rosta_driver.h) on a core of its own, each timed from
+// the call to its return and its engine from first to last TLP.
 class RostaHostDma final : public Workload {
  public:
   RostaHostDma(const Cursor& c, const topo::Topology& p) : Workload("rosta_dma") {
@@ -52,8 +53,7 @@ class RostaHostDma final : public Workload {
       r->job.payload = m_payload;
       r->job.stream = 0x100 + i;
       r->job.msi_vector = static_cast<std::uint32_t>(i + 1);
-      const std::uint64_t buf = m_p->alloc(buffers()[i].bytes);
-      for (std::uint64_t off = 0; off < m_bytes; off += 4096) r->job.descs.push_back(dma::Segment{buf + off, 4096});
+      host::drivers::RostaDriver::describe(r->job, m_p->alloc(buffers()[i].bytes), m_bytes);
       const int core = static_cast<int>(i);
       m_p->cpu().spawn(m_name + "_" + r->dev, core, [this, r](int core) { driver_call(*r, core); });
     }
@@ -111,21 +111,12 @@ class RostaHostDma final : public Workload {
     bool returned = false;
   };
   void driver_call(Run& r, int core) {
-    auto& cpu = m_p->cpu();
-    auto* dev = m_p->device<dma::RostaDma>(r.dev);
-    const std::uint64_t bar = m_p->endpoint(r.dev).config().bars.at(0).base;
-    r.t0 = cpu.now();
-    cpu.syscall(core);
-    cpu.pin_pages(core, r.job.descs.size());
-    for (std::size_t d = 0; d < r.job.descs.size(); ++d)
-      for (int k = 0; k < m_desc_writes; ++k)
-        cpu.mmio_write_uc(core, bar + dma::kRostaDescRegs + ((d * 16 + static_cast<std::size_t>(k) * 8) & 0xff8), 8,
-                          kMemoryStream, d);
-    dev->load(&r.job);
-    cpu.mmio_write_uc(core, bar + dma::kRostaDoorbell, 4, kMemoryStream, 0);
-    r.t_doorbell = cpu.now();
-    cpu.wait_msi(core, r.job.msi_vector);
-    r.t1 = cpu.now();
+    host::drivers::RostaDriver driver(m_p->cpu(), *m_p->device<dma::RostaDma>(r.dev),
+                                      m_p->endpoint(r.dev).config().bars.at(0).base, {m_desc_writes});
+    const host::drivers::RostaCallTimes t = driver.call(core, r.job);
+    r.t0 = t.entered;
+    r.t_doorbell = t.doorbell;
+    r.t1 = t.returned;
     if (m_write) {
       // End to end: the buffer in host memory holds exactly what the FPGA sent.
       std::uint64_t off = 0;
