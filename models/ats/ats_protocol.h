@@ -3,6 +3,9 @@
 // encoding a larger page as the lowest zero of the address bits above bit 12
 // (sec. 10.2.3.2). Here the entry is produced and checked as bytes, so a
 // device consuming a translation verifies what the IOMMU sent.
+// Simplifications: no PASID prefix and no Page Request Interface (a page
+// that is not mapped is a fault, never requested of the host); the entry's
+// permission bits are always read and write.
 #pragma once
 #include <cstdint>
 

@@ -9,6 +9,11 @@
 // The tables live in a reserved region of DRAM, written through the memory
 // store; a walk reads them back from there, so a corrupted table or a DMA
 // to an unmapped address is caught, not assumed away.
+// Simplifications: one table per IOMMU (one domain); buffers are mapped
+// with IOVA equal to their physical address (design note 13: the walk's
+// reads are what timing needs); every page is mapped present and
+// writable, and a walk checks presence only (no read-only pages, no
+// accessed or dirty bits written back by a walk).
 #pragma once
 #include <array>
 #include <cstdint>

@@ -11,6 +11,11 @@
 // each a caching agent (its private L1/L2) on a direct link across the
 // mesh to the home node, so a host core and a device share lines through
 // the one directory.
+// Simplifications: one home node for all host memory (no interleaving of
+// lines over several home nodes of the mesh); the cores' paths to it are
+// links of their own (no shared mesh ring or its contention); the devices
+// home no memory of their own (no CCIX slave agent: only host memory is
+// coherent); the protocol's own simplifications are protocol.h's.
 #pragma once
 #include <map>
 #include <memory>

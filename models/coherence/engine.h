@@ -6,6 +6,9 @@
 // its own is checked at each step (a message the table has no row for, a
 // response nobody waits for, a snoop count gone wrong) and reported as a
 // SimError naming the agent, the line, its state and the message.
+// Simplifications: those of the protocol it runs (protocol.h), and no
+// timing of its own: a step is instantaneous, and every cost is the agent
+// model's or its transport's.
 #pragma once
 #include <cstdint>
 #include <deque>

@@ -15,6 +15,10 @@ constexpr int kMaxVcs = 8;  // PCIe VC0-VC7 (PCIe base spec sec. 2.5)
 // first; or weighted round robin, up to weights[vc] units of a VC in turn.
 // Port arbitration (among the ingress ports or streams of one VC) comes
 // after it, round robin.
+// Simplifications: weighted arbitration gives a VC its weight in units
+// (TLPs or messages) per turn, not the spec's VC arbitration table of
+// phases; no time-based weighted round robin; port arbitration has no
+// table of its own.
 enum class VcArbitration : std::uint8_t { RoundRobin, Strict, Weighted };
 
 struct VcArbConfig {

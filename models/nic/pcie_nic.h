@@ -45,6 +45,12 @@
 // Packet k of queue q is bytes [k << 16, (k << 16) + size) of the pattern
 // stream kPacketStream + q: the NIC checks what it reads, the driver what
 // it receives.
+// Simplifications: the wire loops back to the same NIC's receiver (no link
+// partner, no other traffic on it); a packet that finds no RX descriptor
+// waits, so nothing is ever dropped; no offloads (checksums, segmentation)
+// and no RSS: queue q's packets come back on queue q; the NIC's DMA goes
+// to the root complex's memory (its LLC and DDIO), not into the caches of
+// a host's coherent `sockets:`.
 #pragma once
 #include <systemc>
 #include <cstdint>

@@ -14,6 +14,12 @@
 //    reg_read_per_dw for each DW beyond the first.
 // The endpoint advertises infinite completion credits, as the spec requires
 // of endpoints (sec. 2.6.1), and drains its receive buffer as TLPs arrive.
+// Simplifications: one function (no multi-function device, no SR-IOV); its
+// bus/device/function and BARs are assigned at elaboration (no
+// configuration requests on the link); MSI at one fixed address (no MSI-X
+// table); no relaxed or ID-based ordering, no poisoned TLPs, ECRC,
+// completion timeouts or error messages; the device logic never
+// back-pressures what arrives (the receive buffer drains at once).
 #pragma once
 #include <systemc>
 #include <deque>

@@ -26,6 +26,12 @@
 // for a read that is outstanding, from its requester, with its tag, byte
 // count and lower address, and no more bytes than it asked. A violation is
 // a simulation error naming the stream and the cycle.
+//
+// Simplifications (docs/rtl.md, "Not yet"): one clock domain per design;
+// the UltraScale+ interfaces without straddling, address-aligned data, the
+// hard block's own tag management or its flow-control and tag-availability
+// ports; no AtomicOps, messages or configuration requests through the
+// design's interfaces.
 #pragma once
 #include <array>
 #include <cstdint>
