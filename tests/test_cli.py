@@ -552,6 +552,19 @@ class Runs(unittest.TestCase):
         self.assertIn('| `rcb` | size | `64B` | 64B or 128B |', out)
         self.assertIn('| `llc_replacement` | choice | `lru` | lru, plru or random |', out)
 
+    def test_bench_memory_is_each_points_own(self):
+        # A bench_bw study of 2 M writes peaks below 50 MB (memory flat in
+        # the number of commands), as the point itself measures it: the
+        # point's rusage would carry the peak of the bench process that
+        # started it.
+        out = os.path.join(self.d, 'b.json')
+        rc, _, err = run('bench', '--only', 'flat_bench', '--repeats', '1', '--json', out)
+        self.assertEqual(rc, 0, err)
+        with open(out) as f:
+            s = {x['name']: x for x in json.load(f)['scenarios']}['flat_bench_bw']
+        self.assertGreater(s['peak_rss_mb'], 1)
+        self.assertLess(s['peak_rss_mb'], 50)
+
 
 class Explain(unittest.TestCase):
     def run_and_explain(self, d, study, top, *sets):

@@ -1,5 +1,6 @@
 #include "src/sim/point.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -123,6 +124,13 @@ PointTiming timing_from_json(const nlohmann::json& j) {
   return t;
 }
 
+double own_peak_rss_mb() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmHWM:", 0) == 0) return std::strtod(line.c_str() + 6, nullptr) / 1024.0;  // in kB
+  return 0;
+}
+
 int run_one_point(const RunArgs& a, std::size_t index, const std::string& out_file) {
   StudyFiles f = prepared(a);
   // This point alone: building the whole sweep in every point process made
@@ -131,7 +139,9 @@ int run_one_point(const RunArgs& a, std::size_t index, const std::string& out_fi
   if (index >= count) throw InputError("point " + std::to_string(index) + " does not exist");
   const PointTiming t = write_point(a, f, point, index, study_seed(a, f), out_file);
   std::ofstream out(out_file + ".timing", std::ios::binary | std::ios::trunc);
-  out << to_json(t).dump(2) << "\n";
+  nlohmann::json j = to_json(t);
+  j["peak_rss_mb"] = own_peak_rss_mb();  // hxsim bench's figure of this point alone
+  out << j.dump(2) << "\n";
   if (!out.flush()) throw InputError(out_file + ".timing: cannot write");
   return 0;
 }

@@ -55,6 +55,11 @@ struct PointTiming {
 };
 nlohmann::json to_json(const PointTiming& t);
 PointTiming timing_from_json(const nlohmann::json& j);
+// This process's peak resident memory since its program started, in MB
+// (the kernel's VmHWM of its address space; 0 where it cannot be read). A
+// spawned child's own rusage cannot say it: Linux carries the peak of the
+// address space it replaced at exec (here, its parent's) into ru_maxrss.
+double own_peak_rss_mb();
 
 // Where point K's files go in DIR: DIR/points/K.json + ext.
 std::string point_file(const std::string& dir, std::size_t k, const char* ext = "");
