@@ -139,7 +139,8 @@ Run run_once(const std::string& self, const std::string& study, int point, const
                        out.string() + ".stderr", "bench scenario " + study);
   std::ifstream t(out.string() + ".timing"), m(out.string());
   const auto timing = nlohmann::json::parse(t);
-  r.rss_mb = timing.value("peak_rss_mb", r.rss_mb);  // the point's own: its rusage carries this process's peak
+  // The point's own peak (its rusage carries this process's), where it could read it.
+  if (const double own = timing.value("peak_rss_mb", 0.0); own > 0) r.rss_mb = own;
   r.wall = timing["wall_s"].get<double>();
   r.elab = timing["elaboration_s"].get<double>();
   r.load = timing["load_s"].get<double>();
@@ -378,7 +379,7 @@ int bench(const std::string& json_out, int repeats, const std::string& self, con
                                    "the coherence bench scenario");
       std::ifstream in(out);
       runs.push_back(nlohmann::json::parse(in));
-      if (!runs.back().contains("peak_rss_mb")) runs.back()["peak_rss_mb"] = rss;
+      if (runs.back().value("peak_rss_mb", 0.0) <= 0) runs.back()["peak_rss_mb"] = rss;
     }
     std::sort(runs.begin(), runs.end(), [](const nlohmann::json& a, const nlohmann::json& b) { return a["wall_s"] < b["wall_s"]; });
     const nlohmann::json& m = runs[runs.size() / 2];
