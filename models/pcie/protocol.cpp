@@ -36,7 +36,6 @@ bool parse_encoding(const std::string& s, Encoding* out) {
 }
 
 bool valid_generation(int gen) { return gen >= 1 && gen <= 6; }
-bool valid_width(int w) { return w == 1 || w == 2 || w == 4 || w == 8 || w == 16 || w == 32; }
 
 const Generation& generation(int gen) {
   if (!valid_generation(gen)) throw std::out_of_range("PCIe generation " + std::to_string(gen));

@@ -42,7 +42,8 @@ bool parse_encoding(const std::string& s, Encoding* out);
 // model (242 of 256 bytes of a flit carry TLP/DLLP bytes; no per-TLP LCRC).
 const Generation& generation(int gen);
 bool valid_generation(int gen);
-bool valid_width(int width);
+// The link widths PCIe defines, in lanes.
+inline constexpr int kLinkWidths[] = {1, 2, 4, 8, 16, 32};
 
 // Flow-control classes (sec. 2.6.1): posted, non-posted, completion.
 enum class FcClass : std::uint8_t { P = 0, NP = 1, Cpl = 2 };

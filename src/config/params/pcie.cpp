@@ -1,4 +1,6 @@
 // PCIe parameters: links, ports, switches and endpoints' hard blocks.
+#include <iterator>
+
 #include "models/pcie/protocol.h"
 #include "src/config/params/declare.h"
 
@@ -9,7 +11,7 @@ const ParamTable<pcie::LinkConfig>& link_params() {
   static const ParamTable<C> t = {
       P<C>("gen", "int", "3", ints(1, 6), "PCIe generation (rate and encoding from the generation table)",
            [](C& c, const Cursor& v) { c.gen = static_cast<int>(v.integer()); }),
-      P<C>("width", "int", "8", int_set({1, 2, 4, 8, 16, 32}, "a PCIe link width"), "lanes",
+      P<C>("width", "int", "8", int_set({std::begin(pcie::kLinkWidths), std::end(pcie::kLinkWidths)}, "a PCIe link width"), "lanes",
            [](C& c, const Cursor& v) { c.width = static_cast<int>(v.integer()); }),
       P<C>("rate", "rate", "0GT/s", {},
            "lane rate if not the generation's (CCIX ESM: 20GT/s or 25GT/s on a gen 4 link); 0 = the generation's",
