@@ -16,6 +16,7 @@ HostCpu::HostCpu(sc_core::sc_module_name name, const HostCpuConfig& cfg, RootCom
   for (int c = 0; c < std::max(1, cfg.cores); ++c)
     m_tick_phase.push_back(cfg.os_tick_period ? m_rng.below(cfg.os_tick_period) : 0);
   m_far.assign(m_tick_phase.size(), false);
+  for (std::size_t c = 0; c < m_tick_phase.size(); ++c) m_ports.emplace_back(*this, m_rc.memory(), static_cast<int>(c));
   auto& reg = StatsRegistry::instance();
   const std::string n(name);
   reg.add_counter(n + ".uc_writes", &uc_writes, "1", "UC MMIO stores");
@@ -27,6 +28,11 @@ HostCpu::HostCpu(sc_core::sc_module_name name, const HostCpuConfig& cfg, RootCom
 }
 
 Tick HostCpu::now() const { return now_tick(); }
+
+MemoryPort& HostCpu::port(int core) {
+  if (core < 0 || static_cast<std::size_t>(core) >= m_ports.size()) sim_fail(basename(), "no core " + std::to_string(core));
+  return m_ports[static_cast<std::size_t>(core)];
+}
 
 void HostCpu::spawn(const std::string& name, int core, std::function<void(int)> body) {
   if (core < 0 || core >= std::max(1, m_cfg.cores)) sim_fail(basename(), "no core " + std::to_string(core));
@@ -144,7 +150,7 @@ void HostCpu::copy_wc(int core, std::uint64_t dst, std::uint64_t src, std::uint3
     compute(core, m_cfg.wc_line_cost + m_cfg.copy_line_cost);
     const std::uint32_t n = static_cast<std::uint32_t>(stop - a);
     buf.resize(n);
-    m_rc.memory().store().read(src + (a - dst), buf.data(), n);
+    port(core).load(src + (a - dst), buf.data(), n);
     send(a, n, buf.data());
     ++wc_lines;
     a = stop;

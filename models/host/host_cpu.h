@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "models/core/rng.h"
+#include "models/host/memory_port.h"
 #include "models/host/root_complex.h"
 
 namespace hx::host {
@@ -52,9 +53,9 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
  public:
   HostCpu(sc_core::sc_module_name name, const HostCpuConfig& cfg, RootComplex& rc);
   const HostCpuConfig& config() const { return m_cfg; }
-  // Host memory's bytes, as the cores' loads and stores see them (the
-  // timing of a core's own accesses is its thread's compute time).
-  mem::SparseMemory& memory() { return m_rc.memory().store(); }
+  // Core `core`'s port to host memory: its software's loads, stores,
+  // copies and polls (memory_port.h).
+  MemoryPort& port(int core);
 
   // Start a software thread on core `core` (SC_THREAD; runs `body`).
   void spawn(const std::string& name, int core, std::function<void(int core)> body);
@@ -115,6 +116,7 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   Tick now() const;
   // Place core `core` on the socket without the root complex.
   void set_far(int core, bool far);
+  bool far(int core) const { return m_far.at(static_cast<std::size_t>(core)); }
 
   // HostSide
   void on_memory_write(std::uint64_t addr, std::uint32_t len, Tick commit, const Ledger* led) override;
@@ -177,6 +179,7 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   Rng m_rng;
   std::vector<Tick> m_tick_phase;
   std::vector<bool> m_far;
+  std::vector<MemoryPort> m_ports;  // one per core
   // Watches armed and not yet waited for, by id; a write is compared only
   // with those not yet detected, in arming order (the order of the RNG draws).
   std::unordered_map<int, Watch> m_watches;

@@ -571,7 +571,7 @@ void PcieNicDriver::doorbell(Queue& q, int core, std::uint64_t reg, std::uint32_
   const std::uint64_t addr = m_bar + kNicTail + 0x100ull * static_cast<std::uint64_t>(q.index) + reg;
   ++m_doorbells;
   if (m_cfg.doorbell_wc) {
-    m_cpu.memory().write(q.db, b, 4);
+    m_cpu.port(core).store(q.db, b, 4);
     m_cpu.mmio_copy_wc(core, addr, q.db, 4, led);
     m_cpu.fence(core);
   } else {
@@ -580,9 +580,8 @@ void PcieNicDriver::doorbell(Queue& q, int core, std::uint64_t reg, std::uint32_
 }
 
 void PcieNicDriver::tx(Queue& q, int core) {
-  auto& mem = m_cpu.memory();
+  host::MemoryPort& mem = m_cpu.port(core);
   const auto ring = static_cast<std::uint64_t>(m_t.ring);
-  const std::uint64_t lines = (m_t.packet_B + kLine - 1) / kLine;
   const std::uint64_t stream = kPacketStream + static_cast<std::uint64_t>(q.index);
   std::uint64_t reclaimed = 0;
   Pacer pace(m_t, q.due, q.received, q.rx_ev);
@@ -592,17 +591,19 @@ void PcieNicDriver::tx(Queue& q, int core) {
     while (k + n - reclaimed > ring) {
       m_cpu.wait_ring(q.wb_ring, 0);
       std::uint8_t b[8];
-      mem.read(q.tx_wb, b, 8);
+      mem.load(q.tx_wb, b, 8);
       reclaimed = get_le(b, 8);
       m_cpu.clear_ring(q.wb_ring, 0);
     }
-    m_cpu.compute(core, static_cast<Tick>(n) * (m_cfg.driver_per_packet + static_cast<Tick>(lines) * m_cpu.config().copy_line_cost));
+    // The driver's work on the batch: each packet and its descriptor.
+    mem.begin_stretch();
     for (std::uint64_t i = k; i < k + n; ++i) {
       const std::uint64_t buf = q.tx_buf + (i % ring) * stride(m_t);
-      mem.write_pattern(buf, stream, packet_off(i), m_t.packet_B);
+      mem.copy_pattern(buf, stream, packet_off(i), m_t.packet_B);
       put_desc(d, buf, m_t.packet_B, i);
-      mem.write(q.tx_ring + (i % ring) * m_cfg.tx_desc_B, d, m_cfg.tx_desc_B);
+      mem.store(q.tx_ring + (i % ring) * m_cfg.tx_desc_B, d, m_cfg.tx_desc_B);
     }
+    mem.end_stretch(static_cast<Tick>(n) * m_cfg.driver_per_packet);
     // A batch with timed packets: each one's time so far is the driver's;
     // the doorbell (or the pushes) carries one ledger for them all on.
     Ledger seg;
@@ -633,16 +634,15 @@ void PcieNicDriver::tx(Queue& q, int core) {
 }
 
 void PcieNicDriver::rx(Queue& q, int core) {
-  auto& mem = m_cpu.memory();
+  host::MemoryPort& mem = m_cpu.port(core);
   const auto ring = static_cast<std::uint64_t>(m_t.ring);
-  const std::uint64_t lines = (m_t.packet_B + kLine - 1) / kLine;
   const std::uint64_t stream = kPacketStream + static_cast<std::uint64_t>(q.index);
   const std::uint64_t total = q.due.size();
   const std::uint64_t thresh = std::min<std::uint64_t>(32, ring / 4);
   std::uint8_t d[64] = {};
   auto post = [&](std::uint64_t i) {
     put_desc(d, q.rx_buf + (i % ring) * stride(m_t), static_cast<std::uint32_t>(stride(m_t)), i);
-    mem.write(q.rx_ring + (i % ring) * m_cfg.rx_desc_B, d, m_cfg.rx_desc_B);
+    mem.store(q.rx_ring + (i % ring) * m_cfg.rx_desc_B, d, m_cfg.rx_desc_B);
   };
   for (std::uint64_t i = 0; i < ring; ++i) post(i);
   std::uint64_t posted = ring, told = ring;
@@ -671,7 +671,7 @@ void PcieNicDriver::rx(Queue& q, int core) {
       if (i >= m_t.warmup && !m_cpu.ring_ledger(q.cq_ring, slot(i), !m_irq, q.seen[i - read]))
         sim_fail(m_name, "timed packet " + std::to_string(i) + " of queue " + std::to_string(q.index) + " completed without its ledger");
       std::uint8_t c[12];
-      mem.read(q.rx_cq + slot(i) * m_cfg.cqe_B, c, 12);
+      mem.load(q.rx_cq + slot(i) * m_cfg.cqe_B, c, 12);
       const std::uint64_t k = get_le(c, 8) - 1, len = get_le(c + 8, 4);
       if (k != i || len != m_t.packet_B)
         sim_fail(m_name, "completion " + std::to_string(i) + " of queue " + std::to_string(q.index) + " says packet " +
@@ -680,7 +680,10 @@ void PcieNicDriver::rx(Queue& q, int core) {
         sim_fail(m_name, "packet " + std::to_string(i) + " of queue " + std::to_string(q.index) + " arrived with wrong bytes");
       m_cpu.clear_ring(q.cq_ring, slot(i));
     }
-    m_cpu.compute(core, static_cast<Tick>(n) * (m_cfg.driver_per_packet + static_cast<Tick>(lines) * m_cpu.config().copy_line_cost));
+    // The driver's work on the batch: each packet, and its copy of the packet's bytes.
+    mem.begin_stretch();
+    for (std::uint64_t i = read; i < read + n; ++i) mem.copy_out(q.rx_buf + slot(i) * stride(m_t), m_t.packet_B);
+    mem.end_stretch(static_cast<Tick>(n) * m_cfg.driver_per_packet);
     for (std::uint64_t i = read; i < read + n; ++i) {
       m_timing.received(i, q.due[i], m_t.warmup);
       if (i < m_t.warmup) continue;

@@ -34,12 +34,14 @@
 //
 // The driver (PcieNicDriver), two host cores per queue:
 //  - TX core: per batch (traffic.h's pacing), the packets and their
-//    descriptors written into host memory (driver_per_packet and the CPU's
-//    copy_line per line each), then one doorbell; when the ring is full it
+//    descriptors written into host memory through the core's memory port
+//    (driver_per_packet each, and the port's copy_line per line of a
+//    packet), then one doorbell; when the ring is full it
 //    polls the write-back line;
 //  - RX core: posts the whole ring at start; then polls the next
 //    completion (or sleeps until an interrupt), takes up to `batch`
-//    packets seen by then, checks each one's bytes in its buffer, and posts
+//    packets seen by then, checks each one's bytes in its buffer, copies
+//    them out (the port's copy_line per line), and posts
 //    the buffers again, ringing the RX doorbell once a quarter ring (at
 //    most 32) is posted.
 // Packet k of queue q is bytes [k << 16, (k << 16) + size) of the pattern

@@ -416,43 +416,24 @@ class RtlScript final : public Workload {
     if (addr < dram || addr + len > dram + size || addr + len < addr)
       fail(s, "[" + hex(addr) + ", +" + std::to_string(len) + ") is not in host memory");
   }
-  // The driver's own stores to host memory: the lines end in its socket's cache.
-  void host_wrote(int core, std::uint64_t addr, std::uint64_t len) {
-    auto& cpu = m_p->cpu();
-    m_p->rc().memory().warm(addr, len);
-    cpu.compute(core, cpu.config().copy_line_cost * ((len + 63) / 64));
-  }
-  std::uint64_t load(std::uint64_t addr, int width) const {
-    std::uint8_t b[8] = {};
-    m_p->rc().memory().store().read(addr, b, static_cast<std::uint32_t>(width));
-    std::uint64_t v = 0;
-    for (int i = 0; i < width; ++i) v |= static_cast<std::uint64_t>(b[i]) << (8 * i);
-    return v;
-  }
   static void le(std::uint64_t v, int width, std::uint8_t* out) {
     for (int i = 0; i < width; ++i) out[i] = static_cast<std::uint8_t>(v >> (8 * i));
   }
 
   void run(const std::vector<Step>& steps, std::vector<std::uint64_t>& env, int core) {
     auto& cpu = m_p->cpu();
-    auto& store = m_p->rc().memory().store();
+    // Every access to host memory is the core's, through its memory port:
+    // a fill and a write of values are copies (copy_line a line), a poll
+    // and a check are loads.
+    host::MemoryPort& mem = cpu.port(core);
     for (const Step& s : steps) {
       m_at = &s;
       switch (s.op) {
         case Op::Fill: {
           const std::uint64_t a = s.at.eval(env), n = s.len.eval(env);
           touch(s, a, n);
-          for (std::uint64_t off = 0; off < n;) {
-            const std::uint32_t k = static_cast<std::uint32_t>(std::min<std::uint64_t>(n - off, 1u << 20));
-            if (s.pattern) {
-              store.write_pattern(a + off, s.seed, off, k);
-            } else {
-              std::vector<std::uint8_t> b(k, static_cast<std::uint8_t>(s.seed));
-              store.write(a + off, b.data(), k);
-            }
-            off += k;
-          }
-          host_wrote(core, a, n);
+          if (s.pattern) mem.copy_pattern(a, s.seed, 0, n);
+          else mem.fill(a, static_cast<std::uint8_t>(s.seed), n);
           break;
         }
         case Op::WriteMem: {
@@ -460,8 +441,7 @@ class RtlScript final : public Workload {
           std::vector<std::uint8_t> b(s.values.size() * static_cast<std::size_t>(s.width));
           for (std::size_t i = 0; i < s.values.size(); ++i) le(s.values[i].eval(env), s.width, b.data() + i * static_cast<std::size_t>(s.width));
           touch(s, a, b.size());
-          store.write(a, b.data(), static_cast<std::uint32_t>(b.size()));
-          host_wrote(core, a, b.size());
+          mem.copy_in(a, b.data(), b.size());
           break;
         }
         case Op::MmioWrite: {
@@ -490,7 +470,7 @@ class RtlScript final : public Workload {
           const std::uint64_t a = s.at.eval(env), want = s.value.eval(env), mask = s.mask.eval(env);
           touch(s, a, static_cast<std::uint64_t>(s.width));
           // Checking and arming happen at one instant: no write can slip between.
-          while ((load(a, s.width) & mask) != (want & mask)) cpu.wait_watch(cpu.arm_watch(a, static_cast<std::uint32_t>(s.width), core));
+          while ((mem.load_le(a, s.width) & mask) != (want & mask)) mem.wait_watch(mem.arm_watch(a, static_cast<std::uint32_t>(s.width)));
           break;
         }
         case Op::WaitMsi:
@@ -518,8 +498,8 @@ class RtlScript final : public Workload {
             const std::uint32_t k = static_cast<std::uint32_t>(std::min<std::uint64_t>(n - off, 1u << 16));
             x.resize(k);
             y.resize(k);
-            store.read(a + off, x.data(), k);
-            if (s.has_equals) store.read(b + off, y.data(), k);
+            mem.load(a + off, x.data(), k);
+            if (s.has_equals) mem.load(b + off, y.data(), k);
             else pattern_fill(s.seed, off, y.data(), k);
             if (x != y) {
               std::size_t d = 0;
