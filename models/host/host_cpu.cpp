@@ -16,6 +16,7 @@ HostCpu::HostCpu(sc_core::sc_module_name name, const HostCpuConfig& cfg, RootCom
   for (int c = 0; c < std::max(1, cfg.cores); ++c)
     m_tick_phase.push_back(cfg.os_tick_period ? m_rng.below(cfg.os_tick_period) : 0);
   m_far.assign(m_tick_phase.size(), false);
+  m_cores.resize(m_tick_phase.size());
   for (std::size_t c = 0; c < m_tick_phase.size(); ++c) m_ports.emplace_back(*this, m_rc.memory(), static_cast<int>(c));
   auto& reg = StatsRegistry::instance();
   const std::string n(name);
@@ -36,8 +37,53 @@ MemoryPort& HostCpu::port(int core) {
 
 void HostCpu::spawn(const std::string& name, int core, std::function<void(int)> body) {
   if (core < 0 || core >= std::max(1, m_cfg.cores)) sim_fail(basename(), "no core " + std::to_string(core));
+  const int id = static_cast<int>(m_threads.size());
+  m_threads.push_back({name, {}});
   sc_core::sc_spawn_options o;
-  sc_core::sc_spawn([body, core] { body(core); }, (std::string(basename()) + "_" + name).c_str(), &o);
+  m_threads.back().handle = sc_core::sc_spawn(
+      [this, body, core, id] {
+        take(core, id);
+        body(core);
+        give(core);
+      },
+      (std::string(basename()) + "_" + name).c_str(), &o);
+}
+
+void HostCpu::take(int core, int thread) {
+  Core& c = m_cores[static_cast<std::size_t>(core)];
+  if (c.owner < 0 && c.ready.empty()) {
+    c.owner = thread;
+    return;
+  }
+  c.ready.push_back(thread);
+  if (!c.ev) c.ev = std::make_unique<sc_core::sc_event>();
+  while (c.owner != thread) sc_core::wait(*c.ev);
+}
+
+void HostCpu::give(int core) {
+  Core& c = m_cores[static_cast<std::size_t>(core)];
+  c.owner = -1;
+  if (c.ready.empty()) return;
+  c.owner = c.ready.front();
+  c.ready.pop_front();
+  c.ev->notify(sc_core::SC_ZERO_TIME);
+}
+
+int HostCpu::caller_on(int core) const {
+  const int o = m_cores[static_cast<std::size_t>(core)].owner;
+  return o >= 0 && m_threads[static_cast<std::size_t>(o)].handle == sc_core::sc_get_current_process_handle() ? o : -1;
+}
+
+std::string HostCpu::status() const {
+  std::string s;
+  for (std::size_t k = 0; k < m_cores.size(); ++k) {
+    const Core& c = m_cores[k];
+    if (c.ready.empty()) continue;
+    s += "\n  core " + std::to_string(k) + " runs thread '" + (c.owner >= 0 ? m_threads[static_cast<std::size_t>(c.owner)].name : "?") +
+         "' (a core runs one thread at a time, and a thread gives its core up only to sleep until an interrupt); waiting for it:";
+    for (int t : c.ready) s += " '" + m_threads[static_cast<std::size_t>(t)].name + "'";
+  }
+  return s;
 }
 
 // Stretch [start, end) by the OS timer ticks that fall inside it.
@@ -354,7 +400,11 @@ void HostCpu::on_msi(std::uint32_t vector, Tick at) {
 void HostCpu::wait_msi(int core, std::uint32_t vector) {
   auto& m = m_msi[vector];
   if (!m.ev) m.ev = std::make_unique<sc_core::sc_event>();
+  // Asleep, the thread leaves its core to the others; it takes it back to wake.
+  const int me = m.pending == 0 ? caller_on(core) : -1;
+  if (me >= 0) give(core);
   while (m.pending == 0) sc_core::wait(*m.ev);
+  if (me >= 0) take(core, me);
   --m.pending;
   ++irqs;
   const Tick now = now_tick();

@@ -17,7 +17,16 @@
 //    transfers of 2-16 KiB cost almost the invocations plus the data);
 //  - OS noise: a periodic timer tick on each core stalls whatever the
 //    thread is doing by os_tick_cost (the rare multi-microsecond maxima of
-//    S004's distributions).
+//    S004's distributions);
+//  - a core runs one thread at a time: a thread spawned on a core another
+//    one holds waits for it, in arrival order; a thread holds its core
+//    from its start to its end, polling and stalled on MMIO reads
+//    included, and gives it up only while it sleeps until an interrupt
+//    (wait_msi), taking it back (in turn) to wake.
+// Simplifications: no preemption (a thread that never sleeps keeps its
+// core; the OS tick stalls it but switches to no other thread) and no
+// migration between cores; the memory port's costs are fixed
+// (memory_port.h).
 #pragma once
 #include <systemc>
 #include <deque>
@@ -57,8 +66,12 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   // copies and polls (memory_port.h).
   MemoryPort& port(int core);
 
-  // Start a software thread on core `core` (SC_THREAD; runs `body`).
+  // Start a software thread on core `core` (SC_THREAD; runs `body` once
+  // the core is its own).
   void spawn(const std::string& name, int core, std::function<void(int core)> body);
+  // Threads waiting for a core, and the thread each such core runs (for a
+  // deadlock's report; empty when none waits).
+  std::string status() const;
 
   // --- calls made from inside a software thread ---
   void compute(int core, Tick d);
@@ -174,8 +187,27 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
     Tick last = 0;
     std::unique_ptr<sc_core::sc_event> ev;
   };
+  // A core and the threads that share it.
+  struct Core {
+    int owner = -1;         // the thread running on it (-1: none)
+    std::deque<int> ready;  // threads waiting for it, in arrival order
+    std::unique_ptr<sc_core::sc_event> ev;  // the core changed hands
+  };
+  struct Thread {
+    std::string name;
+    sc_core::sc_process_handle handle;
+  };
+  // The calling thread takes core `core` (waiting its turn), or gives it
+  // to the next thread waiting.
+  void take(int core, int thread);
+  void give(int core);
+  // The core thread running on `core` if it is the caller (-1: the caller
+  // is another process, e.g. a device's or a workload's own).
+  int caller_on(int core) const;
   HostCpuConfig m_cfg;
   RootComplex& m_rc;
+  std::vector<Core> m_cores;
+  std::vector<Thread> m_threads;
   Rng m_rng;
   std::vector<Tick> m_tick_phase;
   std::vector<bool> m_far;

@@ -198,6 +198,7 @@ std::string Platform::diagnose() const {
   for (const auto* ra : m_ras)
     if (!ra->link_whole()) os << "\n  " << ra->credits();
   if (m_sockets && !m_sockets->idle()) os << "\n  " << m_sockets->status();
+  if (m_cpu) os << m_cpu->status();
   return os.str();
 }
 
