@@ -130,6 +130,11 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   // Place core `core` on the socket without the root complex.
   void set_far(int core, bool far);
   bool far(int core) const { return m_far.at(static_cast<std::size_t>(core)); }
+  // With a root complex on each socket, the other socket's memory
+  // controller (its LLC is the far cores'); none: one controller holds
+  // both sockets' LLCs (memory.numa_nodes 2), or there is one socket.
+  void attach_far_memory(mem::MemoryController& m) { m_far_mem = &m; }
+  mem::MemoryController* far_memory() const { return m_far_mem; }
 
   // HostSide
   void on_memory_write(std::uint64_t addr, std::uint32_t len, Tick commit, const Ledger* led) override;
@@ -212,6 +217,7 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   std::vector<Tick> m_tick_phase;
   std::vector<bool> m_far;
   std::vector<MemoryPort> m_ports;  // one per core
+  mem::MemoryController* m_far_mem = nullptr;
   // Watches armed and not yet waited for, by id; a write is compared only
   // with those not yet detected, in arming order (the order of the RNG draws).
   std::unordered_map<int, Watch> m_watches;

@@ -16,7 +16,11 @@ constexpr std::uint64_t kLine = 64;
 constexpr std::uint64_t kChunk = 1ull << 20;
 }  // namespace
 
-void MemoryPort::wrote(std::uint64_t addr, std::uint64_t len) { m_mem.warm(addr, len, m_cpu.far(m_core)); }
+void MemoryPort::wrote(std::uint64_t addr, std::uint64_t len) {
+  const bool far = m_cpu.far(m_core);
+  if (far && m_cpu.far_memory()) m_cpu.far_memory()->warm(addr, len);  // the other socket's own controller
+  else m_mem.warm(addr, len, far);
+}
 
 void MemoryPort::copied(std::uint64_t len) {
   const Tick d = m_cpu.config().copy_line_cost * static_cast<Tick>((len + kLine - 1) / kLine);

@@ -80,6 +80,7 @@ Platform::Platform(const topo::Topology& t) : m_topo(t) {
     m_rc1->connect_socket(*m_rc, *m_socket_link);
     m_rc1->share_store(m_rc->memory().store());
     m_rc1->attach_host(m_cpu.get());
+    m_cpu->attach_far_memory(m_rc1->memory());
   }
   m_heap = std::make_unique<HostHeap>(root.rc, m_rc1 ? &m_rc1->config() : nullptr);
   // CCIX: the home on host memory, one link to each request agent through

@@ -105,6 +105,36 @@ TEST(MemoryPort, AFarCoresStoresAreInTheFarSocketsLlc) {
   EXPECT_EQ(h.rc.memory().llc_misses.value, miss_before);
 }
 
+TEST(MemoryPort, WithARootComplexOnEachSocketAFarCoresStoresAreInItsSocketsLlc) {
+  RootComplexConfig c1 = rc_config(1);
+  c1.socket = 1;
+  c1.dram_base = 1ull << 40;
+  RootComplex rc0("rc0", rc_config(1)), rc1("rc1", c1);
+  SocketLink link("link", SocketLinkConfig{});
+  rc0.connect_socket(rc1, link);
+  rc1.connect_socket(rc0, link);
+  rc1.share_store(rc0.memory().store());
+  HostCpu cpu("cpu", cpu_config(), rc0);
+  cpu.attach_far_memory(rc1.memory());
+  cpu.set_far(1, true);
+  const std::uint64_t a = c1.dram_base + (1 << 20), b = rc0.config().dram_base + (1 << 20);
+  cpu.spawn("far", 1, [&](int core) { cpu.port(core).fill(a, 3, 64); });
+  cpu.spawn("near", 0, [&](int core) { cpu.port(core).fill(b, 4, 64); });
+  sc_core::sc_start();
+  const auto misses = [](RootComplex& rc, std::uint64_t line) {
+    const std::uint64_t before = rc.memory().llc_misses.value;
+    rc.memory().read_line(line, 0);
+    return rc.memory().llc_misses.value != before;
+  };
+  EXPECT_FALSE(misses(rc1, a));  // the far core's line is in its socket's LLC
+  EXPECT_TRUE(misses(rc0, a));   // and not in the near one's
+  EXPECT_FALSE(misses(rc0, b));
+  EXPECT_TRUE(misses(rc1, b));
+  std::uint8_t got = 0;
+  rc0.memory().store().read(a, &got, 1);
+  EXPECT_EQ(got, 3);
+}
+
 TEST(MemoryPort, APollThroughThePortSeesADevicesWrite) {
   Host h;
   const std::uint64_t flag = h.dram() + (2 << 20);
