@@ -423,8 +423,8 @@ class RtlScript final : public Workload {
   void run(const std::vector<Step>& steps, std::vector<std::uint64_t>& env, int core) {
     auto& cpu = m_p->cpu();
     // Every access to host memory is the core's, through its memory port:
-    // a fill and a write of values are copies (copy_line a line), a poll
-    // and a check are loads.
+    // a fill and a write of values are copies (copy_line each 64 B), a
+    // poll and a check are loads.
     host::MemoryPort& mem = cpu.port(core);
     for (const Step& s : steps) {
       m_at = &s;
@@ -559,8 +559,8 @@ std::unique_ptr<Workload> make_rtl_script(const Cursor& c, const topo::Topology&
 
 std::string rtl_script_reference() {
   return "| step | arguments | what the driver does |\n|---|---|---|\n"
-         "| `fill` | `at`, `bytes`, `pattern: SEED` or `value: BYTE` | writes deterministic bytes (the pattern of SEED) or one byte value over a region |\n"
-         "| `write_mem` | `at`, one of `u8`, `u32`, `u64`: a list of values | writes little-endian values from `at` (a descriptor, a ring entry) |\n"
+         "| `fill` | `at`, `bytes`, `pattern: SEED` or `value: BYTE` | writes deterministic bytes (the pattern of SEED) or one byte value over a region: a copy by the core (`copy_line` each 64 B), its lines then in the LLC |\n"
+         "| `write_mem` | `at`, one of `u8`, `u32`, `u64`: a list of values | writes little-endian values from `at` (a descriptor, a ring entry), copied as `fill`'s bytes are |\n"
          "| `mmio_write` | `offset`, `u32` or `u64`: a value | a UC store to BAR0 + offset (a register, a doorbell) |\n"
          "| `mmio_read` | `offset`, `bytes` (4 or 8), `expect` | a read of BAR0 + offset, answered by the design; with `expect`, a different value stops the run |\n"
          "| `poll_mem` | `at`, `u32` or `u64`: a value, `mask` | polls host memory until the masked value matches |\n"
