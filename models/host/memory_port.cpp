@@ -14,6 +14,11 @@ namespace {
 constexpr std::uint64_t kLine = 64;
 // The store takes at most this much in one call (its length is 32-bit).
 constexpr std::uint64_t kChunk = 1ull << 20;
+// f(offset, bytes) over [0, len) in pieces the store takes.
+template <class F>
+void each_chunk(std::uint64_t len, const F& f) {
+  for (std::uint64_t off = 0; off < len; off += kChunk) f(off, static_cast<std::uint32_t>(std::min(len - off, kChunk)));
+}
 }  // namespace
 
 void MemoryPort::wrote(std::uint64_t addr, std::uint64_t len) {
@@ -42,31 +47,26 @@ void MemoryPort::end_stretch(Tick work) {
 }
 
 void MemoryPort::copy_in(std::uint64_t addr, const std::uint8_t* p, std::uint64_t len) {
-  for (std::uint64_t off = 0; off < len; off += kChunk)
-    m_mem.store().write(addr + off, p + off, static_cast<std::uint32_t>(std::min(len - off, kChunk)));
+  each_chunk(len, [&](std::uint64_t off, std::uint32_t n) { m_mem.store().write(addr + off, p + off, n); });
   wrote(addr, len);
   copied(len);
 }
 
 void MemoryPort::copy_pattern(std::uint64_t addr, std::uint64_t stream, std::uint64_t off, std::uint64_t len) {
-  for (std::uint64_t k = 0; k < len; k += kChunk)
-    m_mem.store().write_pattern(addr + k, stream, off + k, static_cast<std::uint32_t>(std::min(len - k, kChunk)));
+  each_chunk(len, [&](std::uint64_t k, std::uint32_t n) { m_mem.store().write_pattern(addr + k, stream, off + k, n); });
   wrote(addr, len);
   copied(len);
 }
 
 void MemoryPort::fill(std::uint64_t addr, std::uint8_t value, std::uint64_t len) {
   const std::vector<std::uint8_t> b(static_cast<std::size_t>(std::min(len, kChunk)), value);
-  for (std::uint64_t off = 0; off < len; off += kChunk)
-    m_mem.store().write(addr + off, b.data(), static_cast<std::uint32_t>(std::min(len - off, kChunk)));
+  each_chunk(len, [&](std::uint64_t off, std::uint32_t n) { m_mem.store().write(addr + off, b.data(), n); });
   wrote(addr, len);
   copied(len);
 }
 
 void MemoryPort::copy_out(std::uint64_t addr, std::uint64_t len, std::uint8_t* out) {
-  if (out)
-    for (std::uint64_t off = 0; off < len; off += kChunk)
-      m_mem.store().read(addr + off, out + off, static_cast<std::uint32_t>(std::min(len - off, kChunk)));
+  if (out) each_chunk(len, [&](std::uint64_t off, std::uint32_t n) { m_mem.store().read(addr + off, out + off, n); });
   copied(len);
 }
 

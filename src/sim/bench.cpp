@@ -178,13 +178,18 @@ class OneCpu {
 };
 
 // The median run by wall time of `repeats`, carrying the largest peak RSS of all.
-Run median_of(int repeats, const std::function<Run()>& one) {
-  std::vector<Run> runs;
-  for (int i = 0; i < repeats; ++i) runs.push_back(one());
+// The run of median wall time, with the largest peak memory of them all.
+Run median(std::vector<Run> runs) {
   std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.wall < b.wall; });
   Run med = runs[runs.size() / 2];
   for (const auto& r : runs) med.rss_mb = std::max(med.rss_mb, r.rss_mb);
   return med;
+}
+
+Run median_of(int repeats, const std::function<Run()>& one) {
+  std::vector<Run> runs;
+  for (int i = 0; i < repeats; ++i) runs.push_back(one());
+  return median(std::move(runs));
 }
 
 // The SystemC kernel alone on this machine: one SC_METHOD re-notifying its
@@ -440,10 +445,8 @@ int bench(const std::string& json_out, int repeats, const std::string& self, con
       fours.push_back(run_once(self, fhf, 1, dir / "fhf_reps_1.json"));
       ratios.push_back((fours.back().wall - fours.back().elab) / (ones.back().wall - ones.back().elab));
     }
-    std::size_t k = 0;
-    const Run n1 = median_of(repeats, [&] { return ones[k++]; });
-    k = 0;
-    const Run n4 = median_of(repeats, [&] { return fours[k++]; });
+    const Run n1 = median(std::move(ones));
+    const Run n4 = median(std::move(fours));
     std::sort(ratios.begin(), ratios.end());
     const double ratio = ratios[ratios.size() / 2];
     std::printf("%-18s %10.3f %12.0f %14.0f %12s %10.1f %9s  FHF 64 B x 262144 vs x 65536: %.2fx the wall time (simulation "
