@@ -279,6 +279,20 @@ class FoundBeforeTheRun(Workdir):
                         '--set', 'topology.nodes.host.sockets.dirty_sharing=true',
                         regex=r'--set topology\.nodes\.host\.sockets\.dirty_sharing: ')
 
+    def test_sockets_no_graph_joins(self):
+        study = ('study: t\ntopology: %s\nworkloads: [{type: coh_lat, op: rd, from: dram, holder: 2, reps: 5}]\n'
+                 % os.path.join(ROOT, 'topologies', 's002_icx.yaml'))
+        self.expect_bad(study, 'socket 2 is not one of the host\'s 2 (sockets.count)', regex=r'study\.yaml:3:\d+: workloads\.0\.holder: ')
+        self.expect_bad(study, 'the socket pair [1, 5] names a socket beyond the 4 (sockets 0 to 3)',
+                        '--set', 'topology.nodes.host.sockets.count=4', '--set', 'topology.nodes.host.sockets.graph=[[0, 1], [1, 5]]',
+                        regex=r'--set topology\.nodes\.host\.sockets\.graph: ')
+        self.expect_bad(study, 'no route of socket links joins socket 0 and socket 2',
+                        '--set', 'topology.nodes.host.sockets.count=4', '--set', 'topology.nodes.host.sockets.graph=[[0, 1], [2, 3]]',
+                        regex=r'--set topology\.nodes\.host\.sockets\.graph: ')
+        self.expect_bad(study, 'expected full, ring or a list of pairs of sockets',
+                        '--set', 'topology.nodes.host.sockets.count=4', '--set', 'topology.nodes.host.sockets.graph=mesh',
+                        regex=r'--set topology\.nodes\.host\.sockets\.graph: ')
+
     def test_a_non_snoopable_buffer_hit_in_the_system_cache(self):
         self.expect_bad(self.CCIX, 'hit needs the lines in the system cache, and a buffer no agent caches (snoop: false) has none there',
                         '--set', 'workloads.0.snoop=false', regex=r'study\.yaml:3:\d+: workloads\.0\.pattern: ')

@@ -45,6 +45,7 @@ SMALL = {
                        '{zip: [{path: topology.nodes.host.iommu.enabled, values: [true]}, {path: topology.nodes.host.iommu.superpages, '
                        'values: [false]}]}, {path: workloads.0.op, values: [rd, wrrd]}, {path: workloads.0.window, values: [8KiB, 1MiB]}]'],
     's002_latency': ['workloads.0.reps=10'],
+    's002_socket_graph': ['workloads.0.reps=10'],
     's002_nic_latency': ['workloads.0.packets=50', 'workloads.0.warmup=5'],
     's002_nic_load': ['workloads.0.packets=300', 'workloads.0.warmup=20', 'sweep.1.values=[1, 8]'],
     's002_nic_peak': ['workloads.0.packets=300', 'workloads.0.warmup=20', 'sweep.2.values=[64B]', 'sweep.4.values=[1]'],
@@ -73,7 +74,7 @@ class Plots(unittest.TestCase):
             out = os.path.join(d, 'plots')
             subprocess.run([sys.executable, os.path.join(ROOT, 'plots', 'make_all.py'), d, out, report], check=True, timeout=300)
             names = ['s001_write_vs_payload', 's001_concurrency', 's001_p2p_cases', 's004_fhf_latency',
-                     's004_hfh_latency', 's011_vs_size', 's011_vs_window', 's011_iommu', 's011_hosts', 's000_ats', 's000_ccix_latency', 's000_hits', 's000_allocate', 's000_streaming', 's000_contention', 's000_locks', 's003_perf_local', 's004_rtl', 's002_latency', 's002_nic', 's002_footprint',
+                     's004_hfh_latency', 's011_vs_size', 's011_vs_window', 's011_iommu', 's011_hosts', 's000_ats', 's000_ccix_latency', 's000_hits', 's000_allocate', 's000_streaming', 's000_contention', 's000_locks', 's003_perf_local', 's004_rtl', 's002_latency', 's002_socket_graph', 's002_nic', 's002_footprint',
                      'validation_overview']
             with open(os.path.join(out, 'index.html')) as f:
                 index = f.read()

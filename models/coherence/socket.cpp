@@ -1,7 +1,12 @@
 #include "models/coherence/socket.h"
 
 #include <algorithm>
+#include <set>
 #include <sstream>
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/connected_components.hpp>
 
 #include "models/core/error.h"
 #include "models/core/pool.h"
@@ -10,7 +15,57 @@ namespace hx::coherence {
 
 namespace {
 constexpr int kMaxAgents = 64;  // a home's directory keeps one bit per agent id
+constexpr int kMaxSockets = 8;
+
+using SocketGraphBoost = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
+
+SocketGraphBoost graph_of(int sockets, const std::vector<std::array<int, 2>>& pairs) {
+  SocketGraphBoost g(static_cast<std::size_t>(sockets));
+  for (const auto& p : pairs) boost::add_edge(static_cast<std::size_t>(p[0]), static_cast<std::size_t>(p[1]), g);
+  return g;
+}
 }  // namespace
+
+std::vector<std::array<int, 2>> socket_pairs(const SocketSystemConfig& cfg) {
+  std::vector<std::array<int, 2>> p;
+  const int n = cfg.sockets;
+  switch (cfg.graph) {
+    case SocketGraph::Full:
+      for (int a = 0; a < n; ++a)
+        for (int b = a + 1; b < n; ++b) p.push_back({a, b});
+      break;
+    case SocketGraph::Ring:
+      for (int a = 0; a + 1 < n; ++a) p.push_back({a, a + 1});
+      if (n > 2) p.push_back({n - 1, 0});
+      break;
+    case SocketGraph::Pairs:
+      p = cfg.pairs;
+      break;
+  }
+  return p;
+}
+
+std::string socket_graph_error(const SocketSystemConfig& cfg) {
+  const int n = cfg.sockets;
+  if (n < 1 || n > kMaxSockets) return "a socket system has one to " + std::to_string(kMaxSockets) + " sockets";
+  const auto pairs = socket_pairs(cfg);
+  std::set<std::array<int, 2>> seen;
+  for (const auto& p : pairs) {
+    const std::string what = "the socket pair [" + std::to_string(p[0]) + ", " + std::to_string(p[1]) + "]";
+    if (p[0] < 0 || p[0] >= n || p[1] < 0 || p[1] >= n)
+      return what + " names a socket beyond the " + std::to_string(n) + " (sockets 0 to " + std::to_string(n - 1) + ")";
+    if (p[0] == p[1]) return what + " joins a socket to itself";
+    if (!seen.insert({std::min(p[0], p[1]), std::max(p[0], p[1])}).second) return what + " is given twice";
+  }
+  const SocketGraphBoost g = graph_of(n, pairs);
+  std::vector<int> comp(static_cast<std::size_t>(n));
+  if (boost::connected_components(g, comp.data()) > 1) {
+    for (int s = 1; s < n; ++s)
+      if (comp[static_cast<std::size_t>(s)] != comp[0])
+        return "no route of socket links joins socket 0 and socket " + std::to_string(s);
+  }
+  return {};
+}
 
 // An agent's channel into the fabric: what it sends is routed by its
 // destination. A message that came over a socket link holds that link's
@@ -20,11 +75,11 @@ class SocketSystem::Attachment final : public Channel {
  public:
   Attachment(SocketSystem& sys, int socket) : m_sys(sys), m_socket(socket) {}
   void send(Packet* p) override {
-    p->via = -1;
+    p->via = Packet::kNoLinkEnd;
     m_sys.route(p, m_socket, std::max(p->ready, now_tick()));
   }
   void release(const Packet& p) override {
-    if (p.via >= 0) m_sys.m_links[static_cast<std::size_t>(p.via)]->release(p);
+    if (p.via != Packet::kNoLinkEnd) m_sys.m_links[static_cast<std::size_t>(p.via)]->release(p);
   }
   bool pending() const override { return false; }
 
@@ -35,11 +90,11 @@ class SocketSystem::Attachment final : public Channel {
 
 SocketSystem::SocketSystem(const std::string& name, const SocketSystemConfig& cfg)
     : m_cfg(cfg), m_name(name), m_sched(name) {
-  if (cfg.sockets < 1 || cfg.sockets > 2) sim_fail(name, "a socket system has one or two sockets");
+  if (const std::string e = socket_graph_error(cfg); !e.empty()) sim_fail(name, e);
   if (cfg.cores < 1 || cfg.slices < 1) sim_fail(name, "every socket needs a core and an LLC slice");
   if (cfg.sockets * (cfg.cores + cfg.slices) > kMaxAgents)
     sim_fail(name, "more than " + std::to_string(kMaxAgents) + " coherent agents (sockets x (cores + slices))");
-  if (cfg.sockets == 2 && (cfg.links < 1 || cfg.links > 4)) sim_fail(name, "two sockets need one to four socket links");
+  if (cfg.sockets > 1 && (cfg.links < 1 || cfg.links > 4)) sim_fail(name, "each pair of sockets joined needs one to four socket links");
   if (cfg.socket_bytes < kLineB || cfg.socket_bytes % kLineB)
     sim_fail(name, "socket_bytes must be a positive multiple of a line");
   m_socket_lines = Divisor(cfg.socket_bytes / kLineB);
@@ -87,23 +142,66 @@ SocketSystem::SocketSystem(const std::string& name, const SocketSystemConfig& cf
         name + ".s" + std::to_string(s) + ".core" + std::to_string(a % cfg.cores), c, *m_agents[c.id].channel));
     m_agents[c.id].receiver = m_cores.back().get();
   }
-  if (cfg.sockets == 2) {
-    for (int s = 0; s < 2; ++s)
-      for (int l = 0; l < cfg.links; ++l) {
-        m_links.push_back(std::make_unique<DirectLink>(*this, name + ".s" + std::to_string(s) + ".link" + std::to_string(l),
-                                                       cfg.link_end));
-        m_links.back()->port().index = s * cfg.links + l;
-      }
-    for (int l = 0; l < cfg.links; ++l)
-      CohPort::connect(m_links[static_cast<std::size_t>(l)]->port(), m_links[static_cast<std::size_t>(cfg.links + l)]->port(),
-                       cfg.link);
-  }
+  build_links();
   auto& reg = StatsRegistry::instance();
   reg.add_counter(name + ".messages", &messages, "message", "coherence messages delivered to agents");
   reg.add_counter(name + ".link_messages", &link_messages, "message", "messages sent on a socket link");
+  bool multi_hop = false;
+  for (int a = 0; a < cfg.sockets; ++a)
+    for (int b = 0; b < cfg.sockets; ++b) multi_hop = multi_hop || hops(a, b) > 1;
+  if (multi_hop)
+    reg.add_counter(name + ".passed", &passed, "message", "messages carried across a socket from one socket link to the next");
 }
 
 SocketSystem::~SocketSystem() = default;
+
+// The link ends, socket by socket: on each, toward each partner in the
+// order of the pairs, `links` ends (named s<socket>.link<k>, k counting the
+// socket's ends); then the routes: for each destination, a breadth-first
+// search from it, whose tree gives every other socket its next hop.
+void SocketSystem::build_links() {
+  const int n = m_cfg.sockets;
+  const auto pairs = socket_pairs(m_cfg);
+  m_first_end.assign(static_cast<std::size_t>(n * n), -1);
+  for (int s = 0; s < n; ++s) {
+    int k = 0;
+    for (const auto& p : pairs) {
+      if (p[0] != s && p[1] != s) continue;
+      const int partner = p[0] == s ? p[1] : p[0];
+      m_first_end[static_cast<std::size_t>(s * n + partner)] = static_cast<int>(m_links.size());
+      for (int l = 0; l < m_cfg.links; ++l, ++k) {
+        m_links.push_back(std::make_unique<DirectLink>(*this, m_name + ".s" + std::to_string(s) + ".link" + std::to_string(k),
+                                                       m_cfg.link_end));
+        m_links.back()->port().index = static_cast<int>(m_links.size() - 1);
+        m_end_socket.push_back(s);
+      }
+    }
+  }
+  for (const auto& p : pairs)
+    for (int l = 0; l < m_cfg.links; ++l)
+      CohPort::connect(m_links[static_cast<std::size_t>(m_first_end[static_cast<std::size_t>(p[0] * n + p[1])] + l)]->port(),
+                       m_links[static_cast<std::size_t>(m_first_end[static_cast<std::size_t>(p[1] * n + p[0])] + l)]->port(),
+                       m_cfg.link);
+  const SocketGraphBoost g = graph_of(n, pairs);
+  m_next.assign(static_cast<std::size_t>(n * n), -1);
+  for (int to = 0; to < n; ++to) {
+    std::vector<std::size_t> pred(static_cast<std::size_t>(n));
+    for (std::size_t v = 0; v < pred.size(); ++v) pred[v] = v;
+    boost::breadth_first_search(
+        g, static_cast<std::size_t>(to),
+        boost::visitor(boost::make_bfs_visitor(boost::record_predecessors(pred.data(), boost::on_tree_edge()))));
+    for (int from = 0; from < n; ++from)
+      m_next[static_cast<std::size_t>(from * n + to)] = static_cast<int>(pred[static_cast<std::size_t>(from)]);
+  }
+}
+
+int SocketSystem::hops(int from, int to) const {
+  const int n = m_cfg.sockets;
+  if (from < 0 || from >= n || to < 0 || to >= n) sim_fail(m_name, "no such socket");
+  int h = 0;
+  for (int s = from; s != to; s = m_next[static_cast<std::size_t>(s * n + to)]) ++h;
+  return h;
+}
 
 CachingAgent& SocketSystem::core(int socket, int i) {
   if (socket < 0 || socket >= m_cfg.sockets || i < 0 || i >= m_cfg.cores)
@@ -155,16 +253,37 @@ void SocketSystem::route(Packet* p, int socket, Tick t) {
   }
   ++link_messages;
   p->ready = t + m_cfg.mesh_hop;
-  const auto l = static_cast<std::size_t>(socket * m_cfg.links) + static_cast<std::size_t>(m_links_per_socket.mod(p->msg.line));
+  const int n = m_cfg.sockets;
+  const int next = m_next[static_cast<std::size_t>(socket * n + to.socket)];
+  const auto l = static_cast<std::size_t>(m_first_end[static_cast<std::size_t>(socket * n + next)]) +
+                 static_cast<std::size_t>(m_links_per_socket.mod(p->msg.line));
   m_links[l]->send(p);
 }
 
 // Across a socket link: from its last byte, the far socket's mesh; the
-// link end's buffer is held until the agent takes the message.
+// link end's buffer is held until the agent takes the message. A message
+// for another socket leaves the buffer when its last byte is in, for the
+// next link.
 void SocketSystem::arrive(Channel& from, Packet* p, Tick tail) {
   const int end = static_cast<DirectLink&>(from).port().index;
-  p->via = static_cast<std::int8_t>(end);
-  route(p, end < m_cfg.links ? 0 : 1, tail);
+  const int socket = m_end_socket[static_cast<std::size_t>(end)];
+  p->via = static_cast<std::uint8_t>(end);
+  if (p->msg.dst < m_agents.size() && m_agents[p->msg.dst].socket != socket) {
+    ++passed;
+    ++m_passing;
+    m_sched.at(tail, this, 0, 0, p);
+    return;
+  }
+  route(p, socket, tail);
+}
+
+void SocketSystem::on_action(std::uint32_t, std::uint64_t, void* ptr) {
+  Packet* p = static_cast<Packet*>(ptr);
+  --m_passing;
+  const auto end = static_cast<std::size_t>(p->via);
+  m_links[end]->release(*p);
+  p->via = Packet::kNoLinkEnd;
+  route(p, m_end_socket[end], now_tick());
 }
 
 bool SocketSystem::idle() const {
@@ -174,7 +293,7 @@ bool SocketSystem::idle() const {
     if (!c->idle()) return false;
   for (const auto& l : m_links)
     if (l->pending()) return false;
-  return true;
+  return m_passing == 0;
 }
 
 std::string SocketSystem::status() const {
@@ -189,6 +308,7 @@ std::string SocketSystem::status() const {
   }
   for (std::size_t l = 0; l < m_links.size(); ++l)
     if (m_links[l]->pending()) os << " socket link end " << l << " holds messages it has no credits for;";
+  if (m_passing) os << " " << m_passing << " messages are passing through a socket to their next link;";
   return os.str();
 }
 

@@ -1,8 +1,9 @@
 // A multi-socket host as coherent agents: per socket, cores with a
 // private cache each (one caching agent: the core's L1/L2), LLC slices each
 // with its home agent and directory (the CHA), and the socket's DRAM;
-// between the two sockets, one to four socket links (UPI-style) on the link
-// engine. Every agent runs the one engine (engine.h) with the same tables
+// one to eight sockets, each pair the socket graph joins (every pair, a
+// ring, or pairs given) with one to four socket links (UPI-style) on the
+// link engine. Every agent runs the one engine (engine.h) with the same tables
 // as CCIX's agents; only the transport differs.
 //
 // The transport is a fabric of channels (transport.h), one per agent:
@@ -14,7 +15,13 @@
 //    (its wire time, latency and per-class message credits: the link
 //    engine with coherence traits), then the far socket's mesh; it holds
 //    the link's receive buffer until its agent takes it. Lines are spread
-//    over the links by line number.
+//    over a pair's links by line number;
+//  - between sockets no link joins, it takes the shortest route in socket
+//    links (a breadth-first search of the graph, Boost.Graph; of routes as
+//    short, the one through the lowest-numbered socket the search meets
+//    first); at each socket it passes through it leaves the link's receive
+//    buffer once its last byte is in and crosses that socket's mesh to the
+//    next link's port (one mesh trip).
 // The fabric itself schedules nothing: a message costs its agent's action
 // (and, across sockets, the link engine's).
 // Homes come from the address map: socket s homes the lines of
@@ -30,12 +37,16 @@
 //
 // A core's private cache is unlimited unless l2_lines says otherwise (LRU
 // sets; a victim is written back or evicted to its home).
-// Simplifications in this version: the LLC is the DRAM controller's tag
+// Simplifications in this version: a socket's mesh has no credits, so a
+// message passing through a socket waits for the next link there without
+// holding the last one's buffer (routes cannot deadlock on buffers, and
+// the mesh's own contention is not modelled); the LLC is the DRAM controller's tag
 // model (models/memory), not a coherent cache of the slice, so a line
 // given up by a core is next read from DRAM (or the memory model's LLC);
 // the prefetcher is a next-line one (CachingAgentConfig::prefetch), with no
 // stream detection.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -46,8 +57,15 @@
 
 namespace hx::coherence {
 
+// Which pairs of sockets socket links join.
+enum class SocketGraph : std::uint8_t {
+  Full,   // every pair (two sockets: the one pair)
+  Ring,   // socket s and s + 1, and the last and socket 0
+  Pairs,  // SocketSystemConfig::pairs
+};
+
 struct SocketSystemConfig {
-  int sockets = 2;             // 1 or 2
+  int sockets = 2;             // 1 to 8
   int cores = 2;               // cores per socket, each with its private L1/L2 (a caching agent)
   int slices = 1;              // LLC slices per socket, each the home agent of its lines
   Tick core_lookup = 5 * kNs;  // a core's L1/L2: from an access to its miss leaving, and per message received
@@ -63,12 +81,21 @@ struct SocketSystemConfig {
   int l2_victims = 0;          // each core's replacement buffer, in victims awaiting their home's WBAck (0: unlimited)
   std::uint64_t socket_bytes = 64ull << 30;  // DRAM per socket: socket s homes [s, s+1) times this
   mem::MemoryConfig memory;    // each socket's DRAM
-  int links = 1;               // socket links between the two sockets
+  SocketGraph graph = SocketGraph::Full;
+  std::vector<std::array<int, 2>> pairs;  // with SocketGraph::Pairs: the pairs joined, each once
+  int links = 1;               // socket links between each pair the graph joins
   CohLinkConfig link;          // each socket link, one direction
   CohEndConfig link_end;       // each end's receive buffers, per message class
 };
 
-class SocketSystem final : public Receiver, public HomeMap {
+// The pairs of sockets that `cfg.graph` joins, in order (a ring's from
+// socket 0 on); and what is wrong with them, if anything (a pair outside
+// the sockets, a socket paired with itself or a pair twice, sockets no
+// route joins), or an empty string.
+std::vector<std::array<int, 2>> socket_pairs(const SocketSystemConfig& cfg);
+std::string socket_graph_error(const SocketSystemConfig& cfg);
+
+class SocketSystem final : public Receiver, public HomeMap, public Actor {
  public:
   SocketSystem(const std::string& name, const SocketSystemConfig& cfg);
   ~SocketSystem() override;
@@ -87,8 +114,13 @@ class SocketSystem final : public Receiver, public HomeMap {
   // socket-link callbacks (the link engine's actions run on this scheduler)
   void arrive(Channel& from, Packet* p, Tick tail) override;
   Scheduler& scheduler() override { return m_sched; }
+  // A message passing through a socket, on its way to the next link.
+  void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
+  // Socket links a message from socket `from` to socket `to` crosses.
+  int hops(int from, int to) const;
 
   Counter messages, link_messages;
+  Counter passed;  // messages carried across a socket from one socket link to the next
 
  private:
   class Attachment;
@@ -98,6 +130,7 @@ class SocketSystem final : public Receiver, public HomeMap {
     std::unique_ptr<Attachment> channel;
   };
   void route(Packet* p, int socket, Tick t);
+  void build_links();
   SocketSystemConfig m_cfg;
   Divisor m_socket_lines, m_slices, m_links_per_socket;  // a socket's lines; slices and links per socket
   std::string m_name;
@@ -106,7 +139,11 @@ class SocketSystem final : public Receiver, public HomeMap {
   std::vector<std::unique_ptr<mem::MemoryController>> m_memory;
   std::vector<std::unique_ptr<HomeAgent>> m_homes;       // socket-major
   std::vector<std::unique_ptr<CachingAgent>> m_cores;    // socket-major
-  std::vector<std::unique_ptr<DirectLink>> m_links;      // socket 0's ends, then socket 1's
+  std::vector<std::unique_ptr<DirectLink>> m_links;      // link ends: socket 0's, then socket 1's, ...
+  std::vector<int> m_end_socket;  // by link end: its socket
+  std::vector<int> m_next;        // [from * sockets + to]: the socket a message goes to next
+  std::vector<int> m_first_end;   // [from * sockets + next]: the first of from's ends toward next (-1: none)
+  std::size_t m_passing = 0;      // messages crossing a socket between two links
 };
 
 }  // namespace hx::coherence

@@ -31,7 +31,11 @@ struct Packet {
   static constexpr const char* kPoolName = "a coherence packet";
   Msg msg;
   std::uint8_t vc = 0;
-  std::int8_t via = -1;  // a socket system's link end whose buffer holds it until its agent takes it (socket.h)
+  // A socket system's link end whose buffer holds it until its agent takes
+  // it (socket.h; kNoLinkEnd: none). At most 224 ends: 8 sockets, every
+  // pair joined by 4 links.
+  static constexpr std::uint8_t kNoLinkEnd = 0xff;
+  std::uint8_t via = kNoLinkEnd;
   std::uint16_t hops = 0;
   std::uint32_t len = 0;  // data bytes carried
   std::uint64_t id = 0;

@@ -27,10 +27,20 @@ class CoherentLatency final : public Workload {
       c.child("type").fail("coh_lat needs a host with sockets (`sockets:` under the root complex '" + root.name + "')");
     m_write = c.has("op") && c.child("op").choice({"rd", "wr"}) == "wr";
     m_l2 = c.has("from") && c.child("from").choice({"dram", "l2"}) == "l2";
-    m_remote = c.has("holder") && c.child("holder").choice({"local", "remote"}) == "remote";
+    if (c.has("holder")) {
+      // local: the reader's socket (0); remote: socket 1; or a socket's number.
+      const Cursor h = c.child("holder");
+      const std::string w = h.scalar();
+      if (w == "local" || w == "remote") m_holder = w == "remote" ? 1 : 0;
+      else if (!w.empty() && w.find_first_not_of("0123456789") == std::string::npos) m_holder = static_cast<int>(h.integer(0, 7));
+      else h.fail("expected local, remote or a socket's number");
+      if (m_holder >= root.sockets.sockets)
+        h.fail("socket " + std::to_string(m_holder) + " is not one of the host's " + std::to_string(root.sockets.sockets) +
+               " (sockets.count)");
+    }
+    m_remote = m_holder != 0;
     m_reader_homed = c.has("home") && c.child("home").choice({"holder", "reader"}) == "reader";
     m_n = c.has("reps") ? static_cast<int>(c.child("reps").integer(1, 1000000)) : 1000;
-    if (m_remote && root.sockets.sockets < 2) c.child("holder").fail("a remote holder needs two sockets (sockets.count: 2)");
     if (m_l2 && !m_remote && root.sockets.cores < 2)
       c.child("holder").fail("a line in another core's L2 on the reader's socket needs two cores there (sockets.cores)");
     if (!m_l2 && m_reader_homed)
@@ -44,7 +54,7 @@ class CoherentLatency final : public Workload {
     m_sys = p.sockets();
     sc_core::sc_spawn([this] {
       coherence::CoreThread reader(m_sys->core(0, 0));
-      const int holder = m_remote ? 1 : 0;
+      const int holder = m_holder;
       const int home = m_reader_homed ? 0 : holder;
       for (int i = 0; i < m_n; ++i) {
         // Fresh lines a few apart, so that successive ones go to other slices.
@@ -93,6 +103,7 @@ class CoherentLatency final : public Workload {
   static constexpr std::uint64_t kStride = 17;  // lines between two accesses' lines
   coherence::SocketSystem* m_sys = nullptr;
   bool m_write = false, m_l2 = false, m_remote = false, m_reader_homed = false;
+  int m_holder = 0;  // the holder's socket
   int m_n = 1000;
   std::uint64_t m_socket_lines = 0;
   Histogram m_lat;
@@ -191,9 +202,9 @@ std::unique_ptr<Workload> make_coherent_latency(const Cursor& c, const topo::Top
 
 std::string coherent_latency_reference() {
   return "| `coh_lat` | `op` (rd, wr: a 64 B load or store by socket 0's core 0), `from` (dram: a line nobody caches; l2: a line "
-         "Modified in another core's L2), `holder` (local: the reader's socket; remote: the other), `home` (holder: the line "
+         "Modified in another core's L2), `holder` (local: the reader's socket, 0; remote: socket 1; or a socket's number), `home` (holder: the line "
          "is homed on its holder's socket, as DRAM lines always are; reader: on the reader's), `reps` | S002 latency by cache "
-         "state and homing |\n"
+         "state and homing; by route length on a host of more sockets |\n"
          "| `home_lat` | `op` (rd, wr, cas: a 64 B load, a store, an AtomicCompare of one word, by a host core at the CCIX home), "
          "`line` (fresh: a line never touched each time; same: one line every time, a lock word), `core`, `reps` | S000 "
          "experiment 5, host side |\n";

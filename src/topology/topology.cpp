@@ -217,7 +217,9 @@ void parse_sockets(NodeSpec& n, const Cursor& c) {
   if (s.sockets * (s.cores + s.slices) > 64)
     (c.has("cores") ? c.child("cores") : c).fail("at most 64 coherent agents: count x (cores + slices) is " +
                                                   std::to_string(s.sockets * (s.cores + s.slices)));
-  if (s.sockets == 1 && c.has("links")) c.child("links").fail("socket links join two sockets: set count: 2");
+  if (s.sockets == 1 && c.has("links")) c.child("links").fail("socket links join two sockets: set count: 2 or more");
+  if (s.sockets == 1 && c.has("graph")) c.child("graph").fail("a socket graph joins two sockets or more: set count: 2 or more");
+  if (const std::string e = coherence::socket_graph_error(s); !e.empty()) (c.has("graph") ? c.child("graph") : c).fail(e);
   check_whole_sets(c, s.l2_lines, s.l2_ways, "l2_size", "l2_ways", "the private cache's size");
   if (s.forward && s.dirty_sharing)
     c.child("dirty_sharing").fail("a home that has owners forward lines (forward: true, the default) keeps no line shared dirty: set forward: false");

@@ -140,10 +140,34 @@ const ParamTable<ccix::HomePortConfig>& ccix_home_params() {
   return t;
 }
 
+namespace {
+// `graph`: a word, or a list of pairs of socket numbers (checked against
+// the socket count once the whole block is read: topology.cpp).
+void set_socket_graph(coherence::SocketSystemConfig& c, const Cursor& v) {
+  if (!v.node.IsSequence()) {
+    const std::string w = v.scalar();
+    if (w == "full" || w == "ring") {
+      c.graph = w == "full" ? coherence::SocketGraph::Full : coherence::SocketGraph::Ring;
+      c.pairs.clear();
+      return;
+    }
+    if (w.empty() || w.front() != '[') v.fail("expected full, ring or a list of pairs of sockets, e.g. [[0, 1], [1, 2]]");
+  }
+  c.graph = coherence::SocketGraph::Pairs;
+  c.pairs.clear();
+  for (const Cursor& it : list_items(v, "pairs of sockets", "[[0, 1], [1, 2]]")) {
+    const auto two = list_items(it, "two sockets", "[0, 1]");
+    if (two.size() != 2) it.fail("a pair of sockets has two numbers, e.g. [0, 1]");
+    c.pairs.push_back({static_cast<int>(two[0].integer(0, 7)), static_cast<int>(two[1].integer(0, 7))});
+  }
+  if (c.pairs.empty()) v.fail("a socket graph of no pairs: give at least one, e.g. [[0, 1]]");
+}
+}  // namespace
+
 const ParamTable<coherence::SocketSystemConfig>& socket_params() {
   using C = coherence::SocketSystemConfig;
   static const ParamTable<C> t = {
-      P<C>("count", "int", "2", ints(1, 2), "sockets",
+      P<C>("count", "int", "2", ints(1, 8), "sockets (socket s homes the DRAM addresses [s, s+1) times socket_bytes)",
            [](C& c, const Cursor& v) { c.sockets = static_cast<int>(v.integer()); }),
       P<C>("cores", "int", "2", ints(1, 31), "cores per socket, each with a private L1/L2 (a caching agent)",
            [](C& c, const Cursor& v) { c.cores = static_cast<int>(v.integer()); }),
@@ -191,7 +215,13 @@ const ParamTable<coherence::SocketSystemConfig>& socket_params() {
       P<C>("socket_bytes", "size", "64GiB", bytes(4096, 0, 4096),
            "DRAM per socket: socket s homes the addresses [s, s+1) times this",
            [](C& c, const Cursor& v) { c.socket_bytes = v.size(); }),
-      P<C>("links", "int", "1", ints(1, 4), "socket links between the two sockets",
+      P<C>("graph", "choice or list", "full",
+           described("full (every pair of sockets), ring (each socket and the next, the last and socket 0), or a list of "
+                     "pairs of sockets, e.g. [[0, 1], [1, 2]]; the sockets must all be joined"),
+           "which pairs of sockets socket links join; a message between sockets no link joins takes the shortest route, "
+           "crossing the mesh of each socket it passes",
+           [](C& c, const Cursor& v) { set_socket_graph(c, v); }),
+      P<C>("links", "int", "1", ints(1, 4), "socket links between each pair of sockets the graph joins",
            [](C& c, const Cursor& v) { c.links = static_cast<int>(v.integer()); }),
       P<C>("link_bw", "bandwidth", "20GB/s", bandwidth_from(1e6, "1MB/s"),
            "one socket link's data bandwidth, each direction",
