@@ -1,47 +1,66 @@
 #!/usr/bin/python3
-"""What-if beyond S002's two sockets: a 64 B read by a core of socket 0 of a
-line in the DRAM, or Modified in an L2, of socket 1, 2 or 3, on four
-Sapphire Rapids sockets joined every pair to every other (full) or each to
-its two neighbours (ring). A prediction: nothing measured to compare."""
+"""What-if beyond S002's two sockets, on four Sapphire Rapids sockets joined
+every pair to every other (full) or each to its two neighbours (ring).
+Left: a 64 B read by a core of socket 0 of a line in the DRAM, or Modified
+in an L2, of socket 1, 2 or 3 (s002_socket_graph). Right: CC-NIC with its
+engine cores on socket 1 or 2, minimum latency and peak rate
+(s002_nic_far). Predictions: nothing measured to compare."""
 from common import args, need, plt, points, save
 
 res, out = args()
-pts = need(points(res, 's002_socket_graph'), 's002_socket_graph')
+lat = need(points(res, 's002_socket_graph'), 's002_socket_graph')
+nic = need(points(res, 's002_nic_far'), 's002_nic_far')
 
 GRAPHS = [('full', 'full graph', 'C0'), ('ring', 'ring', 'C3')]
 CASES = [('dram', 'DRAM'), ('l2', 'L2 (M)')]
 HOLDERS = [1, 2, 3]
+NIC_SOCKETS = [1, 2]
 
 
-def value(graph, src, holder):
+def find(pts, metric, **want):
     for p in pts:
         q = p['point']
-        if (q.get('topology.nodes.host.sockets.graph') == graph and q.get('workloads.0.from') == src
-                and float(q.get('workloads.0.holder')) == holder):
-            return p['metrics']['lat.median_ns']
+        if all(str(q.get(k)) == str(v) or (isinstance(v, int) and float(q.get(k, -1)) == v) for k, v in want.items()):
+            return p['metrics'][metric]
     return None
 
 
-fig, ax = plt.subplots(figsize=(5.6, 2.9))
+fig, (ax, bx) = plt.subplots(1, 2, figsize=(8.4, 2.9), gridspec_kw={'width_ratios': [3, 2]})
 width = 0.38
-labels = []
-for c, (src, src_label) in enumerate(CASES):
-    for h in HOLDERS:
-        labels.append('%s\nsocket %d' % (src_label, h))
+labels = ['%s\nsocket %d' % (src_label, h) for _, src_label in CASES for h in HOLDERS]
 for k, (graph, label, color) in enumerate(GRAPHS):
     xs, ys = [], []
-    i = 0
-    for src, _ in CASES:
-        for h in HOLDERS:
-            v = value(graph, src, h)
-            if v is not None:
-                xs.append(i + (k - 0.5) * width)
-                ys.append(v)
-            i += 1
-    ax.bar(xs, ys, width, color=color, label=label + ' (model)')
+    for i, (src, h) in enumerate((src, h) for src, _ in CASES for h in HOLDERS):
+        v = find(lat, 'lat.median_ns', **{'topology.nodes.host.sockets.graph': graph, 'workloads.0.from': src,
+                                          'workloads.0.holder': h})
+        if v is not None:
+            xs.append(i + (k - 0.5) * width)
+            ys.append(v)
+    ax.bar(xs, ys, width, color=color, label=label)
 ax.set_xticks(range(len(labels)))
 ax.set_xticklabels(labels, fontsize=6)
 ax.set_ylabel('64 B read latency (ns)')
-ax.set_title('Four sockets (SPR parameters): latency by where the line is (prediction)')
+ax.set_title('a line on socket 1, 2 or 3, read from socket 0')
 ax.legend(fontsize=6)
+
+lat_ax = bx
+rate_ax = bx.twinx()
+for k, (graph, label, color) in enumerate(GRAPHS):
+    for i, s in enumerate(NIC_SOCKETS):
+        base = {'topology.nodes.host.sockets.graph': graph, 'topology.nodes.host.coherent_nic.socket': s}
+        v = find(nic, 'nic.min_ns', **base, **{'workloads.0.mode': 'pingpong'})
+        r = find(nic, 'nic.Mpps', **base, **{'workloads.0.mode': 'peak'})
+        if v is not None:
+            lat_ax.bar(i + (k - 0.5) * width, v / 1000, width, color=color, label=label if i == 0 else None)
+        if r is not None:
+            rate_ax.plot([2.2 + i + (k - 0.5) * width], [r], 'o', color=color)
+lat_ax.set_xticks([0, 1, 2.2, 3.2])
+lat_ax.set_xticklabels(['min latency\nNIC on 1', 'min latency\nNIC on 2', 'peak\nNIC on 1', 'peak\nNIC on 2'], fontsize=6)
+lat_ax.set_ylabel('minimum latency (us, bars)')
+rate_ax.set_ylabel('peak rate (Mpps, dots)')
+rate_ax.set_ylim(bottom=0)
+rate_ax.grid(False)
+lat_ax.set_title('CC-NIC, 64 B packets')
+lat_ax.legend(fontsize=6, loc='upper left')
+fig.suptitle('Four sockets with Sapphire Rapids parameters (predictions)', fontsize=9, y=1.03)
 save(fig, out, 's002_socket_graph')

@@ -289,6 +289,9 @@ class FoundBeforeTheRun(Workdir):
         self.expect_bad(study, 'no route of socket links joins socket 0 and socket 2',
                         '--set', 'topology.nodes.host.sockets.count=4', '--set', 'topology.nodes.host.sockets.graph=[[0, 1], [2, 3]]',
                         regex=r'--set topology\.nodes\.host\.sockets\.graph: ')
+        self.expect_bad(study, "the NIC's socket 3 is not one of the host's 2 (sockets.count)",
+                        '--set', 'topology.nodes.host.coherent_nic.socket=3',
+                        regex=r'--set topology\.nodes\.host\.coherent_nic\.socket: ')
         self.expect_bad(study, 'expected full, ring or a list of pairs of sockets',
                         '--set', 'topology.nodes.host.sockets.count=4', '--set', 'topology.nodes.host.sockets.graph=mesh',
                         regex=r'--set topology\.nodes\.host\.sockets\.graph: ')

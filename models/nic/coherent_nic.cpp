@@ -47,9 +47,11 @@ struct CoherentNic::Queue : LoopQueue {
 CoherentNic::CoherentNic(const std::string& name, const CoherentNicConfig& cfg, coherence::SocketSystem& sys)
     : m_cfg(cfg), m_name(name), m_sys(sys) {
   const auto& s = sys.config();
-  if (s.sockets != 2) sim_fail(name, "a NIC on the socket interconnect needs two sockets");
+  if (cfg.nic_socket < 1 || cfg.nic_socket >= s.sockets)
+    sim_fail(name, "a NIC on the socket interconnect needs a socket of its own besides the host's socket 0 (nic_socket " +
+                       std::to_string(cfg.nic_socket) + " of " + std::to_string(s.sockets) + ")");
   if (cfg.traffic.queues < 1 || 2 * cfg.traffic.queues > s.cores || cfg.traffic.queues > s.cores)
-    sim_fail(name, "each queue takes two host cores on socket 0 and one NIC core on socket 1");
+    sim_fail(name, "each queue takes two host cores on socket 0 and one NIC core on the NIC's socket");
   if (cfg.per_line < 1 || cfg.per_line > 4) sim_fail(name, "one to four descriptors per line");
   if (!cfg.inline_signal && cfg.layout != Layout::Packed)
     sim_fail(name, "with tail registers descriptors lie back to back (layout: packed)");
@@ -63,17 +65,20 @@ CoherentNic::CoherentNic(const std::string& name, const CoherentNicConfig& cfg, 
     auto x = std::make_unique<Queue>();
     x->index = q;
     // A ring's descriptors, buffers and tail are its writer's; its head is
-    // its reader's. The TX ring's writer is the host (socket 0).
+    // its reader's. The TX ring's writer is the host (socket 0), the RX
+    // ring's the NIC.
+    const int nic = cfg.nic_socket;
     auto place = [&](Ring& r, int writer, int first) {
-      const int w = cfg.writer_homed ? writer : 1 - writer;
+      const int reader = writer == 0 ? nic : 0;
+      const int w = cfg.writer_homed ? writer : reader;
       auto at = [&](int obj, int socket) { return sys.line_at(socket, (static_cast<std::uint64_t>(q) * kRegionsPerQueue + static_cast<std::uint64_t>(first + obj)) * kRegionB); };
       r.desc = at(0, w);
       r.buf = at(1, w);
       r.tail = at(2, w);
-      r.head = at(3, 1 - w);
+      r.head = at(3, w == 0 ? nic : 0);
     };
     place(x->tx, 0, 0);
-    place(x->rx, 1, 4);
+    place(x->rx, nic, 4);
     const std::uint64_t slots = static_cast<std::uint64_t>(cfg.traffic.ring) * static_cast<std::uint64_t>(cfg.per_line);
     for (Ring* r : {&x->tx, &x->rx}) {
       r->ids.resize(slots);
@@ -88,7 +93,7 @@ CoherentNic::CoherentNic(const std::string& name, const CoherentNicConfig& cfg, 
     }
     x->host_tx = std::make_unique<coherence::CoreThread>(sys.core(0, 2 * q));
     x->host_rx = std::make_unique<coherence::CoreThread>(sys.core(0, 2 * q + 1));
-    x->nic = std::make_unique<coherence::CoreThread>(sys.core(1, q));
+    x->nic = std::make_unique<coherence::CoreThread>(sys.core(nic, q));
     x->due.assign(cfg.traffic.warmup + cfg.traffic.packets, 0);
     x->led_first = cfg.traffic.warmup;
     m_queues.push_back(std::move(x));

@@ -81,12 +81,13 @@ struct CoherentNicConfig {
   Tick poll_loop = 10 * kNs;   // a polling loop's iteration
   Tick host_per_packet = 20 * kNs;  // driver work per packet, TX and RX each
   Tick nic_per_packet = 20 * kNs;   // NIC engine work per packet
+  int nic_socket = 1;               // the socket of the NIC's engine cores (the host's: socket 0)
 };
 
 class CoherentNic {
  public:
-  // Host cores 2q (TX) and 2q+1 (RX) of socket 0, NIC core q of socket 1,
-  // for queue q.
+  // Host cores 2q (TX) and 2q+1 (RX) of socket 0, NIC core q of socket
+  // nic_socket (1 by default), for queue q.
   CoherentNic(const std::string& name, const CoherentNicConfig& cfg, coherence::SocketSystem& sys);
   ~CoherentNic();
   // Each ring object (descriptors, buffers, tail, head; of two rings per

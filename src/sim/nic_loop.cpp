@@ -55,7 +55,7 @@ class NicLoop final : public Workload {
     const int cores = m_pcie ? root.cpu.cores : root.sockets.cores;
     if (2 * tr.queues > cores)
       (c.has("queues") ? c.child("queues") : c).fail(m_pcie ? "each queue takes two host cores (cpu.cores is " + std::to_string(cores) + ")"
-                                                            : "each queue takes two host cores of socket 0 and a NIC core of socket 1: "
+                                                            : "each queue takes two host cores of socket 0 and a NIC core of the NIC's socket: "
                                                               "sockets.cores is " + std::to_string(cores));
     if (c.has("size")) {
       const std::uint64_t b = c.child("size").size();
@@ -184,7 +184,7 @@ std::string nic_loop_reference() {
          "ccnic a ready flag per descriptor that its reader clears; e810_upi is always packed), `buffers` (slots: a buffer per descriptor slot, the default; pools: "
          "shared buffer pools, each side reusing the buffers it has just read), `ring` "
          "(descriptor lines per ring; pcie: descriptors), `batch` (packets taken at once), `queues` (each: a TX and an RX core on "
-         "socket 0, and a NIC core on socket 1 for the coherent NICs), `size` (packet bytes), `homing` (writer: each ring homed at its writer; reader), `mode` (pingpong: "
+         "socket 0, and a NIC core on the NIC's socket for the coherent NICs: coherent_nic.socket, 1 by default), `size` (packet bytes), `homing` (writer: each ring homed at its writer; reader), `mode` (pingpong: "
          "one packet in flight, the minimum latency; open: `load` packets per second per queue; peak: as fast as the rings "
          "allow), `packets`, `warmup` (packets first, not timed) | S002: a NIC on the socket interconnect or on PCIe, "
          "packets looped back; latency from when each packet was due to its reception |\n";

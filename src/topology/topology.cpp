@@ -264,6 +264,9 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults, Arena& a
     if (c.has("sockets")) parse_sockets(n, c.child("sockets"));
     if (c.has("coherent_nic") && !n.has_sockets) c.child("coherent_nic").fail("a NIC on the socket interconnect needs sockets:");
     cfg::load_params(c.child("coherent_nic"), n.coherent_nic, cfg::coherent_nic_params());
+    if (n.has_sockets && n.sockets.sockets >= 2 && n.coherent_nic.nic_socket >= n.sockets.sockets)
+      c.child("coherent_nic").child("socket").fail("the NIC's socket " + std::to_string(n.coherent_nic.nic_socket) +
+                                                   " is not one of the host's " + std::to_string(n.sockets.sockets) + " (sockets.count)");
     const Cursor cpu = c.child("cpu");
     cfg::load_params(cpu, n.cpu, cfg::cpu_params());
     // A tick that costs its whole period leaves no time to run in: a

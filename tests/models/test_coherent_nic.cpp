@@ -6,6 +6,9 @@
 // a light open load sees the ping-pong latency; descriptors packed with a
 // flag each are all delivered, and under low load cost more line transfers
 // than CC-NIC's grouped lines; buffers from shared pools are all delivered.
+// On four sockets in a ring, a NIC two links from the host sends every
+// message of the loop over two links: twice the link messages of a NIC on
+// a neighbour, the same messages delivered, every packet intact.
 #include <gtest/gtest.h>
 #include <systemc>
 
@@ -38,8 +41,9 @@ struct Outcome {
   std::uint64_t received = 0, link_messages = 0, messages = 0;
 };
 
-Outcome run(const CoherentNicConfig& nc, const std::string& name = "sys") {
-  coherence::SocketSystem sys(name, sockets());
+Outcome run(const CoherentNicConfig& nc, const std::string& name = "sys",
+            const coherence::SocketSystemConfig& sc = sockets()) {
+  coherence::SocketSystem sys(name, sc);
   coherence::CoherenceChecker::instance().clear();
   CoherentNic nic(name + ".nic", nc, sys);
   nic.start();
@@ -94,6 +98,28 @@ TEST(CoherentNic, InlineSignallingSavesTheTailTransfers) {
   EXPECT_EQ(e.received, 200u);
   EXPECT_GT(e.median_ns - cc.median_ns, 240.0);
   EXPECT_GT(e.link_messages, cc.link_messages);
+}
+
+// One packet in flight, on four sockets in a ring, the NIC's engines on
+// socket 1 (a neighbour of the host's socket 0) and then on socket 2 (two
+// links away): each message between host and NIC crosses one link, then
+// two, and is delivered to the same agents either way; the latency grows
+// by at least a link's latency and a mesh trip for each of the loop's
+// crossings.
+TEST(CoherentNic, ANicTwoSocketsAwaySendsEveryMessageOverTwoLinks) {
+  coherence::SocketSystemConfig four = sockets();
+  four.sockets = 4;
+  four.graph = coherence::SocketGraph::Ring;
+  CoherentNicConfig c = pingpong(true);
+  c.nic_socket = 1;
+  const Outcome near = run(c, "near", four);
+  c.nic_socket = 2;
+  const Outcome far = run(c, "far", four);
+  EXPECT_EQ(near.received, 200u);
+  EXPECT_EQ(far.received, 200u);
+  EXPECT_EQ(far.link_messages, 2 * near.link_messages);
+  EXPECT_EQ(far.messages, near.messages);
+  EXPECT_GT(far.median_ns - near.median_ns, 4 * 34.0);  // four crossings at least (each 30 ns link + 4 ns mesh)
 }
 
 // A ring of two lines of one descriptor each, flooded with batches of one:

@@ -16,6 +16,9 @@ const ParamTable<nic::CoherentNicConfig>& coherent_nic_params() {
            [](C& c, const Cursor& v) { c.host_per_packet = v.time(); }),
       P<C>("nic_per_packet", "time", "20ns", {}, "the NIC engine's work per packet",
            [](C& c, const Cursor& v) { c.nic_per_packet = v.time(); }),
+      P<C>("socket", "int", "1", ints(1, 7),
+           "the socket whose cores are the NIC's engines (the host's cores are socket 0's; one of sockets.count)",
+           [](C& c, const Cursor& v) { c.nic_socket = static_cast<int>(v.integer()); }),
   };
   return t;
 }
