@@ -542,6 +542,22 @@ class Runs(unittest.TestCase):
         self.assertIn('window 0x', out)
         self.assertIn('"swA" -- "swB"', open(dot).read())
 
+    def test_topo_prints_the_sockets_graph_and_routes_through_sockets(self):
+        with open(os.path.join(ROOT, 'topologies', 's002_spr.yaml')) as f:
+            text = f.read()
+        rc, out, err = run('topo', os.path.join(ROOT, 'topologies', 's002_spr.yaml'))
+        self.assertEqual(rc, 0, err)
+        self.assertIn('pairs: 0-1\n  every pair of sockets joined', out)
+        ring = os.path.join(self.d, 'ring.yaml')
+        with open(ring, 'w') as f:
+            f.write(text.replace('      count: 2', '      count: 4\n      graph: ring').replace('      links: 4', '      links: 1'))
+        rc, out, err = run('topo', ring)
+        self.assertEqual(rc, 0, err)
+        self.assertIn('4 x (4 cores, 4 LLC slices), 1 socket link a pair', out)
+        self.assertIn('pairs: 0-1 1-2 2-3 3-0', out)
+        for route in ('0 -> 1 -> 2', '1 -> 2 -> 3', '2 -> 1 -> 0', '3 -> 0 -> 1'):
+            self.assertIn('\n    ' + route + '\n', out)
+
     def test_params_reference(self):
         rc, out, _ = run('params')
         self.assertEqual(rc, 0)

@@ -67,6 +67,22 @@ std::string socket_graph_error(const SocketSystemConfig& cfg) {
   return {};
 }
 
+std::vector<int> socket_next_hops(const SocketSystemConfig& cfg) {
+  const int n = cfg.sockets;
+  const SocketGraphBoost g = graph_of(n, socket_pairs(cfg));
+  std::vector<int> next(static_cast<std::size_t>(n * n), -1);
+  for (int to = 0; to < n; ++to) {
+    std::vector<std::size_t> pred(static_cast<std::size_t>(n));
+    for (std::size_t v = 0; v < pred.size(); ++v) pred[v] = v;
+    boost::breadth_first_search(
+        g, static_cast<std::size_t>(to),
+        boost::visitor(boost::make_bfs_visitor(boost::record_predecessors(pred.data(), boost::on_tree_edge()))));
+    for (int from = 0; from < n; ++from)
+      next[static_cast<std::size_t>(from * n + to)] = static_cast<int>(pred[static_cast<std::size_t>(from)]);
+  }
+  return next;
+}
+
 // An agent's channel into the fabric: what it sends is routed by its
 // destination. A message that came over a socket link holds that link's
 // receive buffer until its agent takes it (releases it); the mesh itself
@@ -157,8 +173,7 @@ SocketSystem::~SocketSystem() = default;
 
 // The link ends, socket by socket: on each, toward each partner in the
 // order of the pairs, `links` ends (named s<socket>.link<k>, k counting the
-// socket's ends); then the routes: for each destination, a breadth-first
-// search from it, whose tree gives every other socket its next hop.
+// socket's ends); then the routes.
 void SocketSystem::build_links() {
   const int n = m_cfg.sockets;
   const auto pairs = socket_pairs(m_cfg);
@@ -182,17 +197,7 @@ void SocketSystem::build_links() {
       CohPort::connect(m_links[static_cast<std::size_t>(m_first_end[static_cast<std::size_t>(p[0] * n + p[1])] + l)]->port(),
                        m_links[static_cast<std::size_t>(m_first_end[static_cast<std::size_t>(p[1] * n + p[0])] + l)]->port(),
                        m_cfg.link);
-  const SocketGraphBoost g = graph_of(n, pairs);
-  m_next.assign(static_cast<std::size_t>(n * n), -1);
-  for (int to = 0; to < n; ++to) {
-    std::vector<std::size_t> pred(static_cast<std::size_t>(n));
-    for (std::size_t v = 0; v < pred.size(); ++v) pred[v] = v;
-    boost::breadth_first_search(
-        g, static_cast<std::size_t>(to),
-        boost::visitor(boost::make_bfs_visitor(boost::record_predecessors(pred.data(), boost::on_tree_edge()))));
-    for (int from = 0; from < n; ++from)
-      m_next[static_cast<std::size_t>(from * n + to)] = static_cast<int>(pred[static_cast<std::size_t>(from)]);
-  }
+  m_next = socket_next_hops(m_cfg);
 }
 
 int SocketSystem::hops(int from, int to) const {

@@ -94,6 +94,12 @@ struct SocketSystemConfig {
 // route joins), or an empty string.
 std::vector<std::array<int, 2>> socket_pairs(const SocketSystemConfig& cfg);
 std::string socket_graph_error(const SocketSystemConfig& cfg);
+// The routes of a graph without error: [from * sockets + to] is the socket
+// a message from `from` to `to` goes to next (`to` itself for a pair
+// joined; `from` when from == to). For each destination a breadth-first
+// search from it, whose tree gives every other socket its next hop
+// (Boost.Graph; of routes as short, the one the search meets first).
+std::vector<int> socket_next_hops(const SocketSystemConfig& cfg);
 
 class SocketSystem final : public Receiver, public HomeMap, public Actor {
  public:

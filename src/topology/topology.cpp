@@ -707,6 +707,32 @@ std::string describe(const Topology& t) {
     os << "  " << l.up << " -> " << l.down << ": gen" << l.cfg.gen << " x" << l.cfg.width << ", latency "
        << cfg::format_time(l.cfg.latency) << "\n";
   }
+  for (const auto& n : t.nodes) {
+    if (!n.has_sockets) continue;
+    // The coherent sockets under a root complex: their graph, and every
+    // route that crosses a socket between.
+    const auto& s = n.sockets;
+    os << "\nsockets of " << n.name << ": " << s.sockets << " x (" << s.cores << " cores, " << s.slices << " LLC slices)";
+    if (s.sockets > 1) {
+      os << ", " << s.links << " socket link" << (s.links > 1 ? "s" : "") << " a pair, latency " << cfg::format_time(s.link.latency)
+         << ", " << s.link.GBps << " GB/s each way; pairs:";
+      for (const auto& p : coherence::socket_pairs(s)) os << " " << p[0] << "-" << p[1];
+      const auto next = coherence::socket_next_hops(s);
+      const int k = s.sockets;
+      bool any = false;
+      for (int from = 0; from < k; ++from)
+        for (int to = 0; to < k; ++to) {
+          int hop = next[static_cast<std::size_t>(from * k + to)];
+          if (from == to || hop == to) continue;
+          os << (any ? "" : "\n  routes through other sockets:") << "\n    " << from;
+          for (; hop != to; hop = next[static_cast<std::size_t>(hop * k + to)]) os << " -> " << hop;
+          os << " -> " << to;
+          any = true;
+        }
+      if (!any) os << "\n  every pair of sockets joined: no route crosses a socket between";
+    }
+    os << "\n";
+  }
   if (t.roots.size() == 2)
     os << "  socket link " << t.nodes[static_cast<std::size_t>(t.roots[0])].name << " - " << t.nodes[static_cast<std::size_t>(t.roots[1])].name
        << ": latency " << cfg::format_time(t.socket_link.latency) << ", " << t.socket_link.GBps << " GB/s each way\n";
