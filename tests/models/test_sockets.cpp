@@ -12,7 +12,8 @@
 // sockets: a ring routes a read to the socket opposite through one of the
 // two between (a mesh trip and a link crossing more each way), a full
 // graph does not; a stress over a ring of four passes the checker; graphs
-// that cannot be are refused.
+// that cannot be are refused; message passing across the ring never shows
+// the flag without the data.
 #include <gtest/gtest.h>
 #include <systemc>
 
@@ -494,8 +495,9 @@ TEST(Sockets, ADirtyVictimIsWrittenBackToItsHome) {
 // the round, shared by the reader or not. All three allowed outcomes must
 // appear, the forbidden one never (with the writer's two stores swapped it
 // appears in 42 of the 600 rounds: the test can see it).
-TEST(Sockets, MessagePassingLitmusNeverShowsTheFlagWithoutTheData) {
-  SocketSystem s("sys", config(2));
+void message_passing(const SocketSystemConfig& cfg, int reader_socket) {
+  SocketSystem s("sys", cfg);
+  const auto sockets = static_cast<unsigned>(cfg.sockets);
   std::mt19937_64 rng(7);
   int old_old = 0, new_new = 0, old_new = 0;
   struct Seq : CoreSide {
@@ -518,12 +520,12 @@ TEST(Sockets, MessagePassingLitmusNeverShowsTheFlagWithoutTheData) {
   };
   for (int round = 0; round < 600; ++round) {
     const auto r = static_cast<unsigned>(round);
-    const std::uint64_t data = s.line_at(static_cast<int>(rng() % 2), 64u * (2u * r + 1000u));
-    const std::uint64_t flag = s.line_at(static_cast<int>(rng() % 2), 64u * (2u * r + 1001u));
+    const std::uint64_t data = s.line_at(static_cast<int>(rng() % sockets), 64u * (2u * r + 1000u));
+    const std::uint64_t flag = s.line_at(static_cast<int>(rng() % sockets), 64u * (2u * r + 1001u));
     if (rng() % 2) {
       Core warm;
-      s.core(1, 0).access(false, data, 0, 0, warm);
-      s.core(1, 0).access(false, flag, 0, 0, warm);
+      s.core(reader_socket, 0).access(false, data, 0, 0, warm);
+      s.core(reader_socket, 0).access(false, flag, 0, 0, warm);
       sc_core::sc_start();
     }
     auto pause = [&] { return static_cast<Tick>(rng() % 300) * kNs; };
@@ -532,7 +534,7 @@ TEST(Sockets, MessagePassingLitmusNeverShowsTheFlagWithoutTheData) {
     std::vector<std::uint64_t> wrote, read;
     const std::vector<Tick> wp = {pause(), pause()}, rp = {pause(), pause()};
     sc_core::sc_spawn([&] { writer.run(s.core(0, 0), {{true, data}, {true, flag}}, wp, v, wrote); });
-    sc_core::sc_spawn([&] { reader.run(s.core(1, 0), {{false, flag}, {false, data}}, rp, 0, read); });
+    sc_core::sc_spawn([&] { reader.run(s.core(reader_socket, 0), {{false, flag}, {false, data}}, rp, 0, read); });
     sc_core::sc_start();
     ASSERT_EQ(read.size(), 2u);
     const bool f = read[0] == v, d = read[1] == v;
@@ -545,6 +547,19 @@ TEST(Sockets, MessagePassingLitmusNeverShowsTheFlagWithoutTheData) {
   EXPECT_GT(old_old, 0);
   EXPECT_GT(old_new, 0);
   EXPECT_TRUE(s.idle());
+}
+
+TEST(Sockets, MessagePassingLitmusNeverShowsTheFlagWithoutTheData) { message_passing(config(2), 1); }
+
+// The same on four sockets in a ring, the reader two links from the
+// writer, the data and the flag each homed on any of the four: a line's
+// request, snoops and data take routes of zero, one or two links, and
+// through a socket between, so they race differently for each pair of homes.
+TEST(Sockets, MessagePassingLitmusAcrossARingNeverShowsTheFlagWithoutTheData) {
+  SocketSystemConfig cfg = config(2);
+  cfg.sockets = 4;
+  cfg.graph = SocketGraph::Ring;
+  message_passing(cfg, 2);
 }
 
 // Store buffering and message passing on timed x86-TSO cores (store buffers
