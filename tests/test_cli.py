@@ -557,6 +557,13 @@ class Runs(unittest.TestCase):
         self.assertIn('pairs: 0-1 1-2 2-3 3-0', out)
         for route in ('0 -> 1 -> 2', '1 -> 2 -> 3', '2 -> 1 -> 0', '3 -> 0 -> 1'):
             self.assertIn('\n    ' + route + '\n', out)
+        dot = os.path.join(self.d, 'ring.dot')
+        rc, _, err = run('topo', ring, '--dot', dot)
+        self.assertEqual(rc, 0, err)
+        text = open(dot).read()
+        for a, b in ((0, 1), (1, 2), (2, 3), (3, 0)):
+            self.assertIn('"host.socket%d" -- "host.socket%d" [style=bold' % (a, b), text)
+        self.assertIn('"host" -- "host.socket0" [style=dashed]', text)
 
     def test_params_reference(self):
         rc, out, _ = run('params')

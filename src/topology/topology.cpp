@@ -769,6 +769,19 @@ std::string to_dot(const Topology& t) {
   if (t.roots.size() == 2)
     os << "  \"" << t.nodes[static_cast<std::size_t>(t.roots[0])].name << "\" -- \"" << t.nodes[static_cast<std::size_t>(t.roots[1])].name
        << "\" [style=bold, label=\"socket link\"];\n";
+  // A host's coherent sockets: a cluster of its sockets and their pairs,
+  // socket 0 (the host's cores) joined to its root complex.
+  for (const auto& n : t.nodes) {
+    if (!n.has_sockets) continue;
+    const auto& s = n.sockets;
+    const auto id = [&](int k) { return "\"" + n.name + ".socket" + std::to_string(k) + "\""; };
+    os << "  subgraph \"cluster_" << n.name << "_sockets\" {\n    label=\"" << n.name << " sockets\";\n";
+    for (int k = 0; k < s.sockets; ++k)
+      os << "    " << id(k) << " [shape=octagon, label=\"socket " << k << "\\n" << s.cores << " cores, " << s.slices << " slices\"];\n";
+    for (const auto& p : coherence::socket_pairs(s))
+      os << "    " << id(p[0]) << " -- " << id(p[1]) << " [style=bold, label=\"" << s.links << " x " << s.link.GBps << " GB/s\"];\n";
+    os << "  }\n  \"" << n.name << "\" -- " << id(0) << " [style=dashed];\n";
+  }
   os << "}\n";
   return os.str();
 }
