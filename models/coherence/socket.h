@@ -18,12 +18,13 @@
 //    over a pair's links by line number;
 //  - between sockets no link joins, it takes the shortest route in socket
 //    links (a breadth-first search of the graph, Boost.Graph; of routes as
-//    short, the one through the lowest-numbered socket the search meets
-//    first); at each socket it passes through it leaves the link's receive
+//    short, the one the search meets first, which follows the order of the
+//    pairs); at each socket it passes through it leaves the link's receive
 //    buffer once its last byte is in and crosses that socket's mesh to the
 //    next link's port (one mesh trip).
-// The fabric itself schedules nothing: a message costs its agent's action
-// (and, across sockets, the link engine's).
+// The fabric schedules nothing of its own but a message passing through a
+// socket (one action, when its last byte is in): a message costs its
+// agent's action (and, across sockets, the link engine's).
 // Homes come from the address map: socket s homes the lines of
 // [s * socket_bytes, (s + 1) * socket_bytes), its slices interleaved by
 // line number. A home that grants data reads its DRAM at once, beside its
@@ -81,7 +82,7 @@ struct SocketSystemConfig {
   int l2_victims = 0;          // each core's replacement buffer, in victims awaiting their home's WBAck (0: unlimited)
   std::uint64_t socket_bytes = 64ull << 30;  // DRAM per socket: socket s homes [s, s+1) times this
   mem::MemoryConfig memory;    // each socket's DRAM
-  SocketGraph graph = SocketGraph::Full;
+  SocketGraph graph = SocketGraph::Full;  // which pairs of sockets socket links join
   std::vector<std::array<int, 2>> pairs;  // with SocketGraph::Pairs: the pairs joined, each once
   int links = 1;               // socket links between each pair the graph joins
   CohLinkConfig link;          // each socket link, one direction

@@ -707,6 +707,9 @@ std::string describe(const Topology& t) {
     os << "  " << l.up << " -> " << l.down << ": gen" << l.cfg.gen << " x" << l.cfg.width << ", latency "
        << cfg::format_time(l.cfg.latency) << "\n";
   }
+  if (t.roots.size() == 2)
+    os << "  socket link " << t.nodes[static_cast<std::size_t>(t.roots[0])].name << " - " << t.nodes[static_cast<std::size_t>(t.roots[1])].name
+       << ": latency " << cfg::format_time(t.socket_link.latency) << ", " << t.socket_link.GBps << " GB/s each way\n";
   for (const auto& n : t.nodes) {
     if (!n.has_sockets) continue;
     // The coherent sockets under a root complex: their graph, and every
@@ -733,9 +736,6 @@ std::string describe(const Topology& t) {
     }
     os << "\n";
   }
-  if (t.roots.size() == 2)
-    os << "  socket link " << t.nodes[static_cast<std::size_t>(t.roots[0])].name << " - " << t.nodes[static_cast<std::size_t>(t.roots[1])].name
-       << ": latency " << cfg::format_time(t.socket_link.latency) << ", " << t.socket_link.GBps << " GB/s each way\n";
   os << "\nroutes from the root complex (static bottleneck for MPS-sized writes):\n";
   for (std::size_t i = 0; i < t.nodes.size(); ++i) {
     if (t.nodes[i].type != NodeType::Endpoint) continue;
