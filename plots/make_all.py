@@ -28,7 +28,7 @@ FIGURES = [
     ('s011_hosts', 's011_hosts.py', 'S011 every pcie-bench host: latency and bandwidth vs transfer size'),
     ('s002_latency', 's002_latency.py', 'S002 64 B read latency by cache state and homing, Ice Lake and Sapphire Rapids'),
     ('s002_nic', 's002_nic.py', 'S002 NICs on the socket interconnect and on PCIe: minimum latency, latency vs load, peak rate, CC-NIC ablations (predictions)'),
-    ('s002_socket_graph', 's002_socket_graph.py', 'Four sockets with the parameters of S002\'s Sapphire Rapids, fully joined or in a ring: 64 B read latency by the socket that holds the line, and CC-NIC with its engines one or two links from the host (predictions)'),
+    ('s002_socket_graph', 's002_socket_graph.py', 'Four sockets with the parameters of S002\'s Sapphire Rapids, fully joined or in a ring: 64 B read latency by the socket that holds the line, CC-NIC with its engines one or two links from the host, and read bandwidth across the sockets (predictions)'),
     ('s002_footprint', 's002_footprint.py', "S002 CC-NIC's shared buffer pools vs a buffer per slot as the rings outgrow the L2 (prediction)"),
 ]
 

@@ -565,6 +565,26 @@ class Runs(unittest.TestCase):
             self.assertIn('"host.socket%d" -- "host.socket%d" [style=bold' % (a, b), text)
         self.assertIn('"host" -- "host.socket0" [style=dashed]', text)
 
+    def test_coherent_bandwidth_is_the_lines_in_flight_over_their_latency(self):
+        # One core's loads of remote lines on Ice Lake's two sockets, with 1
+        # and 4 in flight: no queueing (4 is below every credit count), so
+        # the bandwidth is the lines in flight times 64 B over the latency.
+        study = os.path.join(self.d, 'bw.yaml')
+        with open(study, 'w') as f:
+            f.write('study: bw\ntopology: %s\n'
+                    'workloads: [{type: coh_bw, name: bw, op: rd, from: [0], home: 1, lines: 200, inflight: 1}]\n'
+                    'sweep: [{path: workloads.0.inflight, values: [1, 4]}]\n' % os.path.join(ROOT, 'topologies', 's002_icx.yaml'))
+        rc, _, err = run('run', study, '-o', os.path.join(self.d, 'bw'), '-q')
+        self.assertEqual(rc, 0, err)
+        with open(os.path.join(self.d, 'bw', 'results.json')) as f:
+            pts = json.load(f)['points']
+        self.assertEqual(len(pts), 2)
+        for p in pts:
+            m, n = p['metrics'], p['point']['workloads.0.inflight']
+            self.assertAlmostEqual(m['bw.median_ns'], m['bw.p99_ns'], delta=1.0)
+            self.assertAlmostEqual(m['bw.GBps'], n * 64 / m['bw.mean_ns'], delta=0.02 * m['bw.GBps'])
+            self.assertEqual(m['bw.link_messages_per_line'], 3)  # request, data, CompAck
+
     def test_params_reference(self):
         rc, out, _ = run('params')
         self.assertEqual(rc, 0)

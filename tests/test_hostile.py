@@ -292,6 +292,10 @@ class FoundBeforeTheRun(Workdir):
         self.expect_bad(study, "the NIC's socket 3 is not one of the host's 2 (sockets.count)",
                         '--set', 'topology.nodes.host.coherent_nic.socket=3',
                         regex=r'--set topology\.nodes\.host\.coherent_nic\.socket: ')
+        bw = ('study: t\ntopology: %s\nworkloads: [{type: coh_bw, from: [0, 1, 1], home: 1}]\n'
+              % os.path.join(ROOT, 'topologies', 's002_icx.yaml'))
+        self.expect_bad(bw, 'socket 1 is listed twice', regex=r'study\.yaml:3:\d+: workloads\.0\.from\.2: ')
+        self.expect_bad(bw.replace('[0, 1, 1]', '[0, 3]'), "socket 3 is not one of the host's 2", regex=r'study\.yaml:3:\d+: workloads\.0\.from\.1: ')
         self.expect_bad(study, 'expected full, ring or a list of pairs of sockets',
                         '--set', 'topology.nodes.host.sockets.count=4', '--set', 'topology.nodes.host.sockets.graph=mesh',
                         regex=r'--set topology\.nodes\.host\.sockets\.graph: ')

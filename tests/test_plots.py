@@ -47,6 +47,7 @@ SMALL = {
     's002_latency': ['workloads.0.reps=10'],
     's002_socket_graph': ['workloads.0.reps=10'],
     's002_nic_far': ['sweep.2.zip.2.values=[50, 300]', 'sweep.2.zip.3.values=[5, 20]'],
+    's002_socket_bw': ['workloads.0.lines=64'],
     's002_nic_latency': ['workloads.0.packets=50', 'workloads.0.warmup=5'],
     's002_nic_load': ['workloads.0.packets=300', 'workloads.0.warmup=20', 'sweep.1.values=[1, 8]'],
     's002_nic_peak': ['workloads.0.packets=300', 'workloads.0.warmup=20', 'sweep.2.values=[64B]', 'sweep.4.values=[1]'],

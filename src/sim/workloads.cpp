@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/core/error.h"
+#include "src/sim/coherent_bandwidth.h"
 #include "src/sim/coherent_latency.h"
 #include "src/sim/nic_loop.h"
 #include "src/sim/rtl_script.h"
@@ -48,7 +49,7 @@ std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const 
     if (!c.is_map()) c.fail("a workload is a map with a type");
     const std::string type =
         c.child("type").choice({"rosta_dma", "rosta_peer", "rosta_echo", "calypte_loopback", "bench_lat", "bench_bw", "coyote_perf",
-                                 "calypte_burst", "ccix_lat", "ccix_share", "ccix_locks", "rtl_script", "coh_lat", "home_lat", "mmio_lat", "nic_loop"});
+                                 "calypte_burst", "ccix_lat", "ccix_share", "ccix_locks", "rtl_script", "coh_lat", "coh_bw", "home_lat", "mmio_lat", "nic_loop"});
     std::unique_ptr<Workload> w;
     if (type == "rosta_dma") w = make_rosta_dma(c, p);
     if (type == "rosta_peer") w = make_rosta_peer(c, p);
@@ -63,6 +64,7 @@ std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const 
     if (type == "ccix_locks") w = make_ccix_locks(c, p);
     if (type == "rtl_script") w = make_rtl_script(c, p);
     if (type == "coh_lat") w = make_coherent_latency(c, p);
+    if (type == "coh_bw") w = make_coherent_bandwidth(c, p);
     if (type == "home_lat") w = make_home_latency(c, p);
     if (type == "mmio_lat") w = make_mmio_lat(c, p);
     if (type == "nic_loop") w = make_nic_loop(c, p);
@@ -169,6 +171,12 @@ const std::vector<MetricDoc>& metric_docs() {
       {"coh_lat", "p99_ns", "ns", "99th percentile of the latency"},
       {"coh_lat", "mean_ns", "ns", "mean latency"},
       {"coh_lat", "<op>_ns", "ns", "the latency per access; `<op>` is rd or wr", true},
+      {"coh_bw", "GBps", "GB/s", "the lines' bytes over the time from the start to the last access done"},
+      {"coh_bw", "mean_ns", "ns", "mean access latency (issue at the core to the access done)"},
+      {"coh_bw", "median_ns", "ns", "median access latency"},
+      {"coh_bw", "p99_ns", "ns", "99th percentile of the latency"},
+      {"coh_bw", "link_messages_per_line", "1", "coherence messages sent on socket links per line accessed (a message crossing two links counts twice)"},
+      {"coh_bw", "<op>_ns", "ns", "the latency per access; `<op>` is rd or wr", true},
       {"home_lat", "median_ns", "ns", "median access latency (issue at the core to the access done)"},
       {"home_lat", "min_ns", "ns", "minimum access latency"},
       {"home_lat", "p99_ns", "ns", "99th percentile of the latency"},
@@ -320,7 +328,7 @@ std::string workloads_reference() {
 | `bench_bw` | `device`, `op` (rd, wr, rw), `size`, `window`, `transactions`, `pattern`, `page_size`, `node`, `host_cache`, `host_node` | S011 BW_DMA_RD / WR / RW |
 | `coyote_perf` | `device`, `mode` (lat, thr), `size`, `reps`, `page_size`, `node`, `core`, `driver_core`, `mapped` | S003 Coyote perf_local: host -> FPGA -> host through the FPGA MMU; mean latency of `reps` single transfers, or throughput of `reps` transfers invoked back to back and waited for; `mapped` (default true): the driver installs the buffers' translations in the TLBs up front, false: each first touch of a page misses |
 | `rtl_script` | `device` (an endpoint with `device: rtl`), `core`, `buffers` (names to sizes), `values` (names to integers a sweep can set), `steps` | a scripted host driver for a design of your own; its steps are below |
-)" + coherent_latency_reference() + nic_loop_reference() + R"(| `mmio_lat` | `device` (any endpoint), `offset` (into its BAR), `size` (1-64 B, an aligned uncached load), `reps`, `core` | S002 MMIO read latency: one uncached load at a time, its round trip |
+)" + coherent_latency_reference() + coherent_bandwidth_reference() + nic_loop_reference() + R"(| `mmio_lat` | `device` (any endpoint), `offset` (into its BAR), `size` (1-64 B, an aligned uncached load), `reps`, `core` | S002 MMIO read latency: one uncached load at a time, its round trip |
 
 `page_size` is the OS page backing the buffer (4KiB default; 64KiB, 2MiB, 32MiB, 1GiB huge pages): it bounds the IOMMU's mapping and the device MMU's TLB choice. `node: far` places the buffer on the other socket (`memory.numa_nodes: 2`).
 )" + std::string("\n## Steps of `rtl_script`\n\n") + rtl_script_reference();
