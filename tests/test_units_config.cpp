@@ -912,7 +912,8 @@ TEST(Metrics, OnlyDeclaredMetricsMayBeWritten) {
   // Every workload type has its metrics in the reference.
   const std::string ref = sim::metrics_reference();
   for (const char* t : {"rosta_dma", "rosta_peer", "rosta_echo", "calypte_loopback", "bench_lat", "bench_bw", "coyote_perf",
-                        "calypte_burst"})
+                        "calypte_burst", "ccix_lat", "ccix_share", "ccix_locks", "rtl_script", "coh_lat", "coh_bw", "home_lat",
+                        "mmio_lat", "nic_loop"})
     EXPECT_NE(ref.find(std::string("## ") + t + "\n"), std::string::npos) << t;
 }
 
