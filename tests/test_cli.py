@@ -584,6 +584,12 @@ class Runs(unittest.TestCase):
             self.assertAlmostEqual(m['bw.median_ns'], m['bw.p99_ns'], delta=1.0)
             self.assertAlmostEqual(m['bw.GBps'], n * 64 / m['bw.mean_ns'], delta=0.02 * m['bw.GBps'])
             self.assertEqual(m['bw.link_messages_per_line'], 3)  # request, data, CompAck
+            # Every load's stages, adding up to its latency; nothing waits for credits.
+            b = p['breakdowns']['bw.rd_ns']
+            self.assertEqual(b['transactions'], 200)
+            self.assertAlmostEqual(sum(s['mean_ns'] for s in b['stages']), b['mean_ns'], delta=0.01)
+            self.assertAlmostEqual(b['mean_ns'], m['bw.mean_ns'], delta=0.01)
+            self.assertEqual(sum(s['mean_ns'] for s in b['stages'] if s['stage'] == 'credit'), 0)
 
     def test_params_reference(self):
         rc, out, _ = run('params')

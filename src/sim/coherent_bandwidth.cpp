@@ -7,6 +7,7 @@
 
 #include "models/coherence/socket.h"
 #include "models/core/error.h"
+#include "models/core/ledger.h"
 
 namespace hx::sim {
 
@@ -19,7 +20,8 @@ namespace {
 // socket `home`, keeping `inflight` accesses outstanding: a new one as each
 // is done, from time zero. The bandwidth is the lines' bytes over the time
 // from the start to the last access done; each access's latency is from
-// its issue to its end.
+// its issue to its end, and its ledger says where that time went (an
+// access slot's ledger is reused by the slot's next access).
 class CoherentBandwidth final : public Workload {
  public:
   CoherentBandwidth(const Cursor& c, const topo::Topology& t) : Workload("coh_bw") {
@@ -64,12 +66,14 @@ class CoherentBandwidth final : public Workload {
         core->w = this;
         core->agent = &m_sys->core(s, k);
         core->first = static_cast<std::uint64_t>(m_streams.size()) * m_lines;
+        core->issue_at.assign(static_cast<std::size_t>(m_inflight), 0);
+        core->led.resize(static_cast<std::size_t>(m_inflight));
         m_streams.push_back(std::move(core));
       }
     sc_core::sc_spawn([this] {
       m_t0 = now_tick();
       for (auto& c : m_streams)
-        for (int i = 0; i < m_inflight; ++i) c->next();
+        for (int i = 0; i < m_inflight; ++i) c->next(static_cast<std::size_t>(i));
     });
   }
   bool done() const override { return m_done == m_lines * m_streams.size() && !m_streams.empty(); }
@@ -86,26 +90,33 @@ class CoherentBandwidth final : public Workload {
     r.metric(m_name + ".link_messages_per_line", m_done ? static_cast<double>(m_sys->link_messages.value) / static_cast<double>(m_done) : 0.0,
              "1");
     r.hist(m_name + (m_store ? ".wr_ns" : ".rd_ns"), m_lat, "ns");
+    if (m_breakdown.count) r.breakdown(m_name + (m_store ? ".wr_ns" : ".rd_ns"), m_breakdown);
   }
 
  private:
-  // One core's stream: lines [first, first + lines) of the home's region.
+  // One core's stream: lines [first, first + lines) of the home's region,
+  // `inflight` access slots (an access's tag is its slot).
   struct Core : coherence::CoreSide {
     CoherentBandwidth* w = nullptr;
     coherence::CachingAgent* agent = nullptr;
     std::uint64_t first = 0, issued = 0;
-    std::vector<Tick> issue_at;  // by access tag (the line's index in the stream)
-    void next() {
+    std::vector<Tick> issue_at;  // by slot
+    std::vector<Ledger> led;     // by slot
+    void next(std::size_t slot) {
       if (issued == w->m_lines) return;
       const std::uint64_t i = issued++;
-      issue_at.push_back(now_tick());
-      agent->access(w->m_store, w->m_sys->line_at(w->m_home, (first + i) * coherence::kLineB), i + 1, i, *this);
+      issue_at[slot] = now_tick();
+      led[slot].open(now_tick());
+      agent->access(w->m_store, w->m_sys->line_at(w->m_home, (first + i) * coherence::kLineB), i + 1, slot, *this, ~0ull,
+                    &led[slot]);
     }
     void access_done(std::uint64_t tag, std::uint64_t, Tick at) override {
-      w->m_lat.add(to_ns(at - issue_at[static_cast<std::size_t>(tag)]));
+      const auto slot = static_cast<std::size_t>(tag);
+      w->m_lat.add(to_ns(at - issue_at[slot]));
+      if (led[slot].mark == at) w->m_breakdown.add(led[slot], issue_at[slot], at);  // (a buffered store is not timed)
       ++w->m_done;
       w->m_last = std::max(w->m_last, at);
-      next();
+      next(slot);
     }
   };
   coherence::SocketSystem* m_sys = nullptr;
@@ -117,6 +128,7 @@ class CoherentBandwidth final : public Workload {
   std::uint64_t m_done = 0;
   Tick m_t0 = 0, m_last = 0;
   Histogram m_lat;
+  Breakdown m_breakdown;
 };
 
 }  // namespace
