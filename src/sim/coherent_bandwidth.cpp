@@ -8,6 +8,7 @@
 #include "models/coherence/socket.h"
 #include "models/core/error.h"
 #include "models/core/ledger.h"
+#include "src/sim/workload_kinds.h"
 
 namespace hx::sim {
 
@@ -31,12 +32,7 @@ class CoherentBandwidth final : public Workload {
     if (!root.has_sockets)
       c.child("type").fail("coh_bw needs a host with sockets (`sockets:` under the root complex '" + root.name + "')");
     const auto& s = root.sockets;
-    const auto socket = [&](const Cursor& v) {
-      const long long k = v.integer(0, 7);
-      if (k >= s.sockets)
-        v.fail("socket " + std::to_string(k) + " is not one of the host's " + std::to_string(s.sockets) + " (sockets.count)");
-      return static_cast<int>(k);
-    };
+    const auto socket = [&](const Cursor& v) { return host_socket(v, v.integer(0, 7), s.sockets); };
     m_store = c.has("op") && c.child("op").choice({"rd", "wr"}) == "wr";
     if (c.has("from")) {
       const Cursor f = c.child("from");

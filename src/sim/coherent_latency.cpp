@@ -5,6 +5,7 @@
 #include "models/ccix/home_port.h"
 #include "models/coherence/core_thread.h"
 #include "models/core/error.h"
+#include "src/sim/workload_kinds.h"
 
 namespace hx::sim {
 
@@ -31,12 +32,9 @@ class CoherentLatency final : public Workload {
       // local: the reader's socket (0); remote: socket 1; or a socket's number.
       const Cursor h = c.child("holder");
       const std::string w = h.scalar();
-      if (w == "local" || w == "remote") m_holder = w == "remote" ? 1 : 0;
-      else if (!w.empty() && w.find_first_not_of("0123456789") == std::string::npos) m_holder = static_cast<int>(h.integer(0, 7));
-      else h.fail("expected local, remote or a socket's number");
-      if (m_holder >= root.sockets.sockets)
-        h.fail("socket " + std::to_string(m_holder) + " is not one of the host's " + std::to_string(root.sockets.sockets) +
-               " (sockets.count)");
+      const bool number = !w.empty() && w.find_first_not_of("0123456789") == std::string::npos;
+      if (w != "local" && w != "remote" && !number) h.fail("expected local, remote or a socket's number");
+      m_holder = host_socket(h, number ? h.integer(0, 7) : w == "remote" ? 1 : 0, root.sockets.sockets);
     }
     m_remote = m_holder != 0;
     m_reader_homed = c.has("home") && c.child("home").choice({"holder", "reader"}) == "reader";

@@ -39,6 +39,9 @@ int core_of(const Cursor& c, const topo::Topology& p, const char* key, int def);
 // near is socket 0, the host's cores'); far needs a host with two memory
 // nodes: memory.numa_nodes: 2, or a root complex on socket 1.
 bool far_node(const Cursor& c, const topo::Topology& p, const char* key, bool def);
+// Socket `k`, as `v` gave it, checked against the host's coherent
+// `sockets` (sockets.count).
+int host_socket(const Cursor& v, long long k, int sockets);
 // A buffer's backing from the optional `page_size` and `node` keys.
 Backing backing_of(const Cursor& c, const topo::Topology& p);
 

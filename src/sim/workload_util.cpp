@@ -57,6 +57,12 @@ int core_of(const Cursor& c, const topo::Topology& p, const char* key, int def) 
   return core;
 }
 
+int host_socket(const Cursor& v, long long k, int sockets) {
+  if (k >= sockets)
+    v.fail("socket " + std::to_string(k) + " is not one of the host's " + std::to_string(sockets) + " (sockets.count)");
+  return static_cast<int>(k);
+}
+
 bool far_node(const Cursor& c, const topo::Topology& p, const char* key, bool def) {
   if (!c.has(key)) return def;
   const bool far = c.child(key).choice({"near", "far"}) == "far";
