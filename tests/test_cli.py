@@ -590,6 +590,19 @@ class Runs(unittest.TestCase):
             self.assertAlmostEqual(sum(s['mean_ns'] for s in b['stages']), b['mean_ns'], delta=0.01)
             self.assertAlmostEqual(b['mean_ns'], m['bw.mean_ns'], delta=0.01)
             self.assertEqual(sum(s['mean_ns'] for s in b['stages'] if s['stage'] == 'credit'), 0)
+            # The socket links' ends are resources: the data comes back from
+            # socket 1, so its ends are the busiest and carry more than the
+            # requests and acknowledgements sent the other way.
+            res = p['resources']
+            ends = {k: v for k, v in res['list'].items() if k.startswith('host.sockets.s') and '.link' in k}
+            self.assertEqual(len(ends), 6, sorted(res['list']))  # ICX: three links each way
+            self.assertTrue(res['busiest'].startswith('host.sockets.s1.link'), res['busiest'])
+            self.assertIn('socket 1 to socket 0', ends[res['busiest']]['what'])
+            busy = [sum(v['busy_ps'] for k, v in ends.items() if k.startswith('host.sockets.s%d.' % s)) for s in (0, 1)]
+            self.assertGreater(busy[1], 2 * busy[0])
+            span_ps = p['meta']['simulated_time_ns'] * 1000
+            for v in ends.values():
+                self.assertAlmostEqual(v['utilisation'], v['busy_ps'] / span_ps, delta=1e-6)
 
     def test_params_reference(self):
         rc, out, _ = run('params')

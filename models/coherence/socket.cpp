@@ -187,8 +187,14 @@ void SocketSystem::build_links() {
       for (int l = 0; l < m_cfg.links; ++l, ++k) {
         m_links.push_back(std::make_unique<DirectLink>(*this, m_name + ".s" + std::to_string(s) + ".link" + std::to_string(k),
                                                        m_cfg.link_end));
-        m_links.back()->port().index = static_cast<int>(m_links.size() - 1);
+        CohPort& end = m_links.back()->port();
+        end.index = static_cast<int>(m_links.size() - 1);
         m_end_socket.push_back(s);
+        // Each end's transmit wire is a resource of the run, so a point's
+        // `resources` and `hxsim explain` can name a socket link the busiest.
+        std::string what = "socket link, socket " + std::to_string(s) + " to socket " + std::to_string(partner);
+        if (m_cfg.links > 1) what += " (" + std::to_string(l + 1) + " of " + std::to_string(m_cfg.links) + ")";
+        StatsRegistry::instance().add_resource(end.name(), [&end] { return end.busy_ps.value; }, 1, what);
       }
     }
   }
