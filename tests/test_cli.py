@@ -793,6 +793,40 @@ class Explain(unittest.TestCase):
                 self.assertGreater(sw[(size, 'irq')] - sw[(size, 'poll')], 2500)
                 self.assertLess(sw[(size, 'irq')] - sw[(size, 'poll')], 3000)
 
+    def test_a_pcie_nic_that_drops_reports_its_drops(self):
+        # The E810 with 1 KiB of RX buffer and interrupts moderated to one
+        # per 20 us: packets that pile up beyond the buffer are dropped. The
+        # drop rate is the NIC's drop counter over the packets sent; the
+        # latencies, their count and their breakdown are of the packets
+        # received, each one's stages adding up to its latency.
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        study = os.path.join(d, 'drops.yaml')
+        with open(study, 'w') as f:
+            f.write('study: drops\ntopology: %s\n'
+                    'workloads: [{type: nic_loop, name: nic, nic: pcie, device: e810, rx: irq, ring: 128, batch: 32, size: 64B, '
+                    'mode: open, load: 8, packets: 3000, warmup: 100}]\n'
+                    'sweep: [{path: topology.nodes.e810.nic.rx_buffer, values: [0B, 1KiB]}]\n' % os.path.join(ROOT, 'topologies', 's002_icx.yaml'))
+        rc, _, err = run('run', study, '-o', os.path.join(d, 'drops'), '-q', '--set', 'topology.nodes.e810.nic.irq_interval=20us')
+        self.assertEqual(rc, 0, err)
+        with open(os.path.join(d, 'drops', 'results.json')) as f:
+            pts = json.load(f)['points']
+        self.assertEqual(len(pts), 2)
+        unlimited, small = pts
+        self.assertEqual(unlimited['metrics']['nic.drop_rate'], 0)
+        self.assertNotIn('e810.nic.rx_drops', unlimited['stats'])
+        self.assertGreater(unlimited['stats']['e810.nic.rx_waits']['value'], 0)  # it would have dropped
+        self.assertEqual(unlimited['histograms']['nic.latency_ns']['count'], 3000)
+        drops = small['stats']['e810.nic.rx_drops']['value']
+        self.assertGreater(drops, 0)
+        self.assertAlmostEqual(small['metrics']['nic.drop_rate'], drops / 3100, places=12)
+        received = small['histograms']['nic.latency_ns']['count']
+        self.assertLess(received, 3000)
+        self.assertGreaterEqual(received, 3000 - drops)
+        b = small['breakdowns']['nic.latency_ns']
+        self.assertEqual(b['transactions'], received)
+        self.assertAlmostEqual(sum(s['mean_ns'] for s in b['stages']), b['mean_ns'], delta=0.01)
+
     def test_a_coherent_nic_packet_is_broken_down_by_step(self):
         # S002's NICs on the socket interconnect, one packet in flight: the
         # host cores' driver work (20 ns a packet each side) and the NIC

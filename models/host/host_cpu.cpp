@@ -309,6 +309,28 @@ void HostCpu::wait_ring(int ring, std::uint32_t s) {
   wait_until(r.seen[s]);
 }
 
+bool HostCpu::wait_ring_until(int ring, std::uint32_t s, Tick until) {
+  Ring& r = m_rings.at(static_cast<std::size_t>(ring));
+  if (r.waiting >= 0) sim_fail(basename(), "two threads wait on one polled ring");
+  r.kicked = false;
+  while (r.seen.at(s) == kNever) {
+    if (r.kicked || now_tick() >= until) return false;
+    r.waiting = s;
+    if (until != kNever) notify_at(*r.ev, until);  // a write seen sooner moves it earlier
+    sc_core::wait(*r.ev);
+    r.waiting = -1;
+  }
+  wait_until(r.seen[s]);
+  return true;
+}
+
+void HostCpu::kick_ring(int ring) {
+  Ring& r = m_rings.at(static_cast<std::size_t>(ring));
+  if (r.waiting < 0) return;
+  r.kicked = true;
+  notify_now(*r.ev);
+}
+
 void HostCpu::clear_ring(int ring, std::uint32_t s) {
   Ring& r = m_rings.at(static_cast<std::size_t>(ring));
   r.seen.at(s) = kNever;
@@ -397,18 +419,33 @@ void HostCpu::on_msi(std::uint32_t vector, Tick at) {
   notify_now(*m.ev);
 }
 
-void HostCpu::wait_msi(int core, std::uint32_t vector) {
+void HostCpu::kick_msi(std::uint32_t vector) {
+  auto it = m_msi.find(vector);
+  if (it == m_msi.end() || !it->second.sleeping) return;
+  it->second.kicked = true;
+  notify_now(*it->second.ev);
+}
+
+bool HostCpu::wait_msi(int core, std::uint32_t vector, Tick until) {
   auto& m = m_msi[vector];
   if (!m.ev) m.ev = std::make_unique<sc_core::sc_event>();
   // Asleep, the thread leaves its core to the others; it takes it back to wake.
   const int me = m.pending == 0 ? caller_on(core) : -1;
   if (me >= 0) give(core);
-  while (m.pending == 0) sc_core::wait(*m.ev);
+  m.kicked = false;
+  m.sleeping = true;
+  while (m.pending == 0 && !m.kicked && now_tick() < until) {
+    if (until != kNever) notify_at(*m.ev, until);  // an MSI sooner moves it earlier
+    sc_core::wait(*m.ev);
+  }
+  m.sleeping = false;
   if (me >= 0) take(core, me);
+  if (m.pending == 0) return false;  // kicked, or `until` came first
   --m.pending;
   ++irqs;
   const Tick now = now_tick();
   wait_until(noisy_end(core, now, std::max(now, m.last + m_cfg.irq_latency)));
+  return true;
 }
 
 }  // namespace hx::host

@@ -119,13 +119,21 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   Tick ring_commit(int ring, std::uint32_t s) const;
   // Waits until slot `s` is seen (now is then at least its seen time).
   void wait_ring(int ring, std::uint32_t s);
+  // The same, but false, the slot not seen, at `until` or when another
+  // thread kicks the ring (kick_ring) first.
+  bool wait_ring_until(int ring, std::uint32_t s, Tick until = kNever);
+  void kick_ring(int ring);
   // The thread has taken the slot: a later write marks it again.
   void clear_ring(int ring, std::uint32_t s);
   // The latency ledger of the write that marked slot `s`, when it carried
   // one (false: it did not): accounted for up to the write's commit, or,
   // `polled`, up to when a poll saw it (the poll's part as a watch's).
   bool ring_ledger(int ring, std::uint32_t s, bool polled, Ledger& into) const;
-  void wait_msi(int core, std::uint32_t vector);
+  // Sleeps until an MSI of `vector` is pending, then takes it and wakes
+  // (true); false, no MSI taken, at `until` or when another thread kicks
+  // the sleeper (kick_msi) first.
+  bool wait_msi(int core, std::uint32_t vector, Tick until = kNever);
+  void kick_msi(std::uint32_t vector);
   Tick now() const;
   // Place core `core` on the socket without the root complex.
   void set_far(int core, bool far);
@@ -179,6 +187,7 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
     std::vector<Ledger> led;
     std::vector<PollSeen> poll;
     std::vector<std::uint8_t> timed;
+    bool kicked = false;  // the waiting thread was told to stop waiting
   };
   std::deque<Ring> m_rings;  // a deque: a thread waiting on one keeps its reference when another is armed
   // When a poll by `core` sees a write to `addr` committed then: its
@@ -190,6 +199,7 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   struct MsiWait {
     int pending = 0;
     Tick last = 0;
+    bool sleeping = false, kicked = false;
     std::unique_ptr<sc_core::sc_event> ev;
   };
   // A core and the threads that share it.

@@ -96,6 +96,7 @@ struct PcieNic::Queue {
   bool msi_pending = false;
   Tick last_msi = 0;
   bool has_msi = false;
+  std::uint64_t dropped = 0;  // the RX drop counter
 };
 
 PcieNic::PcieNic(const std::string& name, const PcieNicConfig& cfg) : m_name(name), m_cfg(cfg) {
@@ -112,6 +113,7 @@ PcieNic::PcieNic(const std::string& name, const PcieNicConfig& cfg) : m_name(nam
   reg.add_counter(name + ".doorbells", &doorbells, "1", "doorbell and push writes taken");
   reg.add_counter(name + ".msis", &msis, "1", "MSIs sent");
   reg.add_counter(name + ".rx_waits", &rx_waits, "1", "packets that found no RX descriptor fetched");
+  if (cfg.rx_buffer) reg.add_counter(name + ".rx_drops", &rx_drops, "1", "packets dropped: no RX descriptor and no room in the RX buffer");
 }
 
 PcieNic::~PcieNic() {
@@ -393,6 +395,7 @@ void PcieNic::receive(Queue& q) {
   while (!q.rx_wait.empty() && q.rx_used < q.rx.known) {
     const auto [k, len, led] = q.rx_wait.front();
     q.rx_wait.pop_front();
+    m_rx_held -= len;
     const std::uint64_t i = q.rx_used++;
     const std::size_t s = i % q.s.ring;
     if (len > q.rx.len[s]) sim_fail(m_name, "a packet of " + std::to_string(len) + " B for an RX buffer of " + std::to_string(q.rx.len[s]) + " B");
@@ -431,9 +434,21 @@ void PcieNic::on_action(std::uint32_t kind, std::uint64_t arg, void*) {
   Queue& q = *m_q.at(static_cast<std::size_t>(arg));
   if (kind == kRxArrive) {
     if (q.wire.empty()) sim_fail(m_name, "a packet arrived that was never sent");
-    q.rx_wait.push_back(q.wire.front());
+    const Looped p = q.wire.front();
     q.wire.pop_front();
-    if (q.rx_used >= q.rx.known) ++rx_waits;
+    if (q.rx_used >= q.rx.known) {
+      // No descriptor: it waits in the RX buffer if it fits, else it is dropped.
+      if (m_cfg.rx_buffer && m_rx_held + p.len > m_cfg.rx_buffer) {
+        ++rx_drops;
+        ++q.dropped;
+        Ledger* l = p.led;
+        drop_ledger(l);
+        return;
+      }
+      ++rx_waits;
+    }
+    q.rx_wait.push_back(p);
+    m_rx_held += p.len;
     receive(q);
     pump();
   } else if (kind == kMsi) {
@@ -443,6 +458,17 @@ void PcieNic::on_action(std::uint32_t kind, std::uint64_t arg, void*) {
     ++msis;
     emit(m_ep->make_msi(static_cast<std::uint32_t>(q.index)), now_tick());
   }
+}
+
+bool PcieNic::register_bytes(std::uint64_t addr, std::uint32_t len, std::uint8_t* out) const {
+  const std::uint64_t bar = m_ep->config().bars.empty() ? 0 : m_ep->config().bars[0].base;
+  if (addr < bar || addr - bar >= kNicPush) return false;
+  const std::uint64_t qi = (addr - bar) >> 8, reg = (addr - bar) & 0xff;
+  if (qi >= m_q.size() || reg < kNicRxDrops || reg + len > kNicRxDrops + 8) return false;
+  std::uint8_t b[8];
+  put_le(b, m_q[qi]->dropped, 8);
+  std::memcpy(out, b + (reg - kNicRxDrops), len);
+  return true;
 }
 
 Tlp* PcieNic::write_bytes(std::uint64_t addr, const std::uint8_t* b, std::uint32_t n) {
@@ -481,12 +507,19 @@ struct PcieNicDriver::Queue : LoopQueue {
   // ledger from when it was due to its doorbell (or push).
   std::deque<Ledger> pre;
   std::vector<Ledger> seen;  // the RX core's batch: its packets' ledgers as the completions brought them
+  std::vector<std::uint64_t> packet;  // ... and their numbers
+  bool tx_all = false;  // the TX core has sent every packet (and kicked the RX core)
   std::uint64_t tx_ring = 0, tx_buf = 0, tx_wb = 0, rx_ring = 0, rx_buf = 0, rx_cq = 0, db = 0;
   int wb_ring = -1, cq_ring = -1;
 };
 
 namespace {
 constexpr std::uint64_t kLine = 64;
+// Once every packet is sent, how long the RX core waits for a completion
+// before it reads the queue's drop counter (the test's end, not a measured
+// time: at least a packet's round trip through the NIC, so the counter is
+// read once the last packets are in).
+constexpr Tick kRxQuiet = 10 * kUs;
 std::uint64_t round_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
 // A buffer per descriptor: at least 2 KiB (a driver's usual buffer), whole lines.
 std::uint64_t stride(const Traffic& t) { return std::max<std::uint64_t>(2048, round_up(t.packet_B, kLine)); }
@@ -631,6 +664,12 @@ void PcieNicDriver::tx(Queue& q, int core) {
     }
     k += n;
   }
+  // With drops, the RX core may wait for a completion that never comes: wake it.
+  q.tx_all = true;
+  if (m_cfg.rx_buffer) {
+    if (m_irq) m_cpu.kick_msi(static_cast<std::uint32_t>(q.index));
+    else m_cpu.kick_ring(q.cq_ring);
+  }
 }
 
 void PcieNicDriver::rx(Queue& q, int core) {
@@ -647,37 +686,81 @@ void PcieNicDriver::rx(Queue& q, int core) {
   for (std::uint64_t i = 0; i < ring; ++i) post(i);
   std::uint64_t posted = ring, told = ring;
   doorbell(q, core, 8, static_cast<std::uint32_t>(ring));
-  std::uint64_t read = 0;
-  while (read < total) {
-    const auto slot = [&](std::uint64_t i) { return static_cast<std::uint32_t>(i % ring); };
-    // The next completion: polled, or (asleep) after an interrupt, when its write has committed.
-    std::uint64_t n = 1;
-    if (m_irq) {
-      // An interrupt follows its completion's write, which may commit a little after it arrives.
-      for (Tick c; (c = m_cpu.ring_commit(q.cq_ring, slot(read))) > now_tick();) {
-        if (c == kNever) m_cpu.wait_msi(core, static_cast<std::uint32_t>(q.index));
-        else wait_for(c - now_tick());
+  const bool drops = m_cfg.rx_buffer > 0;
+  const std::uint64_t drop_reg = m_bar + kNicTail + 0x100ull * static_cast<std::uint64_t>(q.index) + kNicRxDrops;
+  const auto slot = [&](std::uint64_t i) { return static_cast<std::uint32_t>(i % ring); };
+  std::uint64_t read = 0;      // completions taken: the RX descriptors used
+  std::uint64_t next = 0;      // the next packet expected: each one before it received or dropped
+  std::uint64_t pre_next = 0;  // the packet q.pre's front belongs to (when timed)
+  // Waits for completion `read` (polled: until seen; asleep: until an
+  // interrupt, and its write committed); false when none will come: every
+  // packet the TX core sent was received or, as the drop counter says,
+  // dropped.
+  const auto wait_next = [&]() -> bool {
+    for (;;) {
+      if (drops && q.tx_all) {
+        const Tick c = m_irq ? m_cpu.ring_commit(q.cq_ring, slot(read)) : m_cpu.ring_seen(q.cq_ring, slot(read));
+        if (c != kNever) {
+          wait_for(c > now_tick() ? c - now_tick() : 0);
+          return true;
+        }
+        // Nothing yet: wait a while for more before asking the NIC what it dropped.
+        const Tick until = now_tick() + kRxQuiet;
+        if (m_irq ? m_cpu.wait_msi(core, static_cast<std::uint32_t>(q.index), until) : m_cpu.wait_ring_until(q.cq_ring, slot(read), until))
+          continue;
+        std::uint8_t b[8];
+        m_cpu.mmio_read(core, drop_reg, 8, b);
+        const std::uint64_t dropped = get_le(b, 8);
+        if (read + dropped > total)
+          sim_fail(m_name, "queue " + std::to_string(q.index) + " received " + std::to_string(read) + " packets and dropped " +
+                               std::to_string(dropped) + " of " + std::to_string(total) + " sent");
+        if (read + dropped < total) continue;
+        return false;
       }
-      while (n < static_cast<std::uint64_t>(m_t.batch) && read + n < total && m_cpu.ring_commit(q.cq_ring, slot(read + n)) <= now_tick()) ++n;
-    } else {
-      m_cpu.wait_ring(q.cq_ring, slot(read));
-      while (n < static_cast<std::uint64_t>(m_t.batch) && read + n < total && m_cpu.ring_seen(q.cq_ring, slot(read + n)) <= now_tick()) ++n;
+      if (m_irq) {
+        // An interrupt follows its completion's write, which may commit a little after it arrives.
+        Tick c;
+        while ((c = m_cpu.ring_commit(q.cq_ring, slot(read))) > now_tick()) {
+          if (c != kNever) wait_for(c - now_tick());
+          else if (!m_cpu.wait_msi(core, static_cast<std::uint32_t>(q.index))) break;  // kicked: every packet is sent
+        }
+        if (c <= now_tick()) return true;
+      } else if (!drops) {
+        m_cpu.wait_ring(q.cq_ring, slot(read));
+        return true;
+      } else if (m_cpu.wait_ring_until(q.cq_ring, slot(read))) {
+        return true;
+      }
     }
-    // The timed packets' ledgers, from their doorbell to their completion's
+  };
+  while (next < total && wait_next()) {
+    std::uint64_t n = 1;
+    if (m_irq)
+      while (n < static_cast<std::uint64_t>(m_t.batch) && read + n < total && m_cpu.ring_commit(q.cq_ring, slot(read + n)) <= now_tick()) ++n;
+    else
+      while (n < static_cast<std::uint64_t>(m_t.batch) && read + n < total && m_cpu.ring_seen(q.cq_ring, slot(read + n)) <= now_tick()) ++n;
+    // Each completion names its packet: those it skips were dropped. The
+    // timed packets' ledgers run from their doorbell to their completion's
     // commit (asleep: the interrupt's delivery and the wake-up are then
     // software) or to when the poll saw it.
-    if (q.seen.size() < n) q.seen.resize(n);
+    if (q.seen.size() < n) {
+      q.seen.resize(n);
+      q.packet.resize(n);
+    }
     for (std::uint64_t i = read; i < read + n; ++i) {
-      if (i >= m_t.warmup && !m_cpu.ring_ledger(q.cq_ring, slot(i), !m_irq, q.seen[i - read]))
-        sim_fail(m_name, "timed packet " + std::to_string(i) + " of queue " + std::to_string(q.index) + " completed without its ledger");
       std::uint8_t c[12];
       mem.load(q.rx_cq + slot(i) * m_cfg.cqe_B, c, 12);
       const std::uint64_t k = get_le(c, 8) - 1, len = get_le(c + 8, 4);
-      if (k != i || len != m_t.packet_B)
+      if (k < next || k >= total || (!drops && k != next) || len != m_t.packet_B)
         sim_fail(m_name, "completion " + std::to_string(i) + " of queue " + std::to_string(q.index) + " says packet " +
-                             std::to_string(k) + " of " + std::to_string(len) + " B: packets lost, reordered or cut");
-      if (!mem.holds_pattern(q.rx_buf + slot(i) * stride(m_t), stream, packet_off(i), m_t.packet_B))
-        sim_fail(m_name, "packet " + std::to_string(i) + " of queue " + std::to_string(q.index) + " arrived with wrong bytes");
+                             std::to_string(k) + " of " + std::to_string(len) + " B: packets " + (drops ? "" : "lost, ") +
+                             "reordered or cut");
+      next = k + 1;
+      q.packet[i - read] = k;
+      if (k >= m_t.warmup && !m_cpu.ring_ledger(q.cq_ring, slot(i), !m_irq, q.seen[i - read]))
+        sim_fail(m_name, "timed packet " + std::to_string(k) + " of queue " + std::to_string(q.index) + " completed without its ledger");
+      if (!mem.holds_pattern(q.rx_buf + slot(i) * stride(m_t), stream, packet_off(k), m_t.packet_B))
+        sim_fail(m_name, "packet " + std::to_string(k) + " of queue " + std::to_string(q.index) + " arrived with wrong bytes");
       m_cpu.clear_ring(q.cq_ring, slot(i));
     }
     // The driver's work on the batch: each packet, and its copy of the packet's bytes.
@@ -685,16 +768,20 @@ void PcieNicDriver::rx(Queue& q, int core) {
     for (std::uint64_t i = read; i < read + n; ++i) mem.copy_out(q.rx_buf + slot(i) * stride(m_t), m_t.packet_B);
     mem.end_stretch(static_cast<Tick>(n) * m_cfg.driver_per_packet);
     for (std::uint64_t i = read; i < read + n; ++i) {
-      m_timing.received(i, q.due[i], m_t.warmup);
-      if (i < m_t.warmup) continue;
+      const std::uint64_t k = q.packet[i - read];
+      m_timing.received(k, q.due[k], m_t.warmup);
+      for (; pre_next < k; ++pre_next)  // dropped before it
+        if (pre_next >= m_t.warmup) q.pre.pop_front();
+      pre_next = k + 1;
+      if (k < m_t.warmup) continue;
       Ledger& l = q.pre.front();
       l.extend(q.seen[i - read]);
       l.charge(Stage::Software, now_tick());  // the driver's work on the batch up to this packet's reception
-      m_breakdown.add(l, q.due[i], now_tick());
+      m_breakdown.add(l, q.due[k], now_tick());
       q.pre.pop_front();
     }
     read += n;
-    q.received = read;
+    q.received = next;
     q.rx_ev.notify(sc_core::SC_ZERO_TIME);
     // The buffers go back to the NIC.
     for (; posted < read + ring; ++posted) post(posted);
@@ -703,6 +790,9 @@ void PcieNicDriver::rx(Queue& q, int core) {
       doorbell(q, core, 8, static_cast<std::uint32_t>(posted));
     }
   }
+  q.pre.clear();  // the last packets', dropped
+  q.received = total;
+  m_dropped += total - read;
   q.finished = true;
 }
 

@@ -30,7 +30,12 @@
 //    (per_packet), its bytes by MPS-sized writes, then its completion
 //    (cqe_B bytes: its number, its length), then, for a driver that sleeps,
 //    an MSI, at most one per irq_interval per queue. A packet that finds no
-//    descriptor waits in the NIC (it is never dropped).
+//    descriptor waits in the NIC's RX packet buffer (rx_buffer bytes, shared
+//    by all queues); one that does not fit is dropped and counted in its
+//    queue's drop register. With rx_buffer 0 the buffer is unlimited: as
+//    if link flow control paused the sender, nothing is dropped.
+//  - per queue q, besides the tail registers, a read-only RX drop counter
+//    (8 B at kNicTail + 0x100 q + 0x10).
 //
 // The driver (PcieNicDriver), two host cores per queue:
 //  - TX core: per batch (traffic.h's pacing), the packets and their
@@ -43,13 +48,17 @@
 //    packets seen by then, checks each one's bytes in its buffer, copies
 //    them out (the port's copy_line per line), and posts
 //    the buffers again, ringing the RX doorbell once a quarter ring (at
-//    most 32) is posted.
+//    most 32) is posted. A completion names its packet: those it skips
+//    were dropped. Once its queue's TX core has sent every packet, an RX
+//    core that finds no completion reads the queue's drop counter (an MMIO
+//    read) and is done when the packets received and dropped are all sent.
 // Packet k of queue q is bytes [k << 16, (k << 16) + size) of the pattern
 // stream kPacketStream + q: the NIC checks what it reads, the driver what
 // it receives.
 // Simplifications: the wire loops back to the same NIC's receiver (no link
-// partner, no other traffic on it); a packet that finds no RX descriptor
-// waits, so nothing is ever dropped; no offloads (checksums, segmentation)
+// partner, no other traffic on it); only packets waiting for a descriptor
+// hold RX buffer space (one that has its descriptor is written out at
+// once); no offloads (checksums, segmentation)
 // and no RSS: queue q's packets come back on queue q; the NIC's DMA goes
 // to the root complex's memory (its LLC and DDIO), not into the caches of
 // a host's coherent `sockets:`.
@@ -85,11 +94,14 @@ struct PcieNicConfig {
   Tick loopback = 10 * kNs;      // wire or PHY loopback back to the NIC's receiver
   Tick irq_interval = 0;         // interrupt moderation: MSIs of a queue at least this far apart
   Tick driver_per_packet = 40 * kNs;  // the driver's work per packet, TX and RX each
+  std::uint64_t rx_buffer = 0;   // RX packet buffer (B) for packets waiting for a descriptor; 0: unlimited (flow control)
 };
 
 // BAR0 of the NIC: per queue q a TX tail register at kTail + 0x100 q, an
-// RX tail register 8 B above it, and a 4 KiB push window at kPush + 0x1000 q.
+// RX tail register 8 B above it, the RX drop counter 16 B above it, and a
+// 4 KiB push window at kPush + 0x1000 q.
 constexpr std::uint64_t kNicTail = 0x0;
+constexpr std::uint64_t kNicRxDrops = 0x10;
 constexpr std::uint64_t kNicPush = 0x10000;
 constexpr int kNicMaxQueues = 32;
 constexpr std::uint64_t kNicBarBytes = kNicPush + 0x1000ull * kNicMaxQueues;
@@ -112,12 +124,13 @@ class PcieNic final : public pcie::Device, public Actor {
 
   void on_write(const pcie::Tlp& t) override;
   void on_completion(const pcie::Tlp& t) override;
+  bool register_bytes(std::uint64_t addr, std::uint32_t len, std::uint8_t* out) const override;
   void on_tx_space(int stream) override;
   bool busy() const override;
   std::string status() const override;
   void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
 
-  Counter tlps_out, doorbells, msis, rx_waits;
+  Counter tlps_out, doorbells, msis, rx_waits, rx_drops;
 
  private:
   struct Ring;
@@ -141,6 +154,7 @@ class PcieNic final : public pcie::Device, public Actor {
   std::deque<std::pair<pcie::Tlp*, Tick>> m_out;  // writes waiting for room in the stream
   Tick m_wire_free = 0;
   std::size_t m_rr = 0;  // the queue the next pump starts with
+  std::uint64_t m_rx_held = 0;  // bytes of the packets waiting for a descriptor
 };
 
 // The driver's part: its queues' rings in host memory, and its TX and RX
@@ -159,6 +173,8 @@ class PcieNicDriver {
   const Histogram& latency() const { return m_timing.latency(); }
   Tick span() const { return m_timing.span(); }
   std::uint64_t received() const { return m_timing.count(); }
+  // Packets the NIC dropped, as the queues' drop counters said at the end.
+  std::uint64_t dropped() const { return m_dropped; }
   std::uint64_t doorbells() const { return m_doorbells; }
   // Where the timed packets' time went, from due to received.
   const Breakdown& breakdown() const { return m_breakdown; }
@@ -178,6 +194,7 @@ class PcieNicDriver {
   LoopTiming m_timing;
   Breakdown m_breakdown;
   std::uint64_t m_doorbells = 0;
+  std::uint64_t m_dropped = 0;
 };
 
 }  // namespace hx::nic

@@ -176,11 +176,17 @@ void Endpoint::on_action(std::uint32_t kind, std::uint64_t, void* ptr) {
     }
   } else if (kind == kRegRead) {
     Tlp* c = completion_for(*t);
-    c->len = std::max<std::uint32_t>(4, t->req_len);
+    const std::uint32_t len = std::max<std::uint32_t>(4, t->req_len);
+    std::uint8_t b[PayloadBytes::kMax];
+    if (len <= sizeof b && m_dev && m_dev->register_bytes(t->addr, len, b)) {
+      c->set_bytes(b, len);
+    } else {
+      c->len = len;
+      c->data_stream = kMemoryStream;
+      c->data_off = t->addr;
+      c->checksum = pattern_checksum(kMemoryStream, t->addr, c->len);
+    }
     c->req_len = c->len;
-    c->data_stream = kMemoryStream;
-    c->data_off = t->addr;
-    c->checksum = pattern_checksum(kMemoryStream, t->addr, c->len);
     if (t->ledger) {  // a timed read: the register file's latency is the device's
       std::swap(c->ledger, t->ledger);
       c->ledger->charge(Stage::Device, now_tick());

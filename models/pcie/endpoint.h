@@ -61,6 +61,11 @@ class Device {
   // completion (Endpoint::completion_for) on stream 0; false leaves the
   // answer to the endpoint (reg_read_latency, the memory pattern).
   virtual bool on_read(const Tlp& t) { return false; }
+  // For a read the endpoint answers (on_read false): the bytes of the
+  // registers at [addr, addr + len) into `out`, for a device whose registers
+  // hold values a driver reads (a counter); false: the memory pattern
+  // stands in for them.
+  virtual bool register_bytes(std::uint64_t addr, std::uint32_t len, std::uint8_t* out) const { return false; }
   virtual void on_completion(const Tlp& t) = 0;
   virtual void on_tx_space(int stream) {}
   virtual void on_sent(const Tlp& t, Tick start, Tick end) {}

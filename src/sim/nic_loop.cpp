@@ -126,6 +126,7 @@ class NicLoop final : public Workload {
     if (m_pcie) {
       r.metric(m_name + ".tlps_per_packet", static_cast<double>(m_dev_ptr->tlps_out.value - m_nic0) / all, "1");
       r.metric(m_name + ".doorbells_per_packet", static_cast<double>(m_driver->doorbells()) / all, "1");
+      r.metric(m_name + ".drop_rate", static_cast<double>(m_driver->dropped()) / all, "1");
     } else {
       r.metric(m_name + ".messages_per_packet", static_cast<double>(m_sys->messages.value - m_msgs0) / all, "1");
       r.metric(m_name + ".link_messages_per_packet", static_cast<double>(m_sys->link_messages.value - m_link0) / all, "1");

@@ -4,8 +4,9 @@
 // the bytes it reads, the driver the completions and the bytes it
 // receives); one packet's latency moves by exactly what a stage of its path
 // costs; a pushed descriptor saves its read; a flood over a small ring
-// neither loses nor deadlocks; interrupts cost their latency; a write to no
-// register is an error.
+// neither loses nor deadlocks; interrupts cost their latency; a full RX
+// buffer drops, and the driver accounts for every packet, received or
+// dropped; a write to no register is an error.
 #include <gtest/gtest.h>
 #include <systemc>
 
@@ -81,7 +82,7 @@ struct Rig {
 
 struct Outcome {
   double median_ns = 0, mpps = 0;
-  std::uint64_t received = 0, tlps = 0, msis = 0;
+  std::uint64_t received = 0, tlps = 0, msis = 0, dropped = 0, nic_drops = 0, waits = 0;
 };
 
 // Runs `t` through NIC 0 (with `irq0`) and then NIC 1.
@@ -117,6 +118,9 @@ std::vector<Outcome> run(const PcieNicConfig& a, const PcieNicConfig& b, const T
     o.mpps = d.span() ? static_cast<double>(o.received) / (static_cast<double>(d.span()) * 1e-12) / 1e6 : 0;
     o.tlps = n.tlps_out.value - (i == 0 ? t0 : 0);
     o.msis = n.msis.value;
+    o.dropped = d.dropped();
+    o.nic_drops = n.rx_drops.value;
+    o.waits = n.rx_waits.value;
     out.push_back(o);
   }
   return out;
@@ -201,6 +205,57 @@ TEST(PcieNic, InterruptsCostTheirLatency) {
   const double d = r[0].median_ns - r[1].median_ns;
   EXPECT_GT(d, 2000.0 - 60.0 - 200.0);
   EXPECT_LT(d, 2000.0 - 60.0);
+}
+
+// The same flood with an RX buffer of one packet: packets that find no RX
+// descriptor while another already waits are dropped (NIC 0), where NIC 1,
+// with no limit (flow control), keeps them all. Every packet sent is
+// received intact, in order, or counted dropped, by the NIC and, through
+// its drop registers, by the driver, whose RX core learns of the last
+// drops only from them.
+TEST(PcieNic, AFullRxBufferDropsAndTheDriverAccountsForEveryPacket) {
+  PcieNicConfig a, b;
+  a.rx_cache = b.rx_cache = 8;
+  a.rx_buffer = 1500;
+  Traffic t;
+  t.ring = 64;
+  t.batch = 16;
+  t.queues = 2;
+  t.packet_B = 1500;
+  t.flood = true;
+  t.packets = 2000;
+  t.warmup = 0;
+  const auto r = run(a, b, t);
+  EXPECT_GT(r[0].nic_drops, 0u);
+  EXPECT_EQ(r[0].dropped, r[0].nic_drops);
+  EXPECT_EQ(r[0].received + r[0].dropped, 4000u);
+  EXPECT_EQ(r[1].received, 4000u);
+  EXPECT_EQ(r[1].dropped, 0u);
+  EXPECT_GT(r[1].waits, r[0].waits);  // what waited without a limit
+}
+
+// Interrupts moderated to one per 20 us per queue, 8 Mpps offered into a
+// ring of 128: packets pile up between interrupts, and with 1 KiB of RX
+// buffer (16 packets of 64 B) those beyond it are dropped; the latency of
+// the others is that of the wait for the interrupt, not of a backlog.
+TEST(PcieNic, ModeratedInterruptsWithASmallRxBufferDrop) {
+  PcieNicConfig a, b;
+  a.irq_interval = 20 * kUs;
+  a.rx_buffer = 1024;
+  Traffic t;
+  t.ring = 128;
+  t.batch = 32;
+  t.packet_B = 64;
+  t.offered_Mpps = 8;
+  t.packets = 4000;
+  t.warmup = 100;
+  const auto r = run(a, b, t, true);
+  EXPECT_GT(r[0].dropped, 0u);
+  EXPECT_EQ(r[0].dropped, r[0].nic_drops);
+  EXPECT_LT(r[0].received, 4000u);  // timed packets received
+  EXPECT_EQ(r[1].received, 4000u);
+  EXPECT_EQ(r[1].dropped, 0u);
+  EXPECT_LT(r[0].median_ns, 25000.0);
 }
 
 // A store to a BAR offset that is no queue's register stops the run, named.
