@@ -30,6 +30,7 @@ FIGURES = [
     ('s002_nic', 's002_nic.py', 'S002 NICs on the socket interconnect and on PCIe: minimum latency, latency vs load, peak rate, CC-NIC ablations (predictions)'),
     ('s002_socket_graph', 's002_socket_graph.py', 'Four sockets with the parameters of S002\'s Sapphire Rapids, fully joined or in a ring: 64 B read latency by the socket that holds the line, CC-NIC with its engines one or two links from the host, and read bandwidth across the sockets (predictions)'),
     ('s002_footprint', 's002_footprint.py', "S002 CC-NIC's shared buffer pools vs a buffer per slot as the rings outgrow the L2 (prediction)"),
+    ('s002_pcie_drops', 's002_pcie_drops.py', 'A PCIe NIC with interrupt moderation: latency and drops vs load, with and without a limit on its RX buffer (prediction)'),
 ]
 
 

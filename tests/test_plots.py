@@ -56,6 +56,7 @@ SMALL = {
     's002_pcie_load': ['workloads.0.packets=300', 'workloads.0.warmup=20', 'sweep.1.values=[1, 8]'],
     's002_pcie_peak': ['workloads.0.packets=300', 'workloads.0.warmup=20', 'sweep.1.values=[64B]', 'sweep.2.values=[1]',
                        'sweep.3.values=[32]'],
+    's002_pcie_drops': ['workloads.0.packets=2000', 'workloads.0.warmup=100', 'sweep.1.values=[50us]', 'sweep.2.values=[4, 12]'],
 }
 
 
@@ -76,7 +77,7 @@ class Plots(unittest.TestCase):
             out = os.path.join(d, 'plots')
             subprocess.run([sys.executable, os.path.join(ROOT, 'plots', 'make_all.py'), d, out, report], check=True, timeout=300)
             names = ['s001_write_vs_payload', 's001_concurrency', 's001_p2p_cases', 's004_fhf_latency',
-                     's004_hfh_latency', 's011_vs_size', 's011_vs_window', 's011_iommu', 's011_hosts', 's000_ats', 's000_ccix_latency', 's000_hits', 's000_allocate', 's000_streaming', 's000_contention', 's000_locks', 's003_perf_local', 's004_rtl', 's002_latency', 's002_socket_graph', 's002_nic', 's002_footprint',
+                     's004_hfh_latency', 's011_vs_size', 's011_vs_window', 's011_iommu', 's011_hosts', 's000_ats', 's000_ccix_latency', 's000_hits', 's000_allocate', 's000_streaming', 's000_contention', 's000_locks', 's003_perf_local', 's004_rtl', 's002_latency', 's002_socket_graph', 's002_nic', 's002_footprint', 's002_pcie_drops',
                      'validation_overview']
             with open(os.path.join(out, 'index.html')) as f:
                 index = f.read()
