@@ -206,12 +206,16 @@ void SocketSystem::build_links() {
   m_next = socket_next_hops(m_cfg);
 }
 
+std::vector<int> socket_route(const std::vector<int>& next, int sockets, int from, int to) {
+  std::vector<int> r{from};
+  while (r.back() != to) r.push_back(next[static_cast<std::size_t>(r.back() * sockets + to)]);
+  return r;
+}
+
 int SocketSystem::hops(int from, int to) const {
   const int n = m_cfg.sockets;
   if (from < 0 || from >= n || to < 0 || to >= n) sim_fail(m_name, "no such socket");
-  int h = 0;
-  for (int s = from; s != to; s = m_next[static_cast<std::size_t>(s * n + to)]) ++h;
-  return h;
+  return static_cast<int>(socket_route(m_next, n, from, to).size()) - 1;
 }
 
 CachingAgent& SocketSystem::core(int socket, int i) {

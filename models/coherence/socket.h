@@ -101,6 +101,9 @@ std::string socket_graph_error(const SocketSystemConfig& cfg);
 // search from it, whose tree gives every other socket its next hop
 // (Boost.Graph; of routes as short, the one the search meets first).
 std::vector<int> socket_next_hops(const SocketSystemConfig& cfg);
+// The sockets a message from `from` to `to` passes on those routes
+// (`next`, of `sockets` sockets), both ends included.
+std::vector<int> socket_route(const std::vector<int>& next, int sockets, int from, int to);
 
 class SocketSystem final : public Receiver, public HomeMap, public Actor {
  public:

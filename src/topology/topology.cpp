@@ -725,11 +725,10 @@ std::string describe(const Topology& t) {
       bool any = false;
       for (int from = 0; from < k; ++from)
         for (int to = 0; to < k; ++to) {
-          int hop = next[static_cast<std::size_t>(from * k + to)];
-          if (from == to || hop == to) continue;
+          const auto route = coherence::socket_route(next, k, from, to);
+          if (route.size() < 3) continue;
           os << (any ? "" : "\n  routes through other sockets:") << "\n    " << from;
-          for (; hop != to; hop = next[static_cast<std::size_t>(hop * k + to)]) os << " -> " << hop;
-          os << " -> " << to;
+          for (std::size_t i = 1; i < route.size(); ++i) os << " -> " << route[i];
           any = true;
         }
       if (!any) os << "\n  every pair of sockets joined: no route crosses a socket between";
