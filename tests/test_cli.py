@@ -237,6 +237,15 @@ class NicLoopInput(unittest.TestCase):
         self.expect_error('nic: pcie, device: cx6', '16B, 32B or 64B', r's002_icx\.yaml:\d+:\d+: nodes\.cx6\.nic\.completion',
                           topo.replace('completion: 64B', 'completion: 24B'))
 
+    def test_an_rx_buffer_holds_a_packet(self):
+        # A buffer smaller than a packet would drop every packet that waits,
+        # the one packet of a ping-pong too, which its sender waits for.
+        topo = open(self.TOPO).read()
+        self.assertEqual(topo.count('      driver_per_packet: 20ns   # as the coherent'), 1)
+        self.expect_error('nic: pcie, device: e810, size: 1500B', "packets of 1500 B do not fit in the NIC's rx_buffer of 1024 B",
+                          r'study\.yaml:3:\d+: workloads\.0\.size',
+                          topo.replace('      driver_per_packet: 20ns   # as the coherent', '      rx_buffer: 1KiB\n      driver_per_packet: 20ns   # as the coherent'))
+
 
 class Runs(unittest.TestCase):
     def setUp(self):

@@ -560,6 +560,9 @@ PcieNicDriver::PcieNicDriver(const std::string& name, const PcieNicConfig& cfg, 
   if (t.ring < 2 || t.batch < 1 || t.batch > t.ring / 2) sim_fail(name, "a batch is at most half a ring");
   if (t.ring < 2 * cfg.tx_wb_every) sim_fail(name, "a ring of at least twice tx_wb_every descriptors (the driver waits for write-backs)");
   if (t.packet_B < 1 || t.packet_B > 9216) sim_fail(name, "packets of 1 B to 9216 B");
+  // A buffer that holds a packet never drops the one packet of a ping-pong,
+  // which the sender waits for.
+  if (cfg.rx_buffer && cfg.rx_buffer < t.packet_B) sim_fail(name, "an RX buffer that holds at least one packet");
   const auto ring = static_cast<std::uint64_t>(t.ring);
   const QueueLayout l = layout(cfg, t);
   for (int i = 0; i < t.queues; ++i) {

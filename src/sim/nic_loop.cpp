@@ -75,6 +75,10 @@ class NicLoop final : public Workload {
     if (m_pcie) {
       if (tr.ring < 2 * m_nic_cfg.tx_wb_every)
         (c.has("ring") ? c.child("ring") : c).fail("a ring of at least twice the NIC's tx_wb_every (" + std::to_string(m_nic_cfg.tx_wb_every) + ")");
+      if (m_nic_cfg.rx_buffer && m_nic_cfg.rx_buffer < tr.packet_B)
+        (c.has("size") ? c.child("size") : c)
+            .fail("packets of " + std::to_string(tr.packet_B) + " B do not fit in the NIC's rx_buffer of " + std::to_string(m_nic_cfg.rx_buffer) +
+                  " B (it must hold at least one packet, or be 0: no limit)");
       return;
     }
     using Nic = nic::CoherentNic;
