@@ -50,8 +50,9 @@
 //    the buffers again, ringing the RX doorbell once a quarter ring (at
 //    most 32) is posted. A completion names its packet: those it skips
 //    were dropped. Once its queue's TX core has sent every packet, an RX
-//    core that finds no completion reads the queue's drop counter (an MMIO
-//    read) and is done when the packets received and dropped are all sent.
+//    core that finds no completion for 10 us reads the queue's drop
+//    counter (an MMIO read) and is done when the packets received and
+//    dropped are all that were sent.
 // Packet k of queue q is bytes [k << 16, (k << 16) + size) of the pattern
 // stream kPacketStream + q: the NIC checks what it reads, the driver what
 // it receives.
