@@ -113,7 +113,7 @@ PcieNic::PcieNic(const std::string& name, const PcieNicConfig& cfg) : m_name(nam
   reg.add_counter(name + ".doorbells", &doorbells, "1", "doorbell and push writes taken");
   reg.add_counter(name + ".msis", &msis, "1", "MSIs sent");
   reg.add_counter(name + ".rx_waits", &rx_waits, "1", "packets that found no RX descriptor fetched");
-  if (cfg.rx_buffer) reg.add_counter(name + ".rx_drops", &rx_drops, "1", "packets dropped: no RX descriptor and no room in the RX buffer");
+  if (cfg.rx_buffer) reg.add_counter(name + ".rx_drops", &rx_drops, "1", "packets dropped: no room in the RX buffer");
 }
 
 PcieNic::~PcieNic() {
@@ -395,7 +395,6 @@ void PcieNic::receive(Queue& q) {
   while (!q.rx_wait.empty() && q.rx_used < q.rx.known) {
     const auto [k, len, led] = q.rx_wait.front();
     q.rx_wait.pop_front();
-    m_rx_held -= len;
     const std::uint64_t i = q.rx_used++;
     const std::size_t s = i % q.s.ring;
     if (len > q.rx.len[s]) sim_fail(m_name, "a packet of " + std::to_string(len) + " B for an RX buffer of " + std::to_string(q.rx.len[s]) + " B");
@@ -421,6 +420,7 @@ void PcieNic::receive(Queue& q) {
     put_le(c + 8, len, 4);
     Tlp* cqe = write_bytes(q.s.rx_cq + s * m_cfg.cqe_B, c, m_cfg.cqe_B);
     if ((cqe->ledger = led)) led->charge(Stage::Device, at);  // a descriptor, the RX engine; the completion, written last, carries it on
+    if (m_cfg.rx_buffer) m_rx_leaving.emplace_back(cqe, len);
     emit(cqe, at);
     if (q.s.irq && !q.msi_pending) {
       const Tick when = q.has_msi ? std::max(at, q.last_msi + m_cfg.irq_interval) : at;
@@ -436,19 +436,17 @@ void PcieNic::on_action(std::uint32_t kind, std::uint64_t arg, void*) {
     if (q.wire.empty()) sim_fail(m_name, "a packet arrived that was never sent");
     const Looped p = q.wire.front();
     q.wire.pop_front();
-    if (q.rx_used >= q.rx.known) {
-      // No descriptor: it waits in the RX buffer if it fits, else it is dropped.
-      if (m_cfg.rx_buffer && m_rx_held + p.len > m_cfg.rx_buffer) {
-        ++rx_drops;
-        ++q.dropped;
-        Ledger* l = p.led;
-        drop_ledger(l);
-        return;
-      }
-      ++rx_waits;
+    // Into the RX buffer if it fits, else dropped.
+    if (m_cfg.rx_buffer && m_rx_held + p.len > m_cfg.rx_buffer) {
+      ++rx_drops;
+      ++q.dropped;
+      Ledger* l = p.led;
+      drop_ledger(l);
+      return;
     }
+    if (q.rx_used >= q.rx.known) ++rx_waits;
     q.rx_wait.push_back(p);
-    m_rx_held += p.len;
+    if (m_cfg.rx_buffer) m_rx_held += p.len;
     receive(q);
     pump();
   } else if (kind == kMsi) {
@@ -457,6 +455,15 @@ void PcieNic::on_action(std::uint32_t kind, std::uint64_t arg, void*) {
     q.last_msi = now_tick();
     ++msis;
     emit(m_ep->make_msi(static_cast<std::uint32_t>(q.index)), now_tick());
+  }
+}
+
+// A packet's completion leaving frees its bytes of the RX buffer (its data
+// writes left before it, in the one write stream's order).
+void PcieNic::on_sent(const Tlp& t, Tick, Tick) {
+  if (!m_rx_leaving.empty() && m_rx_leaving.front().first == &t) {
+    m_rx_held -= m_rx_leaving.front().second;
+    m_rx_leaving.pop_front();
   }
 }
 

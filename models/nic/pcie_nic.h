@@ -29,11 +29,15 @@
 //    rx_cache ahead, a whole read (desc_fetch) at a time; a packet goes to the next one: the queue's RX engine
 //    (per_packet), its bytes by MPS-sized writes, then its completion
 //    (cqe_B bytes: its number, its length), then, for a driver that sleeps,
-//    an MSI, at most one per irq_interval per queue. A packet that finds no
-//    descriptor waits in the NIC's RX packet buffer (rx_buffer bytes, shared
-//    by all queues); one that does not fit is dropped and counted in its
-//    queue's drop register. With rx_buffer 0 the buffer is unlimited: as
-//    if link flow control paused the sender, nothing is dropped.
+//    an MSI, at most one per irq_interval per queue. A received packet
+//    holds its bytes of the NIC's RX packet buffer (rx_buffer bytes, shared
+//    by all queues) from its arrival until its completion has left on the
+//    link (its data writes leave before it): while it waits for a
+//    descriptor, and while its writes wait for the link (posted credits,
+//    the write stream). A packet that does not fit is dropped and counted
+//    in its queue's drop register. With rx_buffer 0 the buffer is
+//    unlimited: as if link flow control paused the sender, nothing is
+//    dropped.
 //  - per queue q, besides the tail registers, a read-only RX drop counter
 //    (8 B at kNicTail + 0x100 q + 0x10).
 //
@@ -57,9 +61,8 @@
 // stream kPacketStream + q: the NIC checks what it reads, the driver what
 // it receives.
 // Simplifications: the wire loops back to the same NIC's receiver (no link
-// partner, no other traffic on it); only packets waiting for a descriptor
-// hold RX buffer space (one that has its descriptor is written out at
-// once); no offloads (checksums, segmentation)
+// partner, no other traffic on it); a packet holds RX buffer space for its
+// length, from after the RX pipeline; no offloads (checksums, segmentation)
 // and no RSS: queue q's packets come back on queue q; the NIC's DMA goes
 // to the root complex's memory (its LLC and DDIO), not into the caches of
 // a host's coherent `sockets:`.
@@ -127,6 +130,7 @@ class PcieNic final : public pcie::Device, public Actor {
   void on_completion(const pcie::Tlp& t) override;
   bool register_bytes(std::uint64_t addr, std::uint32_t len, std::uint8_t* out) const override;
   void on_tx_space(int stream) override;
+  void on_sent(const pcie::Tlp& t, Tick start, Tick end) override;
   bool busy() const override;
   std::string status() const override;
   void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
@@ -155,7 +159,10 @@ class PcieNic final : public pcie::Device, public Actor {
   std::deque<std::pair<pcie::Tlp*, Tick>> m_out;  // writes waiting for room in the stream
   Tick m_wire_free = 0;
   std::size_t m_rr = 0;  // the queue the next pump starts with
-  std::uint64_t m_rx_held = 0;  // bytes of the packets waiting for a descriptor
+  // With an RX buffer: the bytes its packets hold, and per packet written
+  // out, its completion (which frees them as it leaves) and its length.
+  std::uint64_t m_rx_held = 0;
+  std::deque<std::pair<const pcie::Tlp*, std::uint32_t>> m_rx_leaving;
 };
 
 // The driver's part: its queues' rings in host memory, and its TX and RX

@@ -165,8 +165,8 @@ const std::vector<MetricDoc>& metric_docs() {
       {"nic_loop", "link_messages_per_packet", "1", "of them on the socket links"},
       {"nic_loop", "tlps_per_packet", "1", "nic: pcie: TLPs the NIC sent per packet (reads, writes, MSIs; warm-up included)"},
       {"nic_loop", "doorbells_per_packet", "1", "nic: pcie: doorbell and descriptor-push stores per packet (warm-up included)"},
-      {"nic_loop", "drop_rate", "1", "nic: pcie: the share of packets sent that the NIC dropped, finding no RX descriptor and no room "
-                                     "in its rx_buffer (warm-up included; latencies and Mpps are of the packets received)"},
+      {"nic_loop", "drop_rate", "1", "nic: pcie: the share of packets sent that the NIC dropped, finding no room in its rx_buffer "
+                                     "(warm-up included; latencies and Mpps are of the packets received)"},
       {"nic_loop", "latency_ns", "ns", "the latency per packet", true},
       {"coh_lat", "median_ns", "ns", "median access latency (issue at the core to the access done)"},
       {"coh_lat", "min_ns", "ns", "minimum access latency"},

@@ -67,8 +67,9 @@ const ParamTable<nic::PcieNicConfig>& pcie_nic_params() {
            "the driver's work per packet on a host core, sending and receiving each",
            [](C& c, const Cursor& v) { c.driver_per_packet = v.time(); }),
       P<C>("rx_buffer", "size", "0B", bytes(0, 64ull << 20),
-           "the RX packet buffer, shared by the queues, that holds packets waiting for an RX descriptor; a packet that "
-           "does not fit is dropped (0: unlimited, as if link flow control paused the sender: nothing is dropped)",
+           "the RX packet buffer, shared by the queues: a received packet holds its bytes until its data and completion "
+           "writes have left on the link (waiting for a descriptor, or for the link); one that does not fit is dropped "
+           "(0: unlimited, as if link flow control paused the sender: nothing is dropped)",
            [](C& c, const Cursor& v) { c.rx_buffer = v.size(); }),
   };
   return t;
