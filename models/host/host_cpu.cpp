@@ -299,14 +299,8 @@ Tick HostCpu::ring_seen(int ring, std::uint32_t s) const { return m_rings.at(sta
 Tick HostCpu::ring_commit(int ring, std::uint32_t s) const { return m_rings.at(static_cast<std::size_t>(ring)).commit.at(s); }
 
 void HostCpu::wait_ring(int ring, std::uint32_t s) {
-  Ring& r = m_rings.at(static_cast<std::size_t>(ring));
-  if (r.waiting >= 0) sim_fail(basename(), "two threads wait on one polled ring");
-  while (r.seen.at(s) == kNever) {
-    r.waiting = s;
-    sc_core::wait(*r.ev);
-    r.waiting = -1;
-  }
-  wait_until(r.seen[s]);
+  while (!wait_ring_until(ring, s)) {
+  }  // a kick does not end this wait
 }
 
 bool HostCpu::wait_ring_until(int ring, std::uint32_t s, Tick until) {

@@ -117,7 +117,8 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   // since cleared).
   Tick ring_seen(int ring, std::uint32_t s) const;
   Tick ring_commit(int ring, std::uint32_t s) const;
-  // Waits until slot `s` is seen (now is then at least its seen time).
+  // Waits until slot `s` is seen (now is then at least its seen time);
+  // a kick does not end the wait.
   void wait_ring(int ring, std::uint32_t s);
   // The same, but false, the slot not seen, at `until` or when another
   // thread kicks the ring (kick_ring) first.

@@ -699,6 +699,11 @@ void PcieNicDriver::rx(Queue& q, int core) {
   const bool drops = m_cfg.rx_buffer > 0;
   const std::uint64_t drop_reg = m_bar + kNicTail + 0x100ull * static_cast<std::uint64_t>(q.index) + kNicRxDrops;
   const auto slot = [&](std::uint64_t i) { return static_cast<std::uint32_t>(i % ring); };
+  const auto msi = static_cast<std::uint32_t>(q.index);  // the queue's interrupt vector
+  // When completion i may be taken: polled, when seen; asleep, when its write committed (kNever: not yet written).
+  const auto ready = [&](std::uint64_t i) {
+    return m_irq ? m_cpu.ring_commit(q.cq_ring, slot(i)) : m_cpu.ring_seen(q.cq_ring, slot(i));
+  };
   std::uint64_t read = 0;      // completions taken: the RX descriptors used
   std::uint64_t next = 0;      // the next packet expected: each one before it received or dropped
   std::uint64_t pre_next = 0;  // the packet q.pre's front belongs to (when timed)
@@ -709,14 +714,14 @@ void PcieNicDriver::rx(Queue& q, int core) {
   const auto wait_next = [&]() -> bool {
     for (;;) {
       if (drops && q.tx_all) {
-        const Tick c = m_irq ? m_cpu.ring_commit(q.cq_ring, slot(read)) : m_cpu.ring_seen(q.cq_ring, slot(read));
+        const Tick c = ready(read);
         if (c != kNever) {
           wait_for(c > now_tick() ? c - now_tick() : 0);
           return true;
         }
         // Nothing yet: wait a while for more before asking the NIC what it dropped.
         const Tick until = now_tick() + kRxQuiet;
-        if (m_irq ? m_cpu.wait_msi(core, static_cast<std::uint32_t>(q.index), until) : m_cpu.wait_ring_until(q.cq_ring, slot(read), until))
+        if (m_irq ? m_cpu.wait_msi(core, msi, until) : m_cpu.wait_ring_until(q.cq_ring, slot(read), until))
           continue;
         std::uint8_t b[8];
         m_cpu.mmio_read(core, drop_reg, 8, b);
@@ -730,25 +735,19 @@ void PcieNicDriver::rx(Queue& q, int core) {
       if (m_irq) {
         // An interrupt follows its completion's write, which may commit a little after it arrives.
         Tick c;
-        while ((c = m_cpu.ring_commit(q.cq_ring, slot(read))) > now_tick()) {
+        while ((c = ready(read)) > now_tick()) {
           if (c != kNever) wait_for(c - now_tick());
-          else if (!m_cpu.wait_msi(core, static_cast<std::uint32_t>(q.index))) break;  // kicked: every packet is sent
+          else if (!m_cpu.wait_msi(core, msi)) break;  // kicked: every packet is sent
         }
         if (c <= now_tick()) return true;
-      } else if (!drops) {
-        m_cpu.wait_ring(q.cq_ring, slot(read));
-        return true;
-      } else if (m_cpu.wait_ring_until(q.cq_ring, slot(read))) {
+      } else if (m_cpu.wait_ring_until(q.cq_ring, slot(read))) {  // false only when kicked
         return true;
       }
     }
   };
   while (next < total && wait_next()) {
     std::uint64_t n = 1;
-    if (m_irq)
-      while (n < static_cast<std::uint64_t>(m_t.batch) && read + n < total && m_cpu.ring_commit(q.cq_ring, slot(read + n)) <= now_tick()) ++n;
-    else
-      while (n < static_cast<std::uint64_t>(m_t.batch) && read + n < total && m_cpu.ring_seen(q.cq_ring, slot(read + n)) <= now_tick()) ++n;
+    while (n < static_cast<std::uint64_t>(m_t.batch) && read + n < total && ready(read + n) <= now_tick()) ++n;
     // Each completion names its packet: those it skips were dropped. The
     // timed packets' ledgers run from their doorbell to their completion's
     // commit (asleep: the interrupt's delivery and the wake-up are then
