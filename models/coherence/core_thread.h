@@ -20,10 +20,11 @@
 // must outlive the stores in its buffer: fence() before it goes.
 //
 // time_next(led) times the next call on `led` (models/core/ledger.h), if
-// that call is one access the core issues to its cache itself: a load or an
-// atomic of one line, or a store of one line with no store buffer; then
-// led's mark is done_at() when it returns. A store into the buffer is not
-// timed (its commit is the buffer's), nor a call of several lines.
+// that call is of one line: a load, an atomic or a store. Then led's mark
+// is done_at() when it returns, or, for a store into the store buffer,
+// when fence() returns: the store is timed to its commit, its wait behind
+// the buffer's older stores (TSO's order) as ordering (the caller fences
+// before its ledger goes). A call of several lines is not timed.
 #pragma once
 #include <systemc>
 
@@ -154,6 +155,7 @@ class CoreThread final : public CoreSide, public LineWatcher {
   static constexpr std::uint64_t kCommit = std::uint64_t{1} << 62, kOwn = std::uint64_t{1} << 61;
   struct Buffered {
     std::uint64_t line, value, mask;
+    Ledger* led;  // time_next's, for a one-line store
   };
   bool buffered(const std::vector<std::uint64_t>& lines) const {
     for (const Buffered& b : m_sb)
@@ -162,10 +164,11 @@ class CoreThread final : public CoreSide, public LineWatcher {
   }
   void buffer(const std::vector<std::uint64_t>& lines, const std::vector<std::uint64_t>& values,
               const std::vector<std::uint64_t>* masks) {
-    take_ledger();  // a buffered store is not timed: the buffer commits it
+    Ledger* led = take_ledger();
+    if (lines.size() != 1) led = nullptr;  // a call of several lines is not timed
     for (std::size_t i = 0; i < lines.size(); ++i) {
       while (m_sb.size() >= m_sb_cap) sc_core::wait(m_sb_ev);
-      m_sb.push_back(Buffered{lines[i], values[i], masks ? (*masks)[i] : ~0ull});
+      m_sb.push_back(Buffered{lines[i], values[i], masks ? (*masks)[i] : ~0ull, led});
       commit();
       ask_ownership();
     }
@@ -176,7 +179,8 @@ class CoreThread final : public CoreSide, public LineWatcher {
     m_committing = true;
     const Buffered& h = m_sb.front();
     m_asked = std::max<std::size_t>(m_asked, 1);
-    m_a.access(true, h.line, h.value, kCommit, *this, h.mask);
+    if (h.led) h.led->charge(Stage::Ordering, now_tick());  // behind the buffer's older stores
+    m_a.access(true, h.line, h.value, kCommit, *this, h.mask, h.led);
   }
   // The lines of the stores behind it, asked for unique (a store of no bits)
   // in order, with an MSHR left for the commit and the core's loads. The

@@ -639,5 +639,48 @@ TEST(Sockets, BlockingCoresNeverShowStoreBuffering) {
   EXPECT_EQ(mp, 0);
 }
 
+// A timed store into a store buffer is timed to its commit: alone in the
+// buffer it takes what a blocking core's store of the same line takes, stage
+// by stage; behind an older store of a remote line it waits for that
+// store's commit (TSO's order), which its ledger holds as ordering. (The
+// three systems use lines of their own: the checker is the process's.)
+TEST(Sockets, ABufferedStoreIsTimedToItsCommit) {
+  unsigned run = 0;
+  const auto timed_store = [&run](int store_buffer, bool behind, Ledger& led) {
+    const unsigned at = 1024u * ++run;
+    SocketSystemConfig c = config(2);
+    c.store_buffer = store_buffer;
+    SocketSystem s("sys", c);
+    Tick t0 = 0, done = 0;
+    sc_core::sc_spawn([&] {
+      CoreThread t(s.core(0, 0));
+      // Each run from a whole microsecond: DRAM's line slots then fall alike.
+      sc_core::wait(sc_core::sc_time::from_value(1000 * kNs - now_tick() % (1000 * kNs)));
+      if (behind) t.store(s.line_at(1, 64u * (at + 7u)), 1);  // homed on the other socket: a slow commit
+      t0 = now_tick();
+      led.open(t0);
+      t.time_next(&led);
+      t.store(s.line_at(1, 64u * (at + 9u)), 2);
+      t.fence();
+      done = t.done_at();
+    });
+    sc_core::sc_start();
+    EXPECT_TRUE(s.idle());
+    EXPECT_EQ(led.mark, done) << "the ledger stops short of the store's commit";
+    Tick sum = 0;
+    for (Tick v : led.spent) sum += v;
+    EXPECT_EQ(sum, done - t0) << "the stages do not add up to the store's latency";
+    return done - t0;
+  };
+  Ledger blocking, alone, behind;
+  const Tick b = timed_store(0, false, blocking), a = timed_store(8, false, alone);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(alone.spent, blocking.spent);
+  EXPECT_EQ(alone.spent[static_cast<std::size_t>(Stage::Ordering)], Tick{0});
+  const Tick w = timed_store(8, true, behind);
+  EXPECT_GT(w, a);
+  EXPECT_GT(behind.spent[static_cast<std::size_t>(Stage::Ordering)], Tick{0}) << "the wait behind the older store is not ordering";
+}
+
 }  // namespace
 }  // namespace hx::coherence
