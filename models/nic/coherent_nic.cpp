@@ -377,6 +377,7 @@ void CoherentNic::host_tx(Queue& q) {
     wait_for(m_cfg.host_per_packet * n);
     while (m_cfg.pools && q.host_pool.size() < n) sc_core::wait(q.freed);
     w.produce(*q.host_tx, q.tx, n, m_cfg.pools ? &q.host_pool : nullptr);
+    ++m_host_batches;
     // Its wait and work, and room in the ring (and buffers): the driver's.
     q.each_timed(k, n, [&](auto& t) {
       t.l.charge(Stage::Software, w.room_at());
@@ -416,6 +417,7 @@ void CoherentNic::nic_loop(Queue& q) {
     // The packets are sent: their buffers take the ones received.
     if (m_cfg.pools) rd.free_to(q.nic_pool);
     w.produce(*q.nic, q.rx, n, m_cfg.pools ? &q.nic_pool : nullptr);
+    ++m_nic_batches;
     q.each_timed(first, n, [&](auto& t) {
       t.l.charge(Stage::Device, w.room_at());  // its report, its work, room in the RX ring
       t.stored = now_tick();

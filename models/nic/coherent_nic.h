@@ -108,6 +108,10 @@ class CoherentNic {
   std::uint64_t received() const { return m_timing.count(); }
   // Where the timed packets' time went, step by step (design note 79).
   const Breakdown& breakdown() const { return m_breakdown; }
+  // The batches the host's TX cores and the NIC's cores wrote, all queues,
+  // warm-up included: packets sent over these is a batch's mean size.
+  std::uint64_t host_batches() const { return m_host_batches; }
+  std::uint64_t nic_batches() const { return m_nic_batches; }
 
  private:
   struct Ring;
@@ -121,6 +125,7 @@ class CoherentNic {
   std::vector<std::unique_ptr<Queue>> m_queues;
   LoopTiming m_timing;
   Breakdown m_breakdown;
+  std::uint64_t m_host_batches = 0, m_nic_batches = 0;
 };
 
 }  // namespace hx::nic

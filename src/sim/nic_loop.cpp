@@ -134,6 +134,9 @@ class NicLoop final : public Workload {
     } else {
       r.metric(m_name + ".messages_per_packet", static_cast<double>(m_sys->messages.value - m_msgs0) / all, "1");
       r.metric(m_name + ".link_messages_per_packet", static_cast<double>(m_sys->link_messages.value - m_link0) / all, "1");
+      const auto per = [&](std::uint64_t batches) { return batches ? all / static_cast<double>(batches) : 0.0; };
+      r.metric(m_name + ".host_batch", per(m_nic->host_batches()), "1");
+      r.metric(m_name + ".nic_batch", per(m_nic->nic_batches()), "1");
     }
     r.hist(m_name + ".latency_ns", h, "ns");
     const Breakdown& bd = m_pcie ? m_driver->breakdown() : m_nic->breakdown();

@@ -163,6 +163,8 @@ const std::vector<MetricDoc>& metric_docs() {
       {"nic_loop", "Gbps", "Gb/s", "the packets' bytes per second"},
       {"nic_loop", "messages_per_packet", "1", "nic: ccnic and e810_upi: coherence messages per packet (warm-up included)"},
       {"nic_loop", "link_messages_per_packet", "1", "of them on the socket links"},
+      {"nic_loop", "host_batch", "1", "nic: ccnic and e810_upi: packets per batch the host's TX cores wrote, mean (warm-up included)"},
+      {"nic_loop", "nic_batch", "1", "nic: ccnic and e810_upi: packets per batch the NIC's cores wrote back, mean (warm-up included)"},
       {"nic_loop", "tlps_per_packet", "1", "nic: pcie: TLPs the NIC sent per packet (reads, writes, MSIs; warm-up included)"},
       {"nic_loop", "doorbells_per_packet", "1", "nic: pcie: doorbell and descriptor-push stores per packet (warm-up included)"},
       {"nic_loop", "drop_rate", "1", "nic: pcie: the share of packets sent that the NIC dropped, finding no room in its rx_buffer "
