@@ -53,10 +53,11 @@
 //    core that finds its pool short waits until its RX core frees some.
 //    The pools are each side's private lists: what managing them costs
 //    (a host's two cores share theirs) is not modelled.
-// Simplifications in this version: stores drain one batch at a time (no
-// prefetch of ownership for later stores), host and NIC processing are
-// fixed times per packet; a descriptor's buffer is carried beside its
-// line's value (the engine keeps one word a line).
+// Simplifications in this version: host and NIC processing are fixed
+// times per packet; a descriptor's buffer is carried beside its line's
+// value (the engine keeps one word a line). With no store buffer in the
+// cores (sockets.store_buffer: 0) each batch's stores are done before the
+// software goes on; with one they overlap what follows (design note 88).
 #pragma once
 #include <cstdint>
 #include <memory>
