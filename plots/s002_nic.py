@@ -56,7 +56,7 @@ for nic, name, color, pts in curves:
 ax.set_yscale('log')
 ax.set_xlabel('delivered load (Mpps, one queue)')
 ax.set_ylabel('latency (ns)')
-ax.set_title('latency vs load, 64 B, batch 32', fontsize=8)
+ax.set_title('latency vs load, 64 B, batches up to 32', fontsize=8)
 ax.legend(fontsize=6)
 
 def same(a, b):
