@@ -836,6 +836,36 @@ class Explain(unittest.TestCase):
         self.assertEqual(b['transactions'], received)
         self.assertAlmostEqual(sum(s['mean_ns'] for s in b['stages']), b['mean_ns'], delta=0.01)
 
+    def test_a_coherent_nic_reports_its_batches(self):
+        # Each side's mean batch: at peak every batch is full (3,200 packets
+        # in batches of 32 on the host, the NIC taking what is there up to
+        # 32); under an open load of 12 Mpps a host core whose stores wait
+        # for their lines falls behind and batches, one with a store buffer
+        # (design note 88) does not.
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        pts = {}
+        for mode, load in (('peak', ''), ('open', ', load: 12')):
+            study = os.path.join(d, mode + '.yaml')
+            with open(study, 'w') as f:
+                f.write('study: %s\ntopology: %s\n'
+                        'workloads: [{type: nic_loop, name: nic, nic: ccnic, per_line: 4, batch: 32, size: 64B, mode: %s%s, '
+                        'packets: 3168, warmup: 32}]\n'
+                        'sweep: [{path: topology.nodes.host.sockets.store_buffer, values: [0, 72]}]\n'
+                        % (mode, os.path.join(ROOT, 'topologies', 's002_icx.yaml'), mode, load))
+            rc, _, err = run('run', study, '-o', os.path.join(d, mode), '-q')
+            self.assertEqual(rc, 0, err)
+            with open(os.path.join(d, mode, 'results.json')) as f:
+                for p in json.load(f)['points']:
+                    pts[(mode, p['point']['topology.nodes.host.sockets.store_buffer'])] = p['metrics']
+        for sb in (0, 72):
+            self.assertEqual(pts[('peak', sb)]['nic.host_batch'], 32)
+            self.assertGreater(pts[('peak', sb)]['nic.nic_batch'], 1)
+            self.assertLessEqual(pts[('peak', sb)]['nic.nic_batch'], 32)
+        self.assertEqual(pts[('open', 72)]['nic.host_batch'], 1)
+        self.assertGreater(pts[('open', 0)]['nic.host_batch'], 2)
+        self.assertLess(pts[('open', 72)]['nic.median_ns'], pts[('open', 0)]['nic.median_ns'])
+
     def test_a_coherent_nic_packet_is_broken_down_by_step(self):
         # S002's NICs on the socket interconnect, one packet in flight: the
         # host cores' driver work (20 ns a packet each side) and the NIC
