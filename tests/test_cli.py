@@ -810,16 +810,12 @@ class Explain(unittest.TestCase):
         # received, each one's stages adding up to its latency.
         d = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, d)
-        study = os.path.join(d, 'drops.yaml')
-        with open(study, 'w') as f:
-            f.write('study: drops\ntopology: %s\n'
-                    'workloads: [{type: nic_loop, name: nic, nic: pcie, device: e810, rx: irq, ring: 128, batch: 32, size: 64B, '
-                    'mode: open, load: 8, packets: 3000, warmup: 100}]\n'
-                    'sweep: [{path: topology.nodes.e810.nic.rx_buffer, values: [0B, 1KiB]}]\n' % os.path.join(ROOT, 'topologies', 's002_icx.yaml'))
-        rc, _, err = run('run', study, '-o', os.path.join(d, 'drops'), '-q', '--set', 'topology.nodes.e810.nic.irq_interval=20us')
-        self.assertEqual(rc, 0, err)
-        with open(os.path.join(d, 'drops', 'results.json')) as f:
-            pts = json.load(f)['points']
+        pts = run_study(self, d, 'study: drops\ntopology: %s\n'
+                        'workloads: [{type: nic_loop, name: nic, nic: pcie, device: e810, rx: irq, ring: 128, batch: 32, size: 64B, '
+                        'mode: open, load: 8, packets: 3000, warmup: 100}]\n'
+                        'sweep: [{path: topology.nodes.e810.nic.rx_buffer, values: [0B, 1KiB]}]\n'
+                        % os.path.join(ROOT, 'topologies', 's002_icx.yaml'),
+                        '--set', 'topology.nodes.e810.nic.irq_interval=20us')
         self.assertEqual(len(pts), 2)
         unlimited, small = pts
         self.assertEqual(unlimited['metrics']['nic.drop_rate'], 0)
@@ -846,18 +842,14 @@ class Explain(unittest.TestCase):
         self.addCleanup(shutil.rmtree, d)
         pts = {}
         for mode, load in (('peak', ''), ('open', ', load: 12')):
-            study = os.path.join(d, mode + '.yaml')
-            with open(study, 'w') as f:
-                f.write('study: %s\ntopology: %s\n'
-                        'workloads: [{type: nic_loop, name: nic, nic: ccnic, per_line: 4, batch: 32, size: 64B, mode: %s%s, '
-                        'packets: 3168, warmup: 32}]\n'
-                        'sweep: [{path: topology.nodes.host.sockets.store_buffer, values: [0, 72]}]\n'
-                        % (mode, os.path.join(ROOT, 'topologies', 's002_icx.yaml'), mode, load))
-            rc, _, err = run('run', study, '-o', os.path.join(d, mode), '-q')
-            self.assertEqual(rc, 0, err)
-            with open(os.path.join(d, mode, 'results.json')) as f:
-                for p in json.load(f)['points']:
-                    pts[(mode, p['point']['topology.nodes.host.sockets.store_buffer'])] = p['metrics']
+            os.mkdir(os.path.join(d, mode))
+            for p in run_study(self, os.path.join(d, mode),
+                               'study: %s\ntopology: %s\n'
+                               'workloads: [{type: nic_loop, name: nic, nic: ccnic, per_line: 4, batch: 32, size: 64B, mode: %s%s, '
+                               'packets: 3168, warmup: 32}]\n'
+                               'sweep: [{path: topology.nodes.host.sockets.store_buffer, values: [0, 72]}]\n'
+                               % (mode, os.path.join(ROOT, 'topologies', 's002_icx.yaml'), mode, load)):
+                pts[(mode, p['point']['topology.nodes.host.sockets.store_buffer'])] = p['metrics']
         for sb in (0, 72):
             self.assertEqual(pts[('peak', sb)]['nic.host_batch'], 32)
             self.assertGreater(pts[('peak', sb)]['nic.nic_batch'], 1)
