@@ -262,6 +262,15 @@ class FoundBeforeTheRun(Workdir):
                         '--set', 'topology.nodes.host.sockets.l2_size=1MiB',
                         regex=r'--set topology\.nodes\.host\.sockets\.l2_size: ')
 
+    def test_an_llc_not_a_whole_number_of_sets_a_slice(self):
+        study = ('study: t\ntopology: %s\n'
+                 'workloads: [{type: coh_lat, op: rd, from: l2, holder: remote, reps: 5}]\n'
+                 % os.path.join(ROOT, 'topologies', 's002_icx.yaml'))
+        # five sets of 12 ways: not a whole number of sets for each of the 4 slices
+        self.expect_bad(study, 'its size must be a multiple of slices x ways x 64 B (4 x 12 x 64 B = 3072 B)',
+                        '--set', 'topology.nodes.host.sockets.llc_size=3840B',
+                        regex=r'--set topology\.nodes\.host\.sockets\.llc_size: ')
+
     def test_a_system_cache_not_a_whole_number_of_sets(self):
         self.expect_bad(self.CCIX, 'the system cache must be a multiple of its ways times 64 B (16 ways: 1024 B)',
                         '--set', 'topology.nodes.au280.ccix_ra.sc_size=1600B',

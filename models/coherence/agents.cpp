@@ -9,7 +9,7 @@
 namespace hx::coherence {
 
 namespace {
-enum : std::uint32_t { kAccess, kReceive };
+enum : std::uint32_t { kAccess, kReceive, kCacheData };
 using PacketPool = Pool<Packet>;
 
 Packet* packet_of(const Msg& m) {
@@ -399,6 +399,12 @@ HomeAgent::HomeAgent(const std::string& name, const HomeAgentConfig& cfg, mem::M
     m_direct.back()->port().index = static_cast<int>(i);
     m_channels.push_back(m_direct.back().get());
   }
+  if (cfg.cache.lines) {
+    const auto ways = static_cast<unsigned>(std::min<std::uint64_t>(cfg.cache.lines, static_cast<std::uint64_t>(std::max(1, cfg.cache.ways))));
+    if (cfg.cache.lines % ways || cfg.cache.interleave < 1) sim_fail(name, "a home's cache must be whole sets of its ways");
+    m_cache = std::make_unique<cache::TagArray<std::uint64_t>>(static_cast<std::size_t>(cfg.cache.lines / ways), ways,
+                                                               cache::Policy::Lru, name + ".cache");
+  }
   auto& reg = StatsRegistry::instance();
   reg.add_counter(name + ".requests", &requests, "1", "requests served");
   reg.add_counter(name + ".snoops", &snoops, "1", "snoops sent");
@@ -408,6 +414,10 @@ HomeAgent::HomeAgent(const std::string& name, const HomeAgentConfig& cfg, mem::M
   reg.add_counter(name + ".atomics", &atomics, "1", "atomics executed at the home");
   reg.add_counter(name + ".dirty_shared", &dirty_shared, "1", "reads served from the copy of an owner that kept its line dirty (SD)");
   reg.add_counter(name + ".whole_writes", &whole_writes, "line", "whole lines written by agents that keep no copy (WriteUnique, WriteNoSnp)");
+  if (m_cache) {
+    reg.add_counter(name + ".cache_hits", &cache_hits, "line", "grants' lines read from the home's cache (the LLC) instead of memory");
+    reg.add_counter(name + ".cache_fills", &cache_fills, "line", "lines written home into the home's cache (memory_writes: those it gave up)");
+  }
 }
 
 CohPort& HomeAgent::port(AgentId agent) {
@@ -437,7 +447,7 @@ Channel& HomeAgent::channel(AgentId agent) {
 bool HomeAgent::idle() const {
   bool busy = false;
   m_lines.for_each([&](std::uint64_t, const Line& l) { busy = busy || l.dir.busy || !l.dir.waiting.empty(); });
-  if (busy || !m_parked.empty()) return false;
+  if (busy || !m_parked.empty() || !m_cache_reads.empty()) return false;
   for (const Channel* c : m_channels)
     if (c && c->pending()) return false;
   return true;
@@ -459,12 +469,23 @@ std::string HomeAgent::status() const {
     s += ";";
   });
   if (!m_parked.empty()) s += " " + std::to_string(m_parked.size()) + " grant(s) awaiting memory;";
+  if (!m_cache_reads.empty()) s += " " + std::to_string(m_cache_reads.size()) + " line(s) on their way from its cache;";
   return s;
 }
 
 void HomeAgent::arrive(Channel&, Packet* p, Tick tail) { m_sched.at(tail + m_cfg.lookup, this, kReceive, 0, p); }
 
-void HomeAgent::on_action(std::uint32_t, std::uint64_t, void* ptr) {
+void HomeAgent::on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) {
+  if (kind == kCacheData) {
+    if (m_cache_reads.empty() || m_cache_reads.front().first != arg)
+      sim_fail(m_name, "a line from its cache came out of order: " + hex(arg));
+    mem::MemRequest r;
+    r.addr = arg * kLineB;
+    r.tag = m_cache_reads.front().second;
+    m_cache_reads.pop_front();
+    memory_done(r, now_tick());
+    return;
+  }
   Packet* p = static_cast<Packet*>(ptr);
   channel(p->msg.src).release(*p);
   const Msg m = p->msg;
@@ -522,9 +543,15 @@ void HomeAgent::home_row_taken(const HomeRow& row, const Msg& req) {
   w.atomic = atomic;
   if (atomic) ++atomics;
   if (!msg_has_data(row.grant) && !atomic) return;
-  // The grant carries data, or an atomic needs the line's: read memory
-  // now, beside the snoops.
+  // The grant carries data, or an atomic needs the line's: read it now,
+  // beside the snoops, from the home's cache if it holds it, else memory.
   w.reading = true;
+  if (m_cache && cache_holds(m_cur_line)) {
+    ++cache_hits;
+    m_cache_reads.emplace_back(m_cur_line, w.seq);
+    m_sched.at(now_tick() + m_cfg.cache.hit, this, kCacheData, m_cur_line);
+    return;
+  }
   ++memory_reads;
   mem::MemRequest r;
   r.op = mem::MemOp::ReadLine;
@@ -557,7 +584,22 @@ void HomeAgent::home_atomic(const Msg& req, std::uint64_t old, std::uint64_t now
 
 void HomeAgent::home_memory_write(const Msg& req) { memory_write(req.line, now_tick()); }
 
+bool HomeAgent::cache_holds(std::uint64_t line) {
+  const std::size_t set = m_cache->set_of(line / m_cfg.cache.interleave);
+  return m_cache->find(set, [line](std::uint64_t t) { return t == line; }) != nullptr;
+}
+
 void HomeAgent::memory_write(std::uint64_t line, Tick at) {
+  if (m_cache) {
+    ++cache_fills;
+    bool evicts = false;
+    std::uint64_t& e = m_cache->place(m_cache->set_of(line / m_cfg.cache.interleave),
+                                      [line](std::uint64_t t) { return t == line; }, &evicts);
+    const std::uint64_t victim = e;
+    e = line;
+    if (!evicts) return;  // a refill, or a way free
+    line = victim;        // every line in the cache came home written: the victim goes to memory
+  }
   ++memory_writes;
   m_mem.write(line * kLineB, kLineB, at);
 }

@@ -20,6 +20,13 @@
 //    and writes its result to memory. A grant waiting for memory is kept
 //    by its transaction's number, not its line: an atomic's grant ends its
 //    transaction, and the line's next one may start before it leaves.
+//    A home may keep a cache of the lines it homes in front of its memory
+//    (HomeAgentConfig::cache: an LLC slice's data array, non-inclusive, a
+//    victim cache): every line written home (a write-back, a snoop's
+//    dirty data, a whole line, an atomic's result) is filled there and
+//    reaches memory only when the cache gives it up; a read that hits is
+//    served after `hit` without memory, one that misses reads memory
+//    without filling. Tags only: the values stay the engine's.
 // Every step of every caching agent passes the coherence checker
 // (checker.h): single writer or many readers per line, and every load the
 // value of the line's last store.
@@ -258,11 +265,20 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   const Ledger* m_step_led = nullptr;
 };
 
+// A home's cache of the lines it homes (HomeAgent: 0 lines, none).
+struct HomeCacheConfig {
+  std::uint64_t lines = 0;
+  int ways = 16;
+  Tick hit = 0;                // a hit's data, from the home's look-up on
+  std::uint64_t interleave = 1;  // homes that share the lines in turn (its sets index line / interleave)
+};
+
 struct HomeAgentConfig {
   AgentId id = 0;
   Tick lookup = 10 * kNs;  // directory look-up and pipeline, per message
   Tick atomic_latency = 0;  // an atomic's operation, once the line's value is here
   HomePolicy policy;       // e.g. direct cache-to-cache forwarding
+  HomeCacheConfig cache;   // a cache of the lines it homes in front of memory (none by default)
   // One direct link per caching agent, in agent-id order; agents beyond
   // these are reached through channels given to attach().
   std::vector<CohEndConfig> ports;
@@ -298,6 +314,8 @@ class HomeAgent final : public Receiver, public Actor, public Sink, public mem::
   Counter atomics;    // atomics executed here
   Counter whole_writes;  // WriteUniques and WriteNoSnps: lines written by agents that keep no copy
   Counter dirty_shared;  // reads served from the copy of an owner that kept its line dirty (SD)
+  Counter cache_hits;    // grants' lines read from the home's cache instead of memory
+  Counter cache_fills;   // lines written home into the home's cache (memory_writes: those it gave up)
 
  private:
   // What the home waits for on a line, beside the engine's state.
@@ -319,13 +337,21 @@ class HomeAgent final : public Receiver, public Actor, public Sink, public mem::
     Ledger* led = nullptr;  // the grant's, when its transaction is timed
   };
   void transmit(const Msg& m, bool atomic, bool atomic_write, Ledger* led);
-  void memory_write(std::uint64_t line, Tick at);  // a line written to memory at `at` (its channel occupied)
+  // A line written home at `at`: into the home's cache if it has one (its
+  // victim, if any, to memory), else to memory (its channel occupied).
+  void memory_write(std::uint64_t line, Tick at);
+  // Whether the home's cache holds `line` (a hit counts as a use).
+  bool cache_holds(std::uint64_t line);
   Wait& wait_of(std::uint64_t line);
   Channel& channel(AgentId agent);
   HomeAgentConfig m_cfg;
   std::string m_name;
   Scheduler m_sched;
   mem::MemoryController& m_mem;
+  std::unique_ptr<cache::TagArray<std::uint64_t>> m_cache;  // line numbers; none without HomeCacheConfig::lines
+  // Hits whose data is not there yet, (line, transaction number), oldest
+  // first: each is due `hit` after it was taken, so they come in order.
+  std::deque<std::pair<std::uint64_t, std::uint64_t>> m_cache_reads;
   std::vector<std::unique_ptr<DirectLink>> m_direct;
   std::vector<Channel*> m_channels;  // by agent id
   struct Line {

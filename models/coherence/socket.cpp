@@ -137,6 +137,10 @@ SocketSystem::SocketSystem(const std::string& name, const SocketSystemConfig& cf
       h.lookup = cfg.home_lookup;
       h.policy.forward = cfg.forward;
       h.policy.owned = cfg.dirty_sharing;
+      h.cache.lines = cfg.llc_lines / static_cast<std::uint64_t>(cfg.slices);
+      h.cache.ways = cfg.llc_ways;
+      h.cache.hit = cfg.llc_hit;
+      h.cache.interleave = static_cast<std::uint64_t>(cfg.slices);
       m_homes.push_back(std::make_unique<HomeAgent>(name + ".s" + std::to_string(s) + ".cha" + std::to_string(k), h,
                                                     *m_memory[static_cast<std::size_t>(s)]));
       m_agents[h.id].receiver = m_homes.back().get();

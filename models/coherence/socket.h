@@ -80,6 +80,12 @@ struct SocketSystemConfig {
   int l2_lines = 0;            // each core's private cache, in lines (0: unlimited)
   int l2_ways = 16;
   int l2_victims = 0;          // each core's replacement buffer, in victims awaiting their home's WBAck (0: unlimited)
+  // Each socket's LLC as a cache of data, shared out over its slices
+  // (HomeCacheConfig: non-inclusive, filled by the lines written home;
+  // 0 lines: none, every read that no core answers goes to DRAM).
+  std::uint64_t llc_lines = 0;
+  int llc_ways = 16;
+  Tick llc_hit = 10 * kNs;     // a hit's data, after the slice's look-up
   std::uint64_t socket_bytes = 64ull << 30;  // DRAM per socket: socket s homes [s, s+1) times this
   mem::MemoryConfig memory;    // each socket's DRAM
   SocketGraph graph = SocketGraph::Full;  // which pairs of sockets socket links join

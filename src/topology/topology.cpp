@@ -221,6 +221,11 @@ void parse_sockets(NodeSpec& n, const Cursor& c) {
   if (s.sockets == 1 && c.has("graph")) c.child("graph").fail("a socket graph joins two sockets or more: set count: 2 or more");
   if (const std::string e = coherence::socket_graph_error(s); !e.empty()) (c.has("graph") ? c.child("graph") : c).fail(e);
   check_whole_sets(c, s.l2_lines, s.l2_ways, "l2_size", "l2_ways", "the private cache's size");
+  if (s.llc_lines % (static_cast<std::uint64_t>(s.slices) * static_cast<std::uint64_t>(s.llc_ways)))
+    c.child(c.has("llc_size") ? "llc_size" : "llc_ways")
+        .fail("the LLC is shared out over the slices: its size must be a multiple of slices x ways x 64 B (" +
+              std::to_string(s.slices) + " x " + std::to_string(s.llc_ways) + " x 64 B = " +
+              std::to_string(s.slices * s.llc_ways * 64) + " B)");
   if (s.forward && s.dirty_sharing)
     c.child("dirty_sharing").fail("a home that has owners forward lines (forward: true, the default) keeps no line shared dirty: set forward: false");
   if (n.rc.memory.numa_nodes != 1)

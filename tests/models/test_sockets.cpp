@@ -13,7 +13,8 @@
 // two between (a mesh trip and a link crossing more each way), a full
 // graph does not; a stress over a ring of four passes the checker; graphs
 // that cannot be are refused; message passing across the ring never shows
-// the flag without the data.
+// the flag without the data. An LLC keeps the lines written home and
+// serves reads from them, giving its victims to DRAM; a stress races them.
 #include <gtest/gtest.h>
 #include <systemc>
 
@@ -317,8 +318,10 @@ TEST(Sockets, AGraphOfPairsIsRoutedAndABadOneRefused) {
 // prefetcher, a miss also reads the next lines, which are among those the
 // cores use: prefetches race with stores and snoops.
 void stress(int prefetch, bool forward = true, int l2_lines = 0, int l2_victims = 0, bool dirty_sharing = false,
-            int sockets = 2, const std::vector<std::array<int, 2>>& pairs = {}) {
+            int sockets = 2, const std::vector<std::array<int, 2>>& pairs = {}, std::uint64_t llc_lines = 0) {
   SocketSystemConfig cfg = config(2);
+  cfg.llc_lines = llc_lines;
+  cfg.llc_ways = 1;
   cfg.sockets = sockets;
   cfg.graph = pairs.empty() ? SocketGraph::Ring : SocketGraph::Pairs;  // two sockets: the one pair
   cfg.pairs = pairs;
@@ -394,6 +397,20 @@ void stress(int prefetch, bool forward = true, int l2_lines = 0, int l2_victims 
   } else {
     EXPECT_EQ(evicted, 0u);
   }
+  std::uint64_t llc_hits = 0, llc_fills = 0, dram_writes = 0;
+  for (int s2 = 0; s2 < sockets; ++s2)
+    for (int k = 0; k < cfg.slices; ++k) {
+      llc_hits += s.home(s2, k).cache_hits.value;
+      llc_fills += s.home(s2, k).cache_fills.value;
+      dram_writes += s.home(s2, k).memory_writes.value;
+    }
+  if (llc_lines) {  // lines came from the LLCs, and they gave lines up to DRAM
+    EXPECT_GT(llc_hits, 100u);
+    EXPECT_GT(dram_writes, 10u);
+    EXPECT_GT(llc_fills, dram_writes);
+  } else {
+    EXPECT_EQ(llc_hits + llc_fills, 0u);
+  }
 }
 
 TEST(Sockets, StressAgainstTheGoldenMemory) { stress(0); }
@@ -430,6 +447,12 @@ TEST(Sockets, StressWithTinyPrivateCachesAndOneVictimEntryAgainstTheGoldenMemory
 // ... and through homes that keep dirty lines shared: SD owners give their
 // lines up for room (written back) while others share them.
 TEST(Sockets, StressThroughDirtySharingHomesWithTinyPrivateCachesAgainstTheGoldenMemory) { stress(2, false, 4, 0, true); }
+// ... and with LLCs of one line a slice in front of DRAM: written lines
+// are filled there and given up to DRAM for the next, while reads hit
+// them, miss them, and race with the write-backs that fill them.
+TEST(Sockets, StressWithTinyPrivateCachesAndTinyLlcsAgainstTheGoldenMemory) {
+  stress(2, true, 4, 0, false, 2, {}, 2);
+}
 
 // A private cache of two sets of two ways: a third line of a set takes the
 // place of the least recently used one, which is evicted clean to its home
@@ -485,6 +508,44 @@ TEST(Sockets, ADirtyVictimIsWrittenBackToItsHome) {
   EXPECT_TRUE(s.idle());
 }
 
+// The LLC as a cache (sockets.llc_size): a slice keeps the lines written
+// home and serves a later read from them, after the slice's look-up and
+// its hit time, with no DRAM access; a full set gives its least recently
+// filled line to DRAM, which serves the next read of it. An LLC of one
+// line a slice: a, b and c (one set of the private cache and of slice 0)
+// are stored to by socket 0's core 1, each giving up the one before.
+TEST(Sockets, AnLlcKeepsTheLinesWrittenHomeAndGivesItsVictimsToDram) {
+  constexpr Tick kHit = 6 * kNs;
+  SocketSystemConfig cfg = config();
+  cfg.l2_lines = 2;
+  cfg.l2_ways = 1;
+  cfg.llc_lines = 2;
+  cfg.llc_ways = 1;
+  cfg.llc_hit = kHit;
+  SocketSystem s("sys", cfg);
+  HomeAgent& h = s.home(0, 0);
+  const std::uint64_t a = s.line_at(0, 0), b = a + 2, c = a + 4;
+  Core k;
+  for (const std::uint64_t l : {a, b, c}) {
+    s.core(0, 1).access(true, l, 100 + l, 1, k);
+    sc_core::sc_start();
+  }
+  EXPECT_EQ(s.core(0, 1).writebacks.value, 2u);  // a, then b
+  EXPECT_EQ(h.cache_fills.value, 2u);
+  EXPECT_EQ(h.memory_writes.value, 1u);  // a, for b
+  const std::uint64_t reads = h.memory_reads.value;
+  EXPECT_EQ(timed(s, false, b, k), kCore + kMesh + kHome + kHit + kMesh + kCore);
+  EXPECT_EQ(k.values.back(), 100 + b);
+  EXPECT_EQ(h.cache_hits.value, 1u);
+  EXPECT_EQ(h.memory_reads.value, reads);
+  const Tick t0 = now_tick();  // DRAM: at the channel's next 1 ns slot
+  const Tick dram = next_ns(t0 + kCore + kMesh + kHome) - t0 + kDram + kMesh + kCore;
+  EXPECT_EQ(timed(s, false, a, k), dram);
+  EXPECT_EQ(k.values.back(), 100 + a);
+  EXPECT_EQ(h.memory_reads.value, reads + 1);  // a read that misses is not filled
+  EXPECT_EQ(h.cache_fills.value, 2u);
+  EXPECT_TRUE(s.idle());
+}
 
 // Message passing (x86-TSO litmus MP, which is CC-NIC's inline flag): a
 // core of socket 0 stores the data, then the flag; a core of socket 1

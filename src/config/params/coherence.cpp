@@ -212,6 +212,16 @@ const ParamTable<coherence::SocketSystemConfig>& socket_params() {
            "while it is full, "
            "a miss into a full set waits",
            [](C& c, const Cursor& v) { c.l2_victims = static_cast<int>(v.integer()); }),
+      P<C>("llc_size", "size", "0B", line_bytes(),
+           "each socket's LLC as a cache of data, shared out over its slices (0: none, a read no core answers goes to "
+           "DRAM): non-inclusive, it takes every line written home (an L2's write-back, a snoop's dirty data) and "
+           "gives its least recently used ones to DRAM; a read that misses it is not filled",
+           [](C& c, const Cursor& v) { c.llc_lines = static_cast<std::uint64_t>(cache_lines(v)); }),
+      P<C>("llc_ways", "int", "16", ints(1, 64),
+           "the LLC's ways (its size must be a multiple of slices x ways x 64 B)",
+           [](C& c, const Cursor& v) { c.llc_ways = static_cast<int>(v.integer()); }),
+      P<C>("llc_hit", "time", "10ns", {}, "an LLC hit's data, after the slice's look-up (home_lookup)",
+           [](C& c, const Cursor& v) { c.llc_hit = v.time(); }),
       P<C>("socket_bytes", "size", "64GiB", bytes(4096, 0, 4096),
            "DRAM per socket: socket s homes the addresses [s, s+1) times this",
            [](C& c, const Cursor& v) { c.socket_bytes = v.size(); }),
