@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """S002 CC-NIC's shared buffer pools against a buffer per descriptor slot
 as the rings grow: the peak rate of a 1500 B loop-back on one queue (Ice
-Lake), with the platform's L2 per core and with unlimited private caches.
+Lake), with the platform's L2 per core and with unlimited private caches,
+the platform's LLC behind them.
 A model prediction: S002 publishes no figure for it."""
 from common import args, need, plt, points, save
 
@@ -20,7 +21,7 @@ for (buffers, finite), (color, style, label) in STYLE.items():
 ax.set_xscale('log', base=2)
 ax.set_xlabel('ring (lines of four descriptors)')
 ax.set_ylabel('peak rate, 1500 B (Mpps, one queue)')
-ax.set_title('S002 CC-NIC: buffers vs the L2 (model prediction)', fontsize=8)
+ax.set_title('S002 CC-NIC: buffers vs the L2, 36 MiB LLC (model prediction)', fontsize=8)
 ax.legend(fontsize=6)
 fig.subplots_adjust(bottom=0.16)
 save(fig, out, 's002_footprint')
