@@ -271,6 +271,13 @@ class FoundBeforeTheRun(Workdir):
                         '--set', 'topology.nodes.host.sockets.llc_size=3840B',
                         regex=r'--set topology\.nodes\.host\.sockets\.llc_size: ')
 
+    def test_a_line_in_an_llc_the_sockets_do_not_have(self):
+        study = ('study: t\ntopology: %s\n'
+                 'workloads: [{type: coh_lat, op: rd, from: llc, holder: remote, reps: 5}]\n'
+                 % os.path.join(ROOT, 'topologies', 's002_icx.yaml'))
+        self.expect_bad(study, "a line in the LLC needs one: set sockets.llc_size on the root complex 'host'",
+                        '--set', 'topology.nodes.host.sockets.llc_size=0B', regex=r'study\.yaml:3:\d+: workloads\.0\.from: ')
+
     def test_a_system_cache_not_a_whole_number_of_sets(self):
         self.expect_bad(self.CCIX, 'the system cache must be a multiple of its ways times 64 B (16 ways: 1024 B)',
                         '--set', 'topology.nodes.au280.ccix_ra.sc_size=1600B',

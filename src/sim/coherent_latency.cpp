@@ -16,8 +16,9 @@ namespace {
 // One access at a time from socket 0's core 0. Before each, untimed, the
 // line is put in place: a line never touched is in its home's DRAM; for
 // `from: l2`, a core of the holder's socket (not the reader) stores to it,
-// so it is Modified in that core's L2. Each access takes a fresh line, so
-// every one finds the same state.
+// so it is Modified in that core's L2; for `from: llc`, that core then
+// gives it up (a write-back), so it is in its home's LLC and no L2. Each
+// access takes a fresh line, so every one finds the same state.
 class CoherentLatency final : public Workload {
  public:
   CoherentLatency(const Cursor& c, const topo::Topology& t) : Workload("coh_lat") {
@@ -27,7 +28,11 @@ class CoherentLatency final : public Workload {
     if (!root.has_sockets)
       c.child("type").fail("coh_lat needs a host with sockets (`sockets:` under the root complex '" + root.name + "')");
     m_write = c.has("op") && c.child("op").choice({"rd", "wr"}) == "wr";
-    m_l2 = c.has("from") && c.child("from").choice({"dram", "l2"}) == "l2";
+    const std::string from = c.has("from") ? c.child("from").choice({"dram", "l2", "llc"}) : "dram";
+    m_l2 = from != "dram";
+    m_llc = from == "llc";
+    if (m_llc && root.sockets.llc_lines == 0)
+      c.child("from").fail("a line in the LLC needs one: set sockets.llc_size on the root complex '" + root.name + "'");
     if (c.has("holder")) {
       // local: the reader's socket (0); remote: socket 1; or a socket's number.
       const Cursor h = c.child("holder");
@@ -40,7 +45,7 @@ class CoherentLatency final : public Workload {
     m_reader_homed = c.has("home") && c.child("home").choice({"holder", "reader"}) == "reader";
     m_n = c.has("reps") ? static_cast<int>(c.child("reps").integer(1, 1000000)) : 1000;
     if (m_l2 && !m_remote && root.sockets.cores < 2)
-      c.child("holder").fail("a line in another core's L2 on the reader's socket needs two cores there (sockets.cores)");
+      c.child("holder").fail("a line put in place by another core of the reader's socket needs two cores there (sockets.cores)");
     if (!m_l2 && m_reader_homed)
       c.child("home").fail("a line read from DRAM is homed where its DRAM is: home: holder (the default)");
     m_socket_lines = root.sockets.socket_bytes / coherence::kLineB;
@@ -62,6 +67,7 @@ class CoherentLatency final : public Workload {
           coherence::CoreThread writer(m_sys->core(holder, holder == 0 ? 1 : 0));
           writer.store(line, value);
           writer.fence();  // in its cache (with a store buffer, not only in the buffer)
+          if (m_llc) give_up(m_sys->core(holder, holder == 0 ? 1 : 0), line);
         }
         sc_core::wait(100, sc_core::SC_NS);
         const Tick t0 = now_tick();
@@ -88,6 +94,20 @@ class CoherentLatency final : public Workload {
   }
   bool done() const override { return m_finished; }
   double progress() const override { return m_finished ? 1.0 : static_cast<double>(m_lat.count()) / m_n; }
+  // `core` gives `line` up (written back to its home), and the calling
+  // thread waits until its home has it.
+  static void give_up(coherence::CachingAgent& core, std::uint64_t line) {
+    struct Done final : coherence::CoreSide {
+      sc_core::sc_event ev;
+      bool done = false;
+      void access_done(std::uint64_t, std::uint64_t, Tick) override {
+        done = true;
+        notify_now(ev);
+      }
+    } d;
+    core.evict(line, 0, d);
+    while (!d.done) sc_core::wait(d.ev);
+  }
   void report(Results& r) const override {
     r.metric(m_name + ".median_ns", m_lat.percentile(50), "ns");
     r.metric(m_name + ".min_ns", m_lat.min(), "ns");
@@ -100,7 +120,7 @@ class CoherentLatency final : public Workload {
  private:
   static constexpr std::uint64_t kStride = 17;  // lines between two accesses' lines
   coherence::SocketSystem* m_sys = nullptr;
-  bool m_write = false, m_l2 = false, m_remote = false, m_reader_homed = false;
+  bool m_write = false, m_l2 = false, m_llc = false, m_remote = false, m_reader_homed = false;
   int m_holder = 0;  // the holder's socket
   int m_n = 1000;
   std::uint64_t m_socket_lines = 0;
@@ -201,7 +221,7 @@ std::unique_ptr<Workload> make_coherent_latency(const Cursor& c, const topo::Top
 
 std::string coherent_latency_reference() {
   return "| `coh_lat` | `op` (rd, wr: a 64 B load or store by socket 0's core 0), `from` (dram: a line nobody caches; l2: a line "
-         "Modified in another core's L2), `holder` (local: the reader's socket, 0; remote: socket 1; or a socket's number), `home` (holder: the line "
+         "Modified in another core's L2; llc: a line that core wrote back, in its home's LLC and no L2, with sockets.llc_size), `holder` (local: the reader's socket, 0; remote: socket 1; or a socket's number), `home` (holder: the line "
          "is homed on its holder's socket, as DRAM lines always are; reader: on the reader's), `reps` | S002 latency by cache "
          "state and homing; by route length on a host of more sockets |\n"
          "| `home_lat` | `op` (rd, wr, cas: a 64 B load, a store, an AtomicCompare of one word, by a host core at the CCIX home), "
