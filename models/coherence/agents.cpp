@@ -38,6 +38,8 @@ CachingAgent::CachingAgent(const std::string& name, const CachingAgentConfig& cf
   }
   if (cfg.capacity < 0 || (cfg.capacity > 0 && (cfg.ways < 1 || cfg.capacity % cfg.ways)))
     sim_fail(name, "a private cache's capacity must be a multiple of its ways");
+  if (cfg.silent && (cfg.make_unique || cfg.read_clean))
+    sim_fail(name, "a core that gives clean lines up silently has loads and stores only (no MakeUnique, no ReadClean)");
   if (cfg.capacity > 0) m_sets.resize(static_cast<std::size_t>(cfg.capacity / cfg.ways));
   if (cfg.victims < 0) sim_fail(name, "a replacement buffer's size must not be negative");
   auto& reg = StatsRegistry::instance();
@@ -47,6 +49,7 @@ CachingAgent::CachingAgent(const std::string& name, const CachingAgentConfig& cf
   reg.add_counter(name + ".merged", &merged, "1", "accesses merged into a request outstanding for their line");
   reg.add_counter(name + ".prefetches", &prefetches, "line", "lines read by the next-line prefetcher");
   reg.add_counter(name + ".evictions", &evictions, "line", "lines given up for room in the private cache");
+  if (cfg.silent) reg.add_counter(name + ".drops", &drops, "line", "clean lines given up for room without telling their home");
   reg.add_counter(name + ".writebacks", &writebacks, "line", "dirty lines written back for room in the private cache");
   reg.add_counter(name + ".victim_waits", &victim_waits, "1", "misses held back while the replacement buffer was full");
   reg.add_counter(name + ".forwards", &forwards, "line", "lines sent straight to a requesting agent on a forwarding snoop");
@@ -83,13 +86,19 @@ void CachingAgent::access(bool store, std::uint64_t line, std::uint64_t value, s
   issue(store ? RnEvent::Store : RnEvent::Load, line, value, mask, tag, core, led);
 }
 
+void CachingAgent::loads_and_stores_only(const char* what) const {
+  if (m_cfg.silent) sim_fail(m_name, std::string(what) + " from a core that gives clean lines up silently (it has loads and stores only)");
+}
+
 void CachingAgent::access_once(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core,
                                Ledger* led) {
+  loads_and_stores_only(store ? "a WriteUnique" : "a ReadOnce");
   issue(store ? RnEvent::WriteUnique : RnEvent::ReadOnce, line, value, ~0ull, tag, core, led);
 }
 
 void CachingAgent::access_nosnp(bool store, std::uint64_t line, std::uint64_t value, std::uint64_t tag, CoreSide& core,
                                 Ledger* led) {
+  loads_and_stores_only(store ? "a WriteNoSnp" : "a ReadNoSnp");
   issue(store ? RnEvent::WriteNoSnp : RnEvent::ReadNoSnp, line, value, ~0ull, tag, core, led);
 }
 
@@ -98,6 +107,7 @@ void CachingAgent::evict(std::uint64_t line, std::uint64_t tag, CoreSide& core) 
 }
 
 void CachingAgent::atomic(const Rmw& rmw, std::uint64_t line, std::uint64_t tag, CoreSide& core, Ledger* led) {
+  loads_and_stores_only("an atomic");
   issue(RnEvent::Count, line, 0, ~0ull, tag, core, led)->rmw = rmw;  // the event is chosen at look-up
 }
 
@@ -364,9 +374,16 @@ bool CachingAgent::evict_from(std::vector<std::uint64_t>& set, std::uint64_t kee
     const std::uint64_t vl = *v;
     set.erase(v);
     const RnState vb = victim.state;
-    const RnStep r = rn_step(victim, RnEvent::Replace, nullptr, m_cfg.id, home_of(vl), vl, 0, *this);
+    const bool silent = (vb == RnState::SC || vb == RnState::UC) && m_cfg.silent && m_cfg.homes &&
+                        m_cfg.homes->drops_silently(m_cfg.id, vl);
+    const RnStep r = rn_step(victim, silent ? RnEvent::Drop : RnEvent::Replace, nullptr, m_cfg.id, home_of(vl), vl, 0, *this);
     check(vl, vb, victim.state, r);
     ++evictions;
+    if (silent) {  // no message, nothing to wait for: the line is gone
+      ++drops;
+      lost(vl);
+      return true;
+    }
     if (rn_dirty(vb)) ++writebacks;
     m_victims.insert(vl);
     if (m_cfg.victims > 0 && m_victims.size() > static_cast<std::size_t>(m_cfg.victims))

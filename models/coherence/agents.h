@@ -78,6 +78,9 @@ class HomeMap {
  public:
   virtual ~HomeMap() = default;
   virtual AgentId home_of(std::uint64_t line) const = 0;
+  // Whether `agent` gives `line` up without telling its home when the line
+  // is clean (RnEvent::Drop: the home's directory keeps listing it).
+  virtual bool drops_silently(AgentId, std::uint64_t) const { return false; }
 };
 
 // Told when a caching agent's readable copy of a line is taken away (a
@@ -118,6 +121,11 @@ struct CachingAgentConfig {
   // entry frees (the fill is not refused), and a miss that would allocate
   // in a full set waits.
   int victims = 0;
+  // Clean victims of the lines `homes` says so (HomeMap::drops_silently)
+  // are given up without a message (RnEvent::Drop); the agent's requests
+  // must then be loads and stores (the rows for a requester the directory
+  // still lists).
+  bool silent = false;
   // Where a core's atomic runs when the agent holds no copy of its line:
   // at the home (far: the operation travels, the line stays where it is,
   // CCIX/CHI's atomic transactions) or here (near: the line is fetched
@@ -195,7 +203,7 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   Counter accesses, hits, misses, merged;  // an eviction of a line not held counts as a hit
   Counter prefetches;                       // lines read by the prefetcher
   Counter forwards;                         // lines sent straight to another agent (a forwarding snoop)
-  Counter evictions, writebacks;            // lines given up for room (writebacks: dirty ones)
+  Counter evictions, writebacks, drops;     // lines given up for room (writebacks: dirty ones; drops: clean ones given up silently)
   Counter victim_waits;                     // misses held back while the replacement buffer was full
   Counter atomics_far, atomics_near;        // atomics sent to the home, and run here
   Counter uncached;                         // accesses that kept no copy (ReadOnce, WriteUnique, ReadNoSnp, WriteNoSnp sent)
@@ -216,6 +224,7 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   Access* issue(RnEvent op, std::uint64_t line, std::uint64_t value, std::uint64_t mask, std::uint64_t tag, CoreSide& core,
                 Ledger* led);
   void run(const Access& a);
+  void loads_and_stores_only(const char* what) const;  // fails with silent evictions
   void prefetch_after(std::uint64_t line);
   void receive(Packet* p);
   void check(std::uint64_t line, RnState before, RnState after, const RnStep& r);

@@ -62,6 +62,10 @@ constexpr RnRow kRn[] = {
     // WriteUnique are
     {S::I, E::ReadNoSnp, S::RO_P, M::ReadNoSnp, 0},
     {S::I, E::WriteNoSnp, S::WU_P, M::WriteNoSnp, Sd},
+    // a clean line given up silently (a home that allows it: the requests
+    // these cores issue are loads and stores alone)
+    {S::SC, E::Drop, S::I, M::None, 0},
+    {S::UC, E::Drop, S::I, M::None, 0},
     // stable states: snoops
     {S::SC, E::SnpToI, S::I, M::SnpResp_I, 0},
     {S::UC, E::SnpToSC, S::SC, M::SnpResp_SC, 0},
@@ -122,6 +126,24 @@ constexpr RnRow kRn[] = {
     {S::SM_P, E::SnpToMakeI, S::SMI_P, M::SnpResp_I, 0},
     {S::EV_P, E::SnpToMakeI, S::EV_P, M::SnpResp_I, 0},
     {S::WB_P, E::SnpToMakeI, S::WBI_P, M::SnpResp_I, 0},  // its write-back is stale once the home has this answer
+    // ... and snoops of a line given up silently, the directory not told:
+    // nothing held, whatever the snoop, in I or with a request of its own
+    // on the way (the home serves that one after the snoop's transaction)
+    {S::I, E::SnpToI, S::I, M::SnpResp_I, 0},
+    {S::I, E::SnpToSC, S::I, M::SnpResp_I, 0},
+    {S::I, E::SnpToS, S::I, M::SnpResp_I, 0},
+    {S::I, E::SnpToSFwd, S::I, M::SnpResp_I, 0},
+    {S::I, E::SnpToIFwd, S::I, M::SnpResp_I, 0},
+    {S::IS_P, E::SnpToI, S::IS_P, M::SnpResp_I, 0},
+    {S::IS_P, E::SnpToSC, S::IS_P, M::SnpResp_I, 0},
+    {S::IS_P, E::SnpToS, S::IS_P, M::SnpResp_I, 0},
+    {S::IS_P, E::SnpToSFwd, S::IS_P, M::SnpResp_I, 0},
+    {S::IS_P, E::SnpToIFwd, S::IS_P, M::SnpResp_I, 0},
+    {S::IM_P, E::SnpToI, S::IM_P, M::SnpResp_I, 0},
+    {S::IM_P, E::SnpToSC, S::IM_P, M::SnpResp_I, 0},
+    {S::IM_P, E::SnpToS, S::IM_P, M::SnpResp_I, 0},
+    {S::IM_P, E::SnpToSFwd, S::IM_P, M::SnpResp_I, 0},
+    {S::IM_P, E::SnpToIFwd, S::IM_P, M::SnpResp_I, 0},
     // ... and forwarding snoops: an eviction or write-back in flight does
     // not forward; it answers as to a plain snoop, and the home grants.
     {S::EV_P, E::SnpToSFwd, S::EV_P, M::SnpResp_I, 0},
@@ -146,6 +168,14 @@ constexpr HomeRow kHome[] = {
     {M::ReadUnique, C::Invalid, W::None, M::None, M::CompDataUC, U::MakeOwner, 0},
     {M::ReadUnique, C::Sharers, W::Others, M::SnpToI, M::CompDataUC, U::MakeOwner, 0},
     {M::ReadUnique, C::Owner, W::Others, M::SnpToI, M::CompDataUC, U::MakeOwner, 0},
+    // A read from an agent the directory still lists, which gave its clean
+    // copy up silently (a caching agent's Drop): served as from one not
+    // listed, its stale place taken by the new one.
+    {M::ReadShared, C::SharerReq, W::None, M::None, M::CompDataSC, U::AddSharer, 0},
+    {M::ReadShared, C::OwnerReq, W::None, M::None, M::CompDataUC, U::MakeOwner, 0},
+    {M::ReadUnique, C::SharerReq, W::Others, M::SnpToI, M::CompDataUC, U::MakeOwner, 0},
+    {M::ReadUnique, C::OwnerReq, W::None, M::None, M::CompDataUC, U::MakeOwner, 0},
+    {M::ReadUnique, C::OwnerSharerReq, W::Others, M::SnpToI, M::CompDataUC, U::MakeOwner, 0},
     // An upgrade whose copy survived needs no data; one whose copy was lost
     // to a snoop meanwhile gets the line with its data.
     {M::CleanUnique, C::SharerReq, W::Others, M::SnpToI, M::CompUC, U::MakeOwner, 0},
@@ -216,6 +246,7 @@ constexpr HomeRow kHome[] = {
     // A dirty-sharing home's row: a ReadShared that finds an owner lets a
     // dirty one keep its line (SD), and takes its copy for the requester.
     {M::ReadShared, C::Owner, W::Owner, M::SnpToS, M::CompDataSC, U::AddSharer, Ow},
+    {M::ReadShared, C::OwnerSharerReq, W::Owner, M::SnpToS, M::CompDataSC, U::AddSharer, Ow},  // a silent dropper's
     // A migratory home's row: a ReadShared that finds a unique owner is
     // served as a ReadUnique is, the owner's dirty data coming home. Not
     // with forwarding: an owner would have to pass its dirty line on as
@@ -302,7 +333,7 @@ bool rn_dirty(RnState s) { return s == S::UD || s == S::SD || s == S::SDM_P; }
 const char* rn_event_name(RnEvent e) {
   static const char* const n[] = {"Load",       "Store",      "Replace",        "AtomicStore", "AtomicLoad", "AtomicSwap",
                                   "AtomicCompare", "ReadOnce", "WriteUnique", "StoreLine", "ReadClean", "ReadNoSnp",
-                                  "WriteNoSnp", "SnpToS",   "SnpToSC",   "SnpToI",
+                                  "WriteNoSnp", "Drop", "SnpToS",   "SnpToSC",   "SnpToI",
                                   "SnpToSFwd",  "SnpToIFwd",  "SnpToMakeI", "CompDataSC", "CompDataUC", "CompDataAtomic", "CompDataI", "CompUC",
                                   "Comp",       "WBAck"};
   static_assert(sizeof n / sizeof n[0] == kRnEvents, "a name per event");

@@ -223,6 +223,8 @@ enum class RnEvent : std::uint8_t {
   ReadClean,    // a load that takes a clean copy only (the line not held)
   ReadNoSnp,    // a load of a line no agent caches (the line not held)
   WriteNoSnp,   // a whole-line store to a line no agent caches (the line not held)
+  Drop,         // a clean line given up without telling its home (a silent eviction): the home's directory
+                // still lists the agent, and snoops it until it answers that it holds nothing
   SnpToS,
   SnpToSC,
   SnpToI,

@@ -157,6 +157,7 @@ SocketSystem::SocketSystem(const std::string& name, const SocketSystemConfig& cf
     c.capacity = cfg.l2_lines;
     c.ways = cfg.l2_ways;
     c.victims = cfg.l2_victims;
+    c.silent = cfg.silent != SocketSystemConfig::Silent::None;
     const int s = a / cfg.cores;
     m_cores.push_back(std::make_unique<CachingAgent>(
         name + ".s" + std::to_string(s) + ".core" + std::to_string(a % cfg.cores), c, *m_agents[c.id].channel));
@@ -255,6 +256,11 @@ AgentId SocketSystem::home_of(std::uint64_t line) const {
   const int s = socket_of(line);
   const int ncores = m_cfg.sockets * m_cfg.cores;
   return static_cast<AgentId>(ncores + s * m_cfg.slices + static_cast<int>(m_slices.mod(line)));
+}
+
+bool SocketSystem::drops_silently(AgentId agent, std::uint64_t line) const {
+  return m_cfg.silent == SocketSystemConfig::Silent::All ||
+         (m_cfg.silent == SocketSystemConfig::Silent::Remote && socket_of(line) != m_agents[agent].socket);
 }
 
 // A message leaves an agent (or a socket link's port) on `socket` at `t`

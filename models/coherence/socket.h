@@ -80,6 +80,10 @@ struct SocketSystemConfig {
   int l2_lines = 0;            // each core's private cache, in lines (0: unlimited)
   int l2_ways = 16;
   int l2_victims = 0;          // each core's replacement buffer, in victims awaiting their home's WBAck (0: unlimited)
+  // Which clean lines a core gives up for room without telling the home
+  // (a silent eviction; the home keeps listing the core and snoops it):
+  // none, those homed on another socket, or all.
+  enum class Silent : std::uint8_t { None, Remote, All } silent = Silent::None;
   // Each socket's LLC as a cache of data, shared out over its slices
   // (HomeCacheConfig: non-inclusive, filled by the lines written home;
   // 0 lines: none, every read that no core answers goes to DRAM).
@@ -127,6 +131,7 @@ class SocketSystem final : public Receiver, public HomeMap, public Actor {
   std::string status() const;  // what is not idle, for the deadlock diagnosis
 
   AgentId home_of(std::uint64_t line) const override;
+  bool drops_silently(AgentId agent, std::uint64_t line) const override;
   // socket-link callbacks (the link engine's actions run on this scheduler)
   void arrive(Channel& from, Packet* p, Tick tail) override;
   Scheduler& scheduler() override { return m_sched; }

@@ -34,6 +34,8 @@ struct Explorer : Sink {
 
   explicit Explorer(const ExploreConfig& c) : cfg(c) {
     if (c.homes < 1 || c.agents + c.homes > 64) throw SimError("one to 64 agents and homes in all");
+    if (c.silent && (c.atomics || c.once || c.make_unique || c.read_clean || c.nosnp))
+      throw SimError("silent evictions go with loads and stores only");
     int n = 0;
     rn_base = rn_rows(&n);
     res.rn_rows_used.assign(static_cast<std::size_t>(n), 0);
@@ -172,7 +174,8 @@ struct Explorer : Sink {
       bool inflight = false;
       for (const Msg& m : x.net) inflight |= m.line == static_cast<std::uint64_t>(l);
       if (!inflight && !h.busy && !transient) {
-        if (h.sharers != holders) return "at rest, the directory lists other agents than those holding the line";
+        if (cfg.silent ? (holders & ~h.sharers) != 0 : h.sharers != holders)
+          return "at rest, the directory lists other agents than those holding the line";
         if (!dirty && h.mem != g) return "at rest, memory is stale with no dirty copy";
         if (!h.waiting.empty()) return "at rest, requests wait at the home";
       }
@@ -239,18 +242,25 @@ struct Explorer : Sink {
         for (int l = 0; l < cfg.lines; ++l)
           for (RnEvent e : {RnEvent::Load, RnEvent::Store, RnEvent::Replace, RnEvent::AtomicStore, RnEvent::AtomicLoad,
                             RnEvent::AtomicSwap, RnEvent::AtomicCompare, RnEvent::ReadOnce, RnEvent::WriteUnique,
-                            RnEvent::StoreLine, RnEvent::ReadClean, RnEvent::ReadNoSnp, RnEvent::WriteNoSnp}) {
+                            RnEvent::StoreLine, RnEvent::ReadClean, RnEvent::ReadNoSnp, RnEvent::WriteNoSnp, RnEvent::Drop}) {
             const bool atomic = e >= RnEvent::AtomicStore && e <= RnEvent::AtomicCompare;
             const bool once = e == RnEvent::ReadOnce || e == RnEvent::WriteUnique;
             const bool nosnp = e == RnEvent::ReadNoSnp || e == RnEvent::WriteNoSnp;
             if ((atomic && !cfg.atomics) || (once && !cfg.once) || (e == RnEvent::StoreLine && !cfg.make_unique) ||
-                (e == RnEvent::ReadClean && !cfg.read_clean))
+                (e == RnEvent::ReadClean && !cfg.read_clean) || (e == RnEvent::Drop && !cfg.silent))
               continue;
             const bool nosnp_line = cfg.nosnp && l == cfg.lines - 1;
             const bool misuse = cfg.mutation == Mutation::NoSnpToCachedLine && e == RnEvent::ReadNoSnp && l == 0;
             if (nosnp != nosnp_line && !misuse) continue;  // the non-snoopable line takes these only
             const CacheLine& c = x_line(cur, a, l);
             const RnRow* row = rn_row(c.state, e);
+            if (cfg.mutation == Mutation::DropDirtyLine && e == RnEvent::Drop && c.state == RnState::UD) {
+              if (!step(cur, next, "agent " + std::to_string(a) + " drops its dirty line " + std::to_string(l),
+                        [&](World& x) { line(x, a, l).state = RnState::I; }))
+                return res;
+              visit(next);
+              continue;
+            }
             if (!row) continue;
             if (row->send != MsgType::None && outstanding(cur, a) >= cfg.mshrs) continue;  // no free MSHR
             const std::string what = std::string("agent ") + std::to_string(a) + " " + rn_event_name(e) + " line " + std::to_string(l);

@@ -16,8 +16,8 @@
 //    requester of a forwarded transaction the home has not yet heard the
 //    owner answer (and a write-back still listed holds the last value);
 //    at a quiescent line
-//    it lists exactly the holders, and memory holds the last value unless a
-//    unique dirty copy does;
+//    it lists exactly the holders (with silent evictions, at least them),
+//    and memory holds the last value unless a unique dirty copy does;
 //  - no deadlock: with nothing in flight, no agent waits and no home is
 //    busy;
 //  - every message meets a row of the tables (the engine throws otherwise);
@@ -45,6 +45,7 @@ enum class Mutation {
   ReadOnceKeepsCopy,   // a ReadOnce's requester keeps the snapshot as a shared copy
   DropDirtyShared,     // a dirty owner asked to share (SnpToS) answers as a clean one: SnpResp_SC, its line left SC
   NoSnpToCachedLine,   // a core issues ReadNoSnp to line 0, which the agents also cache
+  DropDirtyLine,       // with silent evictions, a dirty line is dropped silently as a clean one is
 };
 
 struct ExploreConfig {
@@ -62,6 +63,10 @@ struct ExploreConfig {
   // The last line is one no agent caches: the cores issue only ReadNoSnp and
   // WriteNoSnp to it (and those to no other line).
   bool nosnp = false;
+  // The cores also give clean lines up silently (Drop: the home not told).
+  // Loads and stores only beside them (the rows serve reads from an agent
+  // the directory still lists, not atomics or accesses that keep no copy).
+  bool silent = false;
   std::size_t max_states = 20'000'000;
   Mutation mutation = Mutation::None;
 };

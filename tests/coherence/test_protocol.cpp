@@ -20,8 +20,8 @@ ExploreResult run(const ExploreConfig& c) {
   const ExploreResult r = explore(c);
   EXPECT_EQ(r.error, "") << c.agents << " agents, " << c.lines << " lines";
   EXPECT_TRUE(r.complete) << r.states << " states";
-  std::printf("%d agents, %d lines, %d homes, %d MSHRs%s%s%s%s%s%s%s%s: %zu states, %zu transitions, at most %d messages in flight\n",
-              c.agents, c.lines, c.homes, c.mshrs, c.forward ? ", forwarding" : "", c.migratory ? ", migratory" : "",
+  std::printf("%d agents, %d lines, %d homes, %d MSHRs%s%s%s%s%s%s%s%s%s: %zu states, %zu transitions, at most %d messages in flight\n",
+              c.agents, c.lines, c.homes, c.mshrs, c.silent ? ", silent evictions" : "", c.forward ? ", forwarding" : "", c.migratory ? ", migratory" : "",
               c.owned ? ", dirty sharing" : "", c.atomics ? ", far atomics" : "", c.once ? ", ReadOnce and WriteUnique" : "",
               c.make_unique ? ", MakeUnique" : "", c.read_clean ? ", ReadClean" : "",
               c.nosnp ? ", a non-snoopable line (ReadNoSnp, WriteNoSnp)" : "", r.states, r.transitions, r.max_in_flight);
@@ -60,6 +60,18 @@ ExploreConfig everything(int agents, bool forward, bool migratory, bool owned) {
   c.migratory = migratory;
   c.owned = owned;
   c.atomics = c.once = c.make_unique = c.read_clean = true;
+  return c;
+}
+
+// Loads, stores and evictions, clean lines given up silently as well,
+// under one home policy, for `agents` agents.
+ExploreConfig silent(int agents, bool forward, bool migratory, bool owned) {
+  ExploreConfig c;
+  c.agents = agents;
+  c.forward = forward;
+  c.migratory = migratory;
+  c.owned = owned;
+  c.silent = true;
   return c;
 }
 
@@ -108,7 +120,24 @@ TEST(CoherenceExhaustive, ThreeAgentsOneLineTakeEveryRow) {
   nosnp.lines = 2;
   nosnp.nosnp = true;
   expect_every_row_taken({run(everything(3, false, false, false)), run(everything(3, true, false, false)),
-                          run(everything(3, false, true, false)), run(everything(3, false, false, true)), run(nosnp)});
+                          run(everything(3, false, true, false)), run(everything(3, false, false, true)), run(nosnp),
+                          run(silent(3, false, false, false)), run(silent(3, true, false, false)),
+                          run(silent(3, false, true, false)), run(silent(3, false, false, true))});
+}
+
+// Silent evictions with two lines, forwarding as the sockets do: a clean
+// line given up unheard of meets snoops for it, its own agent's requests
+// for it again, and the other line's traffic (with two requests per agent
+// as well, the space passes 20 million states).
+TEST(CoherenceExhaustive, SilentEvictionsTwoAgentsTwoLines) {
+  ExploreConfig c = silent(2, true, false, false);
+  c.lines = 2;
+  run(c);
+}
+
+// The search sees a dirty line given up silently: its last store is lost.
+TEST(CoherenceExhaustive, FindsADirtyLineDroppedSilently) {
+  expect_found(silent(2, false, false, false), Mutation::DropDirtyLine, "stale");
 }
 
 // Dirty sharing with two lines and two requests per agent, ReadClean

@@ -318,9 +318,11 @@ TEST(Sockets, AGraphOfPairsIsRoutedAndABadOneRefused) {
 // prefetcher, a miss also reads the next lines, which are among those the
 // cores use: prefetches race with stores and snoops.
 void stress(int prefetch, bool forward = true, int l2_lines = 0, int l2_victims = 0, bool dirty_sharing = false,
-            int sockets = 2, const std::vector<std::array<int, 2>>& pairs = {}, std::uint64_t llc_lines = 0) {
+            int sockets = 2, const std::vector<std::array<int, 2>>& pairs = {}, std::uint64_t llc_lines = 0,
+            SocketSystemConfig::Silent silent = SocketSystemConfig::Silent::None) {
   SocketSystemConfig cfg = config(2);
   cfg.llc_lines = llc_lines;
+  cfg.silent = silent;
   cfg.llc_ways = 1;
   cfg.sockets = sockets;
   cfg.graph = pairs.empty() ? SocketGraph::Ring : SocketGraph::Pairs;  // two sockets: the one pair
@@ -378,8 +380,9 @@ void stress(int prefetch, bool forward = true, int l2_lines = 0, int l2_victims 
   for (int i = 0; i < n; ++i) forwarded += s.core(i / 2, i % 2).forwards.value;
   if (forward) EXPECT_GT(forwarded, 100u);
   else EXPECT_EQ(forwarded, 0u);
-  std::uint64_t evicted = 0, written = 0, waited = 0;
+  std::uint64_t evicted = 0, written = 0, waited = 0, dropped = 0;
   for (int i = 0; i < n; ++i) {
+    dropped += s.core(i / 2, i % 2).drops.value;
     evicted += s.core(i / 2, i % 2).evictions.value;
     written += s.core(i / 2, i % 2).writebacks.value;
     waited += s.core(i / 2, i % 2).victim_waits.value;
@@ -389,6 +392,8 @@ void stress(int prefetch, bool forward = true, int l2_lines = 0, int l2_victims 
     for (int k = 0; k < cfg.slices; ++k) dirty_shared += s.home(s2, k).dirty_shared.value;
   if (dirty_sharing) EXPECT_GT(dirty_shared, 100u);  // owners kept lines dirty while others read them
   else EXPECT_EQ(dirty_shared, 0u);
+  if (silent != SocketSystemConfig::Silent::None) EXPECT_GT(dropped, 100u);  // clean lines given up unheard of
+  else EXPECT_EQ(dropped, 0u);
   if (l2_victims) EXPECT_GT(waited, 100u);  // misses did wait for the replacement buffer
   else EXPECT_EQ(waited, 0u);
   if (l2_lines) {
@@ -452,6 +457,15 @@ TEST(Sockets, StressThroughDirtySharingHomesWithTinyPrivateCachesAgainstTheGolde
 // them, miss them, and race with the write-backs that fill them.
 TEST(Sockets, StressWithTinyPrivateCachesAndTinyLlcsAgainstTheGoldenMemory) {
   stress(2, true, 4, 0, false, 2, {}, 2);
+}
+// ... and with clean lines given up silently (those of the other socket,
+// or all): homes snoop cores that hold nothing, and those cores ask for
+// the lines again while still listed.
+TEST(Sockets, StressWithSilentRemoteEvictionsAgainstTheGoldenMemory) {
+  stress(2, true, 4, 0, false, 2, {}, 2, SocketSystemConfig::Silent::Remote);
+}
+TEST(Sockets, StressWithEverySilentEvictionThroughTheHomeAgainstTheGoldenMemory) {
+  stress(2, false, 4, 0, false, 2, {}, 0, SocketSystemConfig::Silent::All);
 }
 
 // A private cache of two sets of two ways: a third line of a set takes the
@@ -545,6 +559,42 @@ TEST(Sockets, AnLlcKeepsTheLinesWrittenHomeAndGivesItsVictimsToDram) {
   EXPECT_EQ(h.memory_reads.value, reads + 1);  // a read that misses is not filled
   EXPECT_EQ(h.cache_fills.value, 2u);
   EXPECT_TRUE(s.idle());
+}
+
+// A clean line of the other socket given up silently (sockets.
+// silent_evictions: remote) is still listed at its home, so a store by a
+// core of that socket snoops the reader across the socket link, where the
+// home that was told grants from DRAM alone. Two systems, on lines apart (the
+// checker is one for the process).
+TEST(Sockets, ALineGivenUpSilentlyIsStillSnoopedAcrossTheLink) {
+  Tick store[2] = {0, 0};
+  for (const bool silent : {false, true}) {
+    SocketSystemConfig cfg = config();
+    cfg.l2_lines = 2;
+    cfg.l2_ways = 1;
+    cfg.silent = silent ? SocketSystemConfig::Silent::Remote : SocketSystemConfig::Silent::None;
+    SocketSystem s(silent ? "quiet" : "told", cfg);
+    const std::uint64_t a = s.line_at(1, silent ? 4096 : 0), b = a + 2;  // one set of core 0's cache, homed on socket 1
+    Core k;
+    for (const std::uint64_t l : {a, b}) {
+      s.core(0, 0).access(false, l, 0, 1, k);
+      sc_core::sc_start();
+    }
+    EXPECT_EQ(s.core(0, 0).state(a), RnState::I);
+    EXPECT_EQ(s.core(0, 0).drops.value, silent ? 1u : 0u);
+    EXPECT_EQ(s.home(1, 0).line(a).dir() == DirState::I, !silent);  // the quiet home still lists core 0
+    const std::uint64_t snoops = s.home(1, 0).snoops.value;
+    const Tick t0 = now_tick();
+    s.core(1, 0).access(true, a, 5, 2, k);
+    sc_core::sc_start();
+    store[silent] = k.at - t0;
+    EXPECT_EQ(s.home(1, 0).snoops.value, snoops + (silent ? 1u : 0u));
+    EXPECT_EQ(s.core(1, 0).state(a), RnState::UD);
+    EXPECT_TRUE(s.idle());
+  }
+  // The snoop's round trip across the link, which the home's DRAM read
+  // overlaps, is the longer of the two: 27 ns more here.
+  EXPECT_GT(store[1], store[0] + 20 * kNs);
 }
 
 // Message passing (x86-TSO litmus MP, which is CC-NIC's inline flag): a

@@ -212,6 +212,13 @@ const ParamTable<coherence::SocketSystemConfig>& socket_params() {
            "while it is full, "
            "a miss into a full set waits",
            [](C& c, const Cursor& v) { c.l2_victims = static_cast<int>(v.integer()); }),
+      P<C>("silent_evictions", "choice", "none", options({"none", "remote", "all"}),
+           "which clean lines a core gives up for room without telling their home (which keeps listing the core, "
+           "and snoops it until it answers that it holds nothing): none, remote (those homed on another socket) or all",
+           [](C& c, const Cursor& v) {
+             const std::string w = v.scalar();
+             c.silent = w == "none" ? C::Silent::None : w == "remote" ? C::Silent::Remote : C::Silent::All;
+           }),
       P<C>("llc_size", "size", "0B", line_bytes(),
            "each socket's LLC as a cache of data, shared out over its slices (0: none, a read no core answers goes to "
            "DRAM): non-inclusive, it takes every line written home (an L2's write-back, a snoop's dirty data) and "
