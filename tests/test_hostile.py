@@ -254,28 +254,25 @@ class FoundBeforeTheRun(Workdir):
         # Peers below different sockets: no route between them.
         self.expect_bad(study, 'peer-to-peer across the socket link is not modelled', topo=topo)
 
+    @staticmethod
+    def icx_coh_lat(source='l2', holder='remote'):
+        """A study of five 64 B reads on S002's Ice Lake sockets."""
+        return ('study: t\ntopology: %s\nworkloads: [{type: coh_lat, op: rd, from: %s, holder: %s, reps: 5}]\n'
+                % (os.path.join(ROOT, 'topologies', 's002_icx.yaml'), source, holder))
+
     def test_a_private_cache_not_a_whole_number_of_sets(self):
-        study = ('study: t\ntopology: %s\n'
-                 'workloads: [{type: coh_lat, op: rd, from: l2, holder: remote, reps: 5}]\n'
-                 % os.path.join(ROOT, 'topologies', 's002_icx.yaml'))
-        self.expect_bad(study, "the private cache's size must be a multiple of its ways times 64 B (20 ways: 1280 B)",
+        self.expect_bad(self.icx_coh_lat(), "the private cache's size must be a multiple of its ways times 64 B (20 ways: 1280 B)",
                         '--set', 'topology.nodes.host.sockets.l2_size=1MiB',
                         regex=r'--set topology\.nodes\.host\.sockets\.l2_size: ')
 
     def test_an_llc_not_a_whole_number_of_sets_a_slice(self):
-        study = ('study: t\ntopology: %s\n'
-                 'workloads: [{type: coh_lat, op: rd, from: l2, holder: remote, reps: 5}]\n'
-                 % os.path.join(ROOT, 'topologies', 's002_icx.yaml'))
         # five sets of 12 ways: not a whole number of sets for each of the 4 slices
-        self.expect_bad(study, 'its size must be a multiple of slices x ways x 64 B (4 x 12 x 64 B = 3072 B)',
+        self.expect_bad(self.icx_coh_lat(), 'its size must be a multiple of slices x ways x 64 B (4 x 12 x 64 B = 3072 B)',
                         '--set', 'topology.nodes.host.sockets.llc_size=3840B',
                         regex=r'--set topology\.nodes\.host\.sockets\.llc_size: ')
 
     def test_a_line_in_an_llc_the_sockets_do_not_have(self):
-        study = ('study: t\ntopology: %s\n'
-                 'workloads: [{type: coh_lat, op: rd, from: llc, holder: remote, reps: 5}]\n'
-                 % os.path.join(ROOT, 'topologies', 's002_icx.yaml'))
-        self.expect_bad(study, "a line in the LLC needs one: set sockets.llc_size on the root complex 'host'",
+        self.expect_bad(self.icx_coh_lat('llc'), "a line in the LLC needs one: set sockets.llc_size on the root complex 'host'",
                         '--set', 'topology.nodes.host.sockets.llc_size=0B', regex=r'study\.yaml:3:\d+: workloads\.0\.from: ')
 
     def test_a_system_cache_not_a_whole_number_of_sets(self):
@@ -289,15 +286,12 @@ class FoundBeforeTheRun(Workdir):
                         regex=r'--set topology\.nodes\.host\.ccix\.dirty_sharing: ')
 
     def test_dirty_sharing_on_forwarding_sockets(self):
-        self.expect_bad('study: t\ntopology: %s\nworkloads: [{type: coh_lat, op: rd, from: dram, holder: local, reps: 5}]\n'
-                        % os.path.join(ROOT, 'topologies', 's002_icx.yaml'),
-                        'keeps no line shared dirty: set forward: false',
+        self.expect_bad(self.icx_coh_lat('dram', 'local'), 'keeps no line shared dirty: set forward: false',
                         '--set', 'topology.nodes.host.sockets.dirty_sharing=true',
                         regex=r'--set topology\.nodes\.host\.sockets\.dirty_sharing: ')
 
     def test_sockets_no_graph_joins(self):
-        study = ('study: t\ntopology: %s\nworkloads: [{type: coh_lat, op: rd, from: dram, holder: 2, reps: 5}]\n'
-                 % os.path.join(ROOT, 'topologies', 's002_icx.yaml'))
+        study = self.icx_coh_lat('dram', 2)
         self.expect_bad(study, 'socket 2 is not one of the host\'s 2 (sockets.count)', regex=r'study\.yaml:3:\d+: workloads\.0\.holder: ')
         self.expect_bad(study, 'the socket pair [1, 5] names a socket beyond the 4 (sockets 0 to 3)',
                         '--set', 'topology.nodes.host.sockets.count=4', '--set', 'topology.nodes.host.sockets.graph=[[0, 1], [1, 5]]',
