@@ -104,6 +104,10 @@ struct CachingAgentConfig {
   // (CoreThread, core_thread.h); 0: none, a call's stores are done in the
   // cache before it returns.
   int store_buffer = 0;
+  // With a store buffer: how many stores behind the oldest it asks for the
+  // lines of ahead of their commit (a core's RFO prefetch), at most the
+  // MSHRs but one; 0: a store's line is asked for by its commit alone.
+  int rfo_ahead = 256;
   // A next-line prefetcher: a core's load or store that misses also reads
   // this many lines after its own (shared), within its 4 KiB page, each not
   // held nor outstanding, while an MSHR stays free for the core; 0: none.

@@ -13,7 +13,8 @@
 // order, one at a time, so other cores see them in program order, and asks
 // for the lines of the stores behind the first one unique ahead of their
 // turn (a store of no bits, as a core's RFO prefetch does), as many at once
-// as the agent has MSHRs but one. A load of a line the buffer holds waits
+// as the agent has MSHRs but one (or CachingAgentConfig::rfo_ahead, if
+// fewer; 0: none, each line asked for by its store's commit). A load of a line the buffer holds waits
 // until the buffer has committed it (TSO allows that: the load then reads
 // the core's own store, or a later one), and an atomic, or fence(), waits
 // for the buffer to drain (a locked instruction, MFENCE). A CoreThread
@@ -186,7 +187,7 @@ class CoreThread final : public CoreSide, public LineWatcher {
   // in order, with an MSHR left for the commit and the core's loads. The
   // stores asked for are always the buffer's first m_asked.
   void ask_ownership() {
-    const int limit = std::max(0, m_a.config().mshrs - 1);
+    const int limit = std::max(0, std::min(m_a.config().mshrs - 1, m_a.config().rfo_ahead));
     for (; m_asking < limit && m_asked < m_sb.size(); ++m_asked) {
       ++m_asking;
       m_a.access(true, m_sb[m_asked].line, 0, kOwn, *this, 0);

@@ -153,6 +153,7 @@ SocketSystem::SocketSystem(const std::string& name, const SocketSystemConfig& cf
     c.lookup = cfg.core_lookup;
     c.mshrs = cfg.mshrs;
     c.store_buffer = cfg.store_buffer;
+    c.rfo_ahead = cfg.rfo_ahead;
     c.prefetch = cfg.prefetch;
     c.capacity = cfg.l2_lines;
     c.ways = cfg.l2_ways;

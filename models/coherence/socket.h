@@ -74,6 +74,7 @@ struct SocketSystemConfig {
   Tick mesh_hop = 5 * kNs;     // one trip across a socket's mesh
   int mshrs = 16;              // outstanding misses per core
   int store_buffer = 0;        // each core's store buffer, in stores (CachingAgentConfig::store_buffer; 0: none)
+  int rfo_ahead = 256;         // stores whose lines the buffer asks for ahead of their commit (CachingAgentConfig::rfo_ahead)
   int prefetch = 0;            // lines a core's next-line prefetcher reads after a miss (0: none)
   bool forward = true;         // an owning core sends the line straight to the requester (HomePolicy)
   bool dirty_sharing = false;  // a dirty owner asked to share keeps its line SD (HomePolicy::owned; not with forward)

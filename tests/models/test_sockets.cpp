@@ -793,5 +793,39 @@ TEST(Sockets, ABufferedStoreIsTimedToItsCommit) {
   EXPECT_GT(behind.spent[static_cast<std::size_t>(Stage::Ordering)], Tick{0}) << "the wait behind the older store is not ordering";
 }
 
+// A store buffer asks for the lines of the stores behind the oldest ahead
+// of their commit (sockets.rfo_ahead, up to the MSHRs but one): four
+// stores to lines of the other socket then drain in little more than one
+// remote fetch; with rfo_ahead 1 the fetches overlap in pairs, and with 0
+// each waits for the commit before it, one fetch after another.
+TEST(Sockets, AStoreBufferAsksForItsLinesAheadOfTheirCommits) {
+  unsigned run = 0;
+  const auto drain = [&run](int rfo_ahead) {
+    const unsigned at = 1024u * ++run;
+    SocketSystemConfig c = config(2);
+    c.store_buffer = 8;
+    c.rfo_ahead = rfo_ahead;
+    SocketSystem s("sys", c);
+    Tick t = 0;
+    sc_core::sc_spawn([&] {
+      CoreThread core(s.core(0, 0));
+      sc_core::wait(sc_core::sc_time::from_value(1000 * kNs - now_tick() % (1000 * kNs)));
+      const Tick t0 = now_tick();
+      for (unsigned i = 0; i < 4; ++i) core.store(s.line_at(1, 64u * (at + 3u * i)), i + 1);
+      core.fence();
+      t = now_tick() - t0;
+    });
+    sc_core::sc_start();
+    EXPECT_TRUE(s.idle());
+    return t;
+  };
+  const Tick ahead = drain(256), pairs = drain(1), none = drain(0);
+  const Tick one = kCore + 2 * (kMesh + kLink + kMesh) + kHome + kDram;  // about one remote fetch
+  EXPECT_LT(ahead, 2 * one);
+  EXPECT_GT(pairs, ahead);
+  EXPECT_GT(none, pairs);
+  EXPECT_GT(none, 4 * one);  // four fetches one after another
+}
+
 }  // namespace
 }  // namespace hx::coherence

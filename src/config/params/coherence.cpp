@@ -189,6 +189,11 @@ const ParamTable<coherence::SocketSystemConfig>& socket_params() {
            "cache in order, taking their lines unique ahead of their turn (0: none, a core's stores are done before it "
            "goes on)",
            [](C& c, const Cursor& v) { c.store_buffer = static_cast<int>(v.integer()); }),
+      P<C>("rfo_ahead", "int", "256", ints(0, 256),
+           "with a store buffer: how many stores behind the oldest it asks for the lines of, unique, ahead of their "
+           "commit (a core's RFO prefetch), at most the core's MSHRs but one (the default: as many as that); 0: each "
+           "store's line is asked for by its commit alone",
+           [](C& c, const Cursor& v) { c.rfo_ahead = static_cast<int>(v.integer()); }),
       P<C>("prefetch", "int", "0", ints(0, 16),
            "lines after a core's missing load or store that its next-line prefetcher also reads (within the page; 0: "
            "none)",
