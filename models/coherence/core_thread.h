@@ -87,6 +87,18 @@ class CoreThread final : public CoreSide, public LineWatcher {
     sc_core::wait(m_ev);
     return m_values[0];
   }
+  // Gives `line` up (a cache-maintenance flush: written back if dirty,
+  // evicted if clean, nothing if not held); returns when its home has it.
+  // Ordered after the buffered stores, as a fence is.
+  void give_up(std::uint64_t line) {
+    fence();
+    m_values.assign(1, 0);
+    m_lines = &m_one;
+    m_pending = 1;
+    m_next = 1;
+    m_a.evict(line, 0, *this);
+    if (m_pending) sc_core::wait(m_ev);
+  }
   // Reads `line` until `ready(value)`; returns that value.
   template <class F>
   std::uint64_t poll(std::uint64_t line, Tick loop, F&& ready) {

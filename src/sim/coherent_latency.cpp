@@ -67,7 +67,7 @@ class CoherentLatency final : public Workload {
           coherence::CoreThread writer(m_sys->core(holder, holder == 0 ? 1 : 0));
           writer.store(line, value);
           writer.fence();  // in its cache (with a store buffer, not only in the buffer)
-          if (m_llc) give_up(m_sys->core(holder, holder == 0 ? 1 : 0), line);
+          if (m_llc) writer.give_up(line);  // written back: in its home's LLC
         }
         sc_core::wait(100, sc_core::SC_NS);
         const Tick t0 = now_tick();
@@ -94,20 +94,6 @@ class CoherentLatency final : public Workload {
   }
   bool done() const override { return m_finished; }
   double progress() const override { return m_finished ? 1.0 : static_cast<double>(m_lat.count()) / m_n; }
-  // `core` gives `line` up (written back to its home), and the calling
-  // thread waits until its home has it.
-  static void give_up(coherence::CachingAgent& core, std::uint64_t line) {
-    struct Done final : coherence::CoreSide {
-      sc_core::sc_event ev;
-      bool done = false;
-      void access_done(std::uint64_t, std::uint64_t, Tick) override {
-        done = true;
-        notify_now(ev);
-      }
-    } d;
-    core.evict(line, 0, d);
-    while (!d.done) sc_core::wait(d.ev);
-  }
   void report(Results& r) const override {
     r.metric(m_name + ".median_ns", m_lat.percentile(50), "ns");
     r.metric(m_name + ".min_ns", m_lat.min(), "ns");
