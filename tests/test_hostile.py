@@ -265,6 +265,11 @@ class FoundBeforeTheRun(Workdir):
                         '--set', 'topology.nodes.host.sockets.l2_size=1MiB',
                         regex=r'--set topology\.nodes\.host\.sockets\.l2_size: ')
 
+    def test_an_l1_larger_than_its_l2(self):
+        self.expect_bad(self.icx_coh_lat(), "the L1 holds some of the L2's lines: it cannot be larger than l2_size",
+                        '--set', 'topology.nodes.host.sockets.l1_size=1536KiB',
+                        regex=r'--set topology\.nodes\.host\.sockets\.l1_size: ')
+
     def test_an_llc_not_a_whole_number_of_sets_a_slice(self):
         # five sets of 12 ways: not a whole number of sets for each of the 4 slices
         self.expect_bad(self.icx_coh_lat(), 'its size must be a multiple of slices x ways x 64 B (4 x 12 x 64 B = 3072 B)',

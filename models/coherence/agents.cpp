@@ -41,11 +41,20 @@ CachingAgent::CachingAgent(const std::string& name, const CachingAgentConfig& cf
   if (cfg.silent && (cfg.make_unique || cfg.read_clean))
     sim_fail(name, "a core that gives clean lines up silently has loads and stores only (no MakeUnique, no ReadClean)");
   if (cfg.capacity > 0) m_sets.resize(static_cast<std::size_t>(cfg.capacity / cfg.ways));
+  if (cfg.l1_lines < 0 || (cfg.l1_lines > 0 && (cfg.l1_ways < 1 || cfg.l1_lines % cfg.l1_ways)))
+    sim_fail(name, "an L1's capacity must be a multiple of its ways");
+  if (cfg.l1_lines > 0 && cfg.capacity > 0 && cfg.l1_lines > cfg.capacity)
+    sim_fail(name, "an L1 holds some of its private cache's lines: it cannot be larger than that cache");
+  if (cfg.l1_lines > 0)
+    m_l1 = std::make_unique<cache::TagArray<std::uint64_t>>(static_cast<std::size_t>(cfg.l1_lines / cfg.l1_ways),
+                                                            static_cast<unsigned>(cfg.l1_ways), cache::Policy::Lru,
+                                                            name + ".l1");
   if (cfg.victims < 0) sim_fail(name, "a replacement buffer's size must not be negative");
   auto& reg = StatsRegistry::instance();
   reg.add_counter(name + ".accesses", &accesses, "1", "core loads and stores");
   reg.add_counter(name + ".hits", &hits, "1", "accesses done without a request");
   reg.add_counter(name + ".misses", &misses, "1", "accesses that sent a request");
+  if (m_l1) reg.add_counter(name + ".l1_hits", &l1_hits, "1", "accesses the core's L1 served (of the hits)");
   reg.add_counter(name + ".merged", &merged, "1", "accesses merged into a request outstanding for their line");
   reg.add_counter(name + ".prefetches", &prefetches, "line", "lines read by the next-line prefetcher");
   reg.add_counter(name + ".evictions", &evictions, "line", "lines given up for room in the private cache");
@@ -124,7 +133,7 @@ CachingAgent::Access* CachingAgent::issue(RnEvent op, std::uint64_t line, std::u
   a->core = &core;
   a->led = led;
   a->next = nullptr;
-  const Tick at = now_tick() + m_cfg.lookup;
+  const Tick at = now_tick() + lookup_of(op, line);
   if (m_batch_tail && m_batch_at == at && Scheduler::posted() == m_batch_posted) {
     m_batch_tail->next = a;
     m_batch_tail = a;
@@ -150,6 +159,27 @@ void CachingAgent::on_action(std::uint32_t kind, std::uint64_t, void* ptr) {
   } else {
     receive(static_cast<Packet*>(ptr));
   }
+}
+
+Tick CachingAgent::lookup_of(RnEvent op, std::uint64_t line) {
+  if (!m_l1 && !m_cfg.hit) return m_cfg.lookup;
+  if ((op != RnEvent::Load && op != RnEvent::Store) || m_mshr.outstanding(line)) return m_cfg.lookup;
+  const CacheLine* l = m_lines.find(line);
+  if (!l || !(op == RnEvent::Load ? rn_readable(l->state) : rn_writable(l->state))) return m_cfg.lookup;
+  if (m_l1 && m_l1->find(m_l1->set_of(line), [line](std::uint64_t t) { return t == line; })) {
+    ++l1_hits;
+    return m_cfg.l1_hit;
+  }
+  return m_cfg.hit ? m_cfg.hit : m_cfg.lookup;
+}
+
+void CachingAgent::l1_fill(std::uint64_t line) {
+  if (!m_l1 || !rn_readable(m_lines[line].state)) return;
+  m_l1->place(m_l1->set_of(line), [line](std::uint64_t t) { return t == line; }) = line;
+}
+
+void CachingAgent::l1_drop(std::uint64_t line) {
+  if (m_l1) m_l1->invalidate(m_l1->set_of(line), [line](std::uint64_t t) { return t == line; });
 }
 
 // One access at the controller: it hits, joins the request outstanding for
@@ -210,6 +240,7 @@ void CachingAgent::run(const Access& a) {
   if (e == RnEvent::ReadOnce || e == RnEvent::WriteUnique || e == RnEvent::ReadNoSnp || e == RnEvent::WriteNoSnp) ++uncached;
   if (r.loaded || r.stored) {
     ++hits;
+    l1_fill(a.line);
     a.core->access_done(a.tag, r.rmw ? r.old : r.value, now_tick());
     return;
   }
@@ -301,6 +332,7 @@ void CachingAgent::receive(Packet* p) {
     if (!head) {
       m_again.push_back(a);
     } else if (a.core) {  // (a prefetch tells no core)
+      l1_fill(m.line);
       if (a.led) {  // the access's time went where its request's answer's did
         if (led) a.led->copy_from(*led);
         a.led->charge(Stage::Coherence, done);
@@ -347,8 +379,9 @@ void CachingAgent::lost(std::uint64_t line) {
 // over its ways gives up its least recently used line that has no request
 // outstanding (an upgrade's line stays, the line just placed never goes).
 void CachingAgent::placed(std::uint64_t line, RnState before, RnState after) {
-  if (m_sets.empty()) return;
   const bool had = rn_readable(before), has = rn_readable(after);
+  if (had && !has) l1_drop(line);
+  if (m_sets.empty()) return;
   if (!had && !has) return;
   std::vector<std::uint64_t>& set = m_sets[line % m_sets.size()];
   if (had) {
@@ -378,6 +411,7 @@ bool CachingAgent::evict_from(std::vector<std::uint64_t>& set, std::uint64_t kee
                         m_cfg.homes->drops_silently(m_cfg.id, vl);
     const RnStep r = rn_step(victim, silent ? RnEvent::Drop : RnEvent::Replace, nullptr, m_cfg.id, home_of(vl), vl, 0, *this);
     check(vl, vb, victim.state, r);
+    l1_drop(vl);
     ++evictions;
     if (silent) {  // no message, nothing to wait for: the line is gone
       ++drops;

@@ -57,6 +57,7 @@
 #include <vector>
 
 #include "models/cache/mshr.h"
+#include "models/cache/tag_array.h"
 #include "models/coherence/transport.h"
 #include "models/core/line_map.h"
 #include "models/core/scheduler.h"
@@ -119,6 +120,22 @@ struct CachingAgentConfig {
   // until the home acknowledges it; a core's access to it waits as well.
   int capacity = 0;
   int ways = 16;
+  // A core's access that this cache serves (a load of a line it can read,
+  // a store to one it holds unique) is done after `hit` rather than
+  // `lookup` (0: lookup, a hit costs what a miss's look-up does).
+  Tick hit = 0;
+  // The core's L1 in front of this cache: `l1_lines` of the lines this
+  // cache holds (0: none), `l1_ways` to a set (a line's set is its number
+  // modulo l1_lines / l1_ways), least recently used first out. A line
+  // enters it when a core's access to it is done here and leaves it when
+  // this cache loses the line (the L1 is inclusive, and its lines are in
+  // this cache's states); an access it serves is done after `l1_hit`.
+  // Where a served access is done from (L1, this cache, or a miss) is
+  // decided when it is issued: a snoop that takes the line before it is
+  // looked up makes it a miss whose request leaves that much earlier.
+  int l1_lines = 0;
+  int l1_ways = 8;
+  Tick l1_hit = 0;
   // The replacement buffer's entries (with a finite capacity): victims
   // awaiting the home's acknowledgement; 0: unlimited. While every entry is
   // taken, a line that arrives in a full set stays beyond its ways until an
@@ -205,6 +222,7 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   void send(const Msg& m) override;
 
   Counter accesses, hits, misses, merged;  // an eviction of a line not held counts as a hit
+  Counter l1_hits;                          // accesses the L1 served (of the hits; with CachingAgentConfig::l1_lines)
   Counter prefetches;                       // lines read by the prefetcher
   Counter forwards;                         // lines sent straight to another agent (a forwarding snoop)
   Counter evictions, writebacks, drops;     // lines given up for room (writebacks: dirty ones; drops: clean ones given up silently)
@@ -230,6 +248,14 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   void run(const Access& a);
   void loads_and_stores_only(const char* what) const;  // fails with silent evictions
   void prefetch_after(std::uint64_t line);
+  // How long a core's access issued now takes to be looked up: `l1_hit`
+  // if the L1 serves it, `hit` if this cache does (when set), `lookup`
+  // otherwise (CachingAgentConfig).
+  Tick lookup_of(RnEvent op, std::uint64_t line);
+  // The L1's copy of `line`: taken when a core's access to it is done (if
+  // this cache can still read it), dropped when this cache loses the line.
+  void l1_fill(std::uint64_t line);
+  void l1_drop(std::uint64_t line);
   void receive(Packet* p);
   void check(std::uint64_t line, RnState before, RnState after, const RnStep& r);
   // Keeps the private cache's sets in step with a line's change of state
@@ -265,6 +291,7 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   // The private cache's sets when its capacity is finite: per set, the
   // lines holding data, least recently used first.
   std::vector<std::vector<std::uint64_t>> m_sets;
+  std::unique_ptr<cache::TagArray<std::uint64_t>> m_l1;  // line numbers; none without CachingAgentConfig::l1_lines
   std::unordered_set<std::uint64_t> m_victims;  // the replacement buffer: evictions the home has not acknowledged
   std::deque<std::uint64_t> m_overfull;         // lines whose sets went beyond their ways while the buffer was full
   // Accesses a core issues one after another for the same time, with

@@ -158,6 +158,10 @@ SocketSystem::SocketSystem(const std::string& name, const SocketSystemConfig& cf
     c.capacity = cfg.l2_lines;
     c.ways = cfg.l2_ways;
     c.victims = cfg.l2_victims;
+    c.hit = cfg.l2_hit;
+    c.l1_lines = cfg.l1_lines;
+    c.l1_ways = cfg.l1_ways;
+    c.l1_hit = cfg.l1_hit;
     c.silent = cfg.silent != SocketSystemConfig::Silent::None;
     const int s = a / cfg.cores;
     m_cores.push_back(std::make_unique<CachingAgent>(

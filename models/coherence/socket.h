@@ -37,15 +37,17 @@
 // returns through the home).
 //
 // A core's private cache is unlimited unless l2_lines says otherwise (LRU
-// sets; a victim is written back or evicted to its home).
+// sets; a victim is written back or evicted to its home). An L1 in front
+// of it (l1_lines) holds some of its lines, and serves them sooner.
 // Simplifications in this version: a socket's mesh has no credits, so a
 // message passing through a socket waits for the next link there without
 // holding the last one's buffer (routes cannot deadlock on buffers, and
-// the mesh's own contention is not modelled); the LLC is the DRAM controller's tag
-// model (models/memory), not a coherent cache of the slice, so a line
-// given up by a core is next read from DRAM (or the memory model's LLC);
-// the prefetcher is a next-line one (CachingAgentConfig::prefetch), with no
-// stream detection.
+// the mesh's own contention is not modelled); the LLC (llc_lines: each
+// slice's home keeps a cache of its lines, HomeCacheConfig) serves a hit
+// after a latency, not as a resource a hit occupies; a core's L1 and L2
+// share the core's coherence states (the L1 is inclusive); the prefetcher
+// is a next-line one (CachingAgentConfig::prefetch), with no stream
+// detection.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -70,6 +72,10 @@ struct SocketSystemConfig {
   int cores = 2;               // cores per socket, each with its private L1/L2 (a caching agent)
   int slices = 1;              // LLC slices per socket, each the home agent of its lines
   Tick core_lookup = 5 * kNs;  // a core's L1/L2: from an access to its miss leaving, and per message received
+  Tick l2_hit = 0;             // an access the core's L2 serves (0: core_lookup; CachingAgentConfig::hit)
+  int l1_lines = 0;            // each core's L1 in front of its L2, in lines (0: none; CachingAgentConfig::l1_lines)
+  int l1_ways = 8;
+  Tick l1_hit = 0;             // an access the L1 serves
   Tick home_lookup = 10 * kNs; // a slice's LLC and directory look-up, per message
   Tick mesh_hop = 5 * kNs;     // one trip across a socket's mesh
   int mshrs = 16;              // outstanding misses per core

@@ -221,6 +221,9 @@ void parse_sockets(NodeSpec& n, const Cursor& c) {
   if (s.sockets == 1 && c.has("graph")) c.child("graph").fail("a socket graph joins two sockets or more: set count: 2 or more");
   if (const std::string e = coherence::socket_graph_error(s); !e.empty()) (c.has("graph") ? c.child("graph") : c).fail(e);
   check_whole_sets(c, s.l2_lines, s.l2_ways, "l2_size", "l2_ways", "the private cache's size");
+  check_whole_sets(c, s.l1_lines, s.l1_ways, "l1_size", "l1_ways", "the L1's size");
+  if (s.l2_lines > 0 && s.l1_lines > s.l2_lines)
+    c.child("l1_size").fail("the L1 holds some of the L2's lines: it cannot be larger than l2_size");
   if (s.llc_lines % (static_cast<std::uint64_t>(s.slices) * static_cast<std::uint64_t>(s.llc_ways)))
     c.child(c.has("llc_size") ? "llc_size" : "llc_ways")
         .fail("the LLC is shared out over the slices: its size must be a multiple of slices x ways x 64 B (" +

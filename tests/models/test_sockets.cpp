@@ -319,8 +319,12 @@ TEST(Sockets, AGraphOfPairsIsRoutedAndABadOneRefused) {
 // cores use: prefetches race with stores and snoops.
 void stress(int prefetch, bool forward = true, int l2_lines = 0, int l2_victims = 0, bool dirty_sharing = false,
             int sockets = 2, const std::vector<std::array<int, 2>>& pairs = {}, std::uint64_t llc_lines = 0,
-            SocketSystemConfig::Silent silent = SocketSystemConfig::Silent::None) {
+            SocketSystemConfig::Silent silent = SocketSystemConfig::Silent::None, int l1_lines = 0) {
   SocketSystemConfig cfg = config(2);
+  cfg.l1_lines = l1_lines;
+  cfg.l1_ways = 1;
+  cfg.l1_hit = kNs;
+  cfg.l2_hit = 3 * kNs;
   cfg.llc_lines = llc_lines;
   cfg.silent = silent;
   cfg.llc_ways = 1;
@@ -409,6 +413,10 @@ void stress(int prefetch, bool forward = true, int l2_lines = 0, int l2_victims 
       llc_fills += s.home(s2, k).cache_fills.value;
       dram_writes += s.home(s2, k).memory_writes.value;
     }
+  std::uint64_t l1_hits = 0;
+  for (int i = 0; i < n; ++i) l1_hits += s.core(i / 2, i % 2).l1_hits.value;
+  if (l1_lines) EXPECT_GT(l1_hits, 100u);  // accesses the L1s served, between the snoops that took their lines
+  else EXPECT_EQ(l1_hits, 0u);
   if (llc_lines) {  // lines came from the LLCs, and they gave lines up to DRAM
     EXPECT_GT(llc_hits, 100u);
     EXPECT_GT(dram_writes, 10u);
@@ -466,6 +474,12 @@ TEST(Sockets, StressWithSilentRemoteEvictionsAgainstTheGoldenMemory) {
 }
 TEST(Sockets, StressWithEverySilentEvictionThroughTheHomeAgainstTheGoldenMemory) {
   stress(2, false, 4, 0, false, 2, {}, 0, SocketSystemConfig::Silent::All);
+}
+// ... and with L1s of two lines (two sets of one way) in front of the
+// private caches: lines enter and leave the L1s as the cores use them and
+// as snoops, evictions and silent drops take them from the L2s.
+TEST(Sockets, StressWithL1sInFrontOfTinyPrivateCachesAgainstTheGoldenMemory) {
+  stress(2, true, 4, 0, false, 2, {}, 2, SocketSystemConfig::Silent::Remote, 2);
 }
 
 // A private cache of two sets of two ways: a third line of a set takes the
@@ -558,6 +572,43 @@ TEST(Sockets, AnLlcKeepsTheLinesWrittenHomeAndGivesItsVictimsToDram) {
   EXPECT_EQ(k.values.back(), 100 + a);
   EXPECT_EQ(h.memory_reads.value, reads + 1);  // a read that misses is not filled
   EXPECT_EQ(h.cache_fills.value, 2u);
+  EXPECT_TRUE(s.idle());
+}
+
+// A core's L1 of four lines (two sets of two ways) in front of its L2: an
+// access to a line the core used last is done after l1_hit, one the L2
+// alone holds after l2_hit (the line enters the L1 in place of the least
+// recently used line of its set there), and a line a snoop took from the
+// L2 leaves the L1 as well, its way free for the next line.
+TEST(Sockets, AnL1ServesTheLinesACoreUsedLastAndLosesThoseItsL2Loses) {
+  constexpr Tick kL1 = 1 * kNs, kL2 = 5 * kNs;
+  SocketSystemConfig cfg = config();
+  cfg.l1_lines = 4;
+  cfg.l1_ways = 2;
+  cfg.l1_hit = kL1;
+  cfg.l2_hit = kL2;
+  SocketSystem s("sys", cfg);
+  CachingAgent& me = s.core(0, 0);
+  const std::uint64_t a = s.line_at(0, 0), b = a + 2, c = a + 4;  // one set of the L1
+  Core k;
+  timed(s, true, a, k);  // a miss: a is in the L2 and the L1
+  EXPECT_EQ(timed(s, false, a, k), kL1);
+  EXPECT_EQ(timed(s, true, a, k), kL1);
+  EXPECT_GT(timed(s, false, b, k), kL2);  // misses: b joins a in the L1, c takes a's place
+  EXPECT_GT(timed(s, false, c, k), kL2);
+  EXPECT_EQ(timed(s, false, a, k), kL2);  // from the L2, back into the L1 in b's place
+  EXPECT_EQ(timed(s, false, a, k), kL1);
+  EXPECT_EQ(me.l1_hits.value, 3u);
+  s.core(1, 0).access(true, a, 7, 2, k);  // the other socket's store takes a from both
+  sc_core::sc_start();
+  EXPECT_EQ(me.state(a), RnState::I);
+  EXPECT_EQ(timed(s, false, b, k), kL2);  // into a's free way: c stays
+  EXPECT_EQ(timed(s, false, c, k), kL1);
+  EXPECT_GT(timed(s, false, a, k), 2 * kLink);  // a miss: forwarded across the link
+  EXPECT_EQ(k.values.back(), 7u);
+  EXPECT_EQ(timed(s, false, a, k), kL1);
+  EXPECT_EQ(me.l1_hits.value, 5u);
+  EXPECT_EQ(me.hits.value, 7u);
   EXPECT_TRUE(s.idle());
 }
 

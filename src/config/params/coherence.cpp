@@ -207,6 +207,18 @@ const ParamTable<coherence::SocketSystemConfig>& socket_params() {
            "owner, shared "
            "dirty (SD), and memory stale: no write-back until the owner gives the line up",
            [](C& c, const Cursor& v) { c.dirty_sharing = v.boolean(); }),
+      P<C>("l2_hit", "time", "0ns", {},
+           "an access the core's L2 serves: a load of a line it can read, a store to a line it holds unique (0: "
+           "core_lookup)",
+           [](C& c, const Cursor& v) { c.l2_hit = v.time(); }),
+      P<C>("l1_size", "size", "0B", line_bytes(),
+           "each core's L1 in front of its L2 (0: none): it holds the L2's lines the core used last (inclusive, in "
+           "the L2's states), least recently used first out, and loses a line when the L2 does",
+           [](C& c, const Cursor& v) { c.l1_lines = cache_lines(v); }),
+      P<C>("l1_ways", "int", "8", ints(1, 64), "the L1's ways (its size must be a multiple of ways x 64 B)",
+           [](C& c, const Cursor& v) { c.l1_ways = static_cast<int>(v.integer()); }),
+      P<C>("l1_hit", "time", "0ns", {}, "an access the L1 serves (a load or store as for l2_hit)",
+           [](C& c, const Cursor& v) { c.l1_hit = v.time(); }),
       P<C>("l2_size", "size", "0B", line_bytes(),
            "each core's private cache (0: unlimited); least recently used lines give way, written back if dirty",
            [](C& c, const Cursor& v) { c.l2_lines = cache_lines(v); }),
