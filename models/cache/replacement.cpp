@@ -1,5 +1,7 @@
 #include "models/cache/replacement.h"
 
+#include "models/core/zeroed_array.h"
+
 namespace hx::cache {
 
 const char* policy_name(Policy p) {
@@ -26,7 +28,7 @@ namespace {
 // least recently used way.
 class Lru final : public Replacement {
  public:
-  Lru(std::size_t sets, unsigned ways) : m_ways(ways), m_used(sets * ways, 0) {}
+  Lru(std::size_t sets, unsigned ways) : m_ways(ways), m_used(sets * ways) {}
   void touch(std::size_t set, unsigned way) override { m_used[set * m_ways + way] = ++m_clock; }
   unsigned victim(std::size_t set, unsigned ways) override {
     const std::uint64_t* u = &m_used[set * m_ways];
@@ -38,7 +40,7 @@ class Lru final : public Replacement {
 
  private:
   unsigned m_ways;
-  std::vector<std::uint64_t> m_used;
+  ZeroedArray<std::uint64_t> m_used;
   std::uint64_t m_clock = 0;
 };
 
@@ -49,7 +51,7 @@ class Plru final : public Replacement {
  public:
   Plru(std::size_t sets, unsigned ways) {
     while (m_leaves < ways) m_leaves <<= 1;
-    m_bits.assign(sets * m_leaves, 0);
+    m_bits = ZeroedArray<std::uint8_t>(sets * m_leaves);
   }
   void touch(std::size_t set, unsigned way) override {
     std::uint8_t* b = &m_bits[set * m_leaves];
@@ -75,7 +77,7 @@ class Plru final : public Replacement {
     return n - m_leaves;
   }
   unsigned m_leaves = 1;
-  std::vector<std::uint8_t> m_bits;  // m_leaves per set (node 0 unused)
+  ZeroedArray<std::uint8_t> m_bits;  // m_leaves per set (node 0 unused)
 };
 
 class RandomPolicy final : public Replacement {

@@ -8,14 +8,18 @@
 // a new entry takes the entry that already holds it, else the set's first
 // empty way, else the policy's victim; a placement may confine a new entry
 // to the set's first ways (a refill stays where it is).
+// The arrays are zeroed pages (models/core/zeroed_array.h) where the
+// entry type allows: a large cache costs memory for the sets a run uses.
 // Simplifications: no banking or ports (a lookup costs what its user says).
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "models/cache/replacement.h"
+#include "models/core/zeroed_array.h"
 
 namespace hx::cache {
 
@@ -25,7 +29,7 @@ class TagArray {
   // `name` seeds the random policy. sets >= 1, ways >= 1.
   TagArray(std::size_t sets, unsigned ways, Policy policy, const std::string& name)
       : m_sets(sets), m_ways(ways), m_pow2((sets & (sets - 1)) == 0), m_entries(sets * ways),
-        m_valid(sets * ways, 0), m_policy(make_replacement(policy, sets, ways, name)) {}
+        m_valid(sets * ways), m_policy(make_replacement(policy, sets, ways, name)) {}
 
   std::size_t sets() const { return m_sets; }
   unsigned ways() const { return m_ways; }
@@ -100,7 +104,7 @@ class TagArray {
       }
     return n;
   }
-  void clear() { m_valid.assign(m_valid.size(), 0); }
+  void clear() { m_valid.zero(); }
   std::size_t occupancy() const {
     std::size_t n = 0;
     for (std::uint8_t v : m_valid) n += v;
@@ -111,8 +115,8 @@ class TagArray {
   std::size_t m_sets;
   unsigned m_ways;
   bool m_pow2;
-  std::vector<Entry> m_entries;
-  std::vector<std::uint8_t> m_valid;
+  std::conditional_t<std::is_trivial<Entry>::value, ZeroedArray<Entry>, std::vector<Entry>> m_entries;
+  ZeroedArray<std::uint8_t> m_valid;
   std::unique_ptr<Replacement> m_policy;
 };
 
