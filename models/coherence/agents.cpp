@@ -132,8 +132,9 @@ CachingAgent::Access* CachingAgent::issue(RnEvent op, std::uint64_t line, std::u
   a->rmw = Rmw{};
   a->core = &core;
   a->led = led;
+  a->l1 = false;
   a->next = nullptr;
-  const Tick at = now_tick() + lookup_of(op, line);
+  const Tick at = now_tick() + lookup_of(op, line, &a->l1);
   if (m_batch_tail && m_batch_at == at && Scheduler::posted() == m_batch_posted) {
     m_batch_tail->next = a;
     m_batch_tail = a;
@@ -161,20 +162,21 @@ void CachingAgent::on_action(std::uint32_t kind, std::uint64_t, void* ptr) {
   }
 }
 
-Tick CachingAgent::lookup_of(RnEvent op, std::uint64_t line) {
+Tick CachingAgent::lookup_of(RnEvent op, std::uint64_t line, bool* in_l1) {
   if (!m_l1 && !m_cfg.hit) return m_cfg.lookup;
   if ((op != RnEvent::Load && op != RnEvent::Store) || m_mshr.outstanding(line)) return m_cfg.lookup;
   const CacheLine* l = m_lines.find(line);
   if (!l || !(op == RnEvent::Load ? rn_readable(l->state) : rn_writable(l->state))) return m_cfg.lookup;
   if (m_l1 && m_l1->find(m_l1->set_of(line), [line](std::uint64_t t) { return t == line; })) {
     ++l1_hits;
+    *in_l1 = true;
     return m_cfg.l1_hit;
   }
   return m_cfg.hit ? m_cfg.hit : m_cfg.lookup;
 }
 
-void CachingAgent::l1_fill(std::uint64_t line) {
-  if (!m_l1 || !rn_readable(m_lines[line].state)) return;
+void CachingAgent::l1_fill(std::uint64_t line, RnState state) {
+  if (!m_l1 || !rn_readable(state)) return;
   m_l1->place(m_l1->set_of(line), [line](std::uint64_t t) { return t == line; }) = line;
 }
 
@@ -240,7 +242,7 @@ void CachingAgent::run(const Access& a) {
   if (e == RnEvent::ReadOnce || e == RnEvent::WriteUnique || e == RnEvent::ReadNoSnp || e == RnEvent::WriteNoSnp) ++uncached;
   if (r.loaded || r.stored) {
     ++hits;
-    l1_fill(a.line);
+    if (!a.l1) l1_fill(a.line, l.state);  // (an L1 hit's use was its look-up)
     a.core->access_done(a.tag, r.rmw ? r.old : r.value, now_tick());
     return;
   }
@@ -332,7 +334,7 @@ void CachingAgent::receive(Packet* p) {
     if (!head) {
       m_again.push_back(a);
     } else if (a.core) {  // (a prefetch tells no core)
-      l1_fill(m.line);
+      l1_fill(m.line, l.state);
       if (a.led) {  // the access's time went where its request's answer's did
         if (led) a.led->copy_from(*led);
         a.led->charge(Stage::Coherence, done);

@@ -131,8 +131,9 @@ struct CachingAgentConfig {
   // this cache loses the line (the L1 is inclusive, and its lines are in
   // this cache's states); an access it serves is done after `l1_hit`.
   // Where a served access is done from (L1, this cache, or a miss) is
-  // decided when it is issued: a snoop that takes the line before it is
-  // looked up makes it a miss whose request leaves that much earlier.
+  // decided when it is issued, and an L1 hit uses its L1 line then: a
+  // snoop that takes the line before the access is looked up makes it a
+  // miss whose request leaves that much earlier.
   int l1_lines = 0;
   int l1_ways = 8;
   Tick l1_hit = 0;
@@ -239,6 +240,7 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
     Rmw rmw;
     CoreSide* core = nullptr;
     Ledger* led = nullptr;   // a timed access's (its caller's)
+    bool l1 = false;         // timed as an L1 hit: that was the L1's use of its line
     Access* next = nullptr;  // the next access of its batch (below)
     void fresh() {}          // taken from its pool: issue() writes every field
   };
@@ -249,12 +251,12 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   void loads_and_stores_only(const char* what) const;  // fails with silent evictions
   void prefetch_after(std::uint64_t line);
   // How long a core's access issued now takes to be looked up: `l1_hit`
-  // if the L1 serves it, `hit` if this cache does (when set), `lookup`
-  // otherwise (CachingAgentConfig).
-  Tick lookup_of(RnEvent op, std::uint64_t line);
-  // The L1's copy of `line`: taken when a core's access to it is done (if
-  // this cache can still read it), dropped when this cache loses the line.
-  void l1_fill(std::uint64_t line);
+  // if the L1 serves it (*in_l1 set), `hit` if this cache does (when set),
+  // `lookup` otherwise (CachingAgentConfig).
+  Tick lookup_of(RnEvent op, std::uint64_t line, bool* in_l1);
+  // The L1's copy of `line`, in `state` here: taken when a core's access to
+  // it is done (if this cache can read it), dropped when this cache loses it.
+  void l1_fill(std::uint64_t line, RnState state);
   void l1_drop(std::uint64_t line);
   void receive(Packet* p);
   void check(std::uint64_t line, RnState before, RnState after, const RnStep& r);
