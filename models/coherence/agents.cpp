@@ -457,6 +457,7 @@ HomeAgent::HomeAgent(const std::string& name, const HomeAgentConfig& cfg, mem::M
     if (cfg.cache.lines % ways || cfg.cache.interleave < 1) sim_fail(name, "a home's cache must be whole sets of its ways");
     m_cache = std::make_unique<cache::TagArray<std::uint64_t>>(static_cast<std::size_t>(cfg.cache.lines / ways), ways,
                                                                cache::Policy::Lru, name + ".cache");
+    m_interleave = Divisor(cfg.cache.interleave);
   }
   auto& reg = StatsRegistry::instance();
   reg.add_counter(name + ".requests", &requests, "1", "requests served");
@@ -637,17 +638,17 @@ void HomeAgent::home_atomic(const Msg& req, std::uint64_t old, std::uint64_t now
 
 void HomeAgent::home_memory_write(const Msg& req) { memory_write(req.line, now_tick()); }
 
+std::size_t HomeAgent::cache_set(std::uint64_t line) const { return m_cache->set_of(m_interleave.div(line)); }
+
 bool HomeAgent::cache_holds(std::uint64_t line) {
-  const std::size_t set = m_cache->set_of(line / m_cfg.cache.interleave);
-  return m_cache->find(set, [line](std::uint64_t t) { return t == line; }) != nullptr;
+  return m_cache->find(cache_set(line), [line](std::uint64_t t) { return t == line; }) != nullptr;
 }
 
 void HomeAgent::memory_write(std::uint64_t line, Tick at) {
   if (m_cache) {
     ++cache_fills;
     bool evicts = false;
-    std::uint64_t& e = m_cache->place(m_cache->set_of(line / m_cfg.cache.interleave),
-                                      [line](std::uint64_t t) { return t == line; }, &evicts);
+    std::uint64_t& e = m_cache->place(cache_set(line), [line](std::uint64_t t) { return t == line; }, &evicts);
     const std::uint64_t victim = e;
     e = line;
     if (!evicts) return;  // a refill, or a way free

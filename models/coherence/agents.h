@@ -59,6 +59,7 @@
 #include "models/cache/mshr.h"
 #include "models/cache/tag_array.h"
 #include "models/coherence/transport.h"
+#include "models/core/divisor.h"
 #include "models/core/line_map.h"
 #include "models/core/scheduler.h"
 #include "models/memory/memory.h"
@@ -382,8 +383,10 @@ class HomeAgent final : public Receiver, public Actor, public Sink, public mem::
   // A line written home at `at`: into the home's cache if it has one (its
   // victim, if any, to memory), else to memory (its channel occupied).
   void memory_write(std::uint64_t line, Tick at);
-  // Whether the home's cache holds `line` (a hit counts as a use).
+  // Whether the home's cache holds `line` (a hit counts as a use), and the
+  // set it goes in (its line number among the homes sharing the lines).
   bool cache_holds(std::uint64_t line);
+  std::size_t cache_set(std::uint64_t line) const;
   Wait& wait_of(std::uint64_t line);
   Channel& channel(AgentId agent);
   HomeAgentConfig m_cfg;
@@ -391,6 +394,7 @@ class HomeAgent final : public Receiver, public Actor, public Sink, public mem::
   Scheduler m_sched;
   mem::MemoryController& m_mem;
   std::unique_ptr<cache::TagArray<std::uint64_t>> m_cache;  // line numbers; none without HomeCacheConfig::lines
+  Divisor m_interleave;  // HomeCacheConfig::interleave
   // Hits whose data is not there yet, (line, transaction number), oldest
   // first: each is due `hit` after it was taken, so they come in order.
   std::deque<std::pair<std::uint64_t, std::uint64_t>> m_cache_reads;
