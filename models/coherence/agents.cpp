@@ -54,7 +54,7 @@ CachingAgent::CachingAgent(const std::string& name, const CachingAgentConfig& cf
   reg.add_counter(name + ".accesses", &accesses, "1", "core loads and stores");
   reg.add_counter(name + ".hits", &hits, "1", "accesses done without a request");
   reg.add_counter(name + ".misses", &misses, "1", "accesses that sent a request");
-  if (m_l1) reg.add_counter(name + ".l1_hits", &l1_hits, "1", "accesses the core's L1 served (of the hits)");
+  if (m_l1) reg.add_counter(name + ".l1_hits", &l1_hits, "1", "accesses timed as hits in the core's L1 when issued (a snoop may still make one a miss)");
   reg.add_counter(name + ".merged", &merged, "1", "accesses merged into a request outstanding for their line");
   reg.add_counter(name + ".prefetches", &prefetches, "line", "lines read by the next-line prefetcher");
   reg.add_counter(name + ".evictions", &evictions, "line", "lines given up for room in the private cache");

@@ -224,7 +224,7 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
   void send(const Msg& m) override;
 
   Counter accesses, hits, misses, merged;  // an eviction of a line not held counts as a hit
-  Counter l1_hits;                          // accesses the L1 served (of the hits; with CachingAgentConfig::l1_lines)
+  Counter l1_hits;                          // accesses timed as L1 hits when issued (with CachingAgentConfig::l1_lines)
   Counter prefetches;                       // lines read by the prefetcher
   Counter forwards;                         // lines sent straight to another agent (a forwarding snoop)
   Counter evictions, writebacks, drops;     // lines given up for room (writebacks: dirty ones; drops: clean ones given up silently)
