@@ -78,26 +78,14 @@ class CoreThread final : public CoreSide, public LineWatcher {
   // the value it read. Like a locked instruction, it waits for the store
   // buffer to drain first.
   std::uint64_t atomic(std::uint64_t line, const Rmw& rmw) {
-    fence();
-    m_values.assign(1, 0);
-    m_lines = &m_one;
-    m_pending = 1;
-    m_next = 1;
-    m_a.atomic(rmw, line, 0, *this, take_ledger());
-    sc_core::wait(m_ev);
-    return m_values[0];
+    Ledger* led = take_ledger();
+    return after_fence([&] { m_a.atomic(rmw, line, 0, *this, led); });
   }
   // Gives `line` up (a cache-maintenance flush: written back if dirty,
   // evicted if clean, nothing if not held); returns when its home has it.
   // Ordered after the buffered stores, as a fence is.
   void give_up(std::uint64_t line) {
-    fence();
-    m_values.assign(1, 0);
-    m_lines = &m_one;
-    m_pending = 1;
-    m_next = 1;
-    m_a.evict(line, 0, *this);
-    if (m_pending) sc_core::wait(m_ev);
+    after_fence([&] { m_a.evict(line, 0, *this); });
   }
   // Reads `line` until `ready(value)`; returns that value.
   template <class F>
@@ -153,6 +141,19 @@ class CoreThread final : public CoreSide, public LineWatcher {
     if (lines.size() != 1) led = nullptr;  // a call of several lines is not timed
     for (std::size_t i = 0; i < m_next; ++i) issue(i, led);
     if (m_pending) sc_core::wait(m_ev);
+  }
+  // One access of one line, issued by `issue` (tag 0) once the store
+  // buffer has drained; returns its value when it is done.
+  template <class F>
+  std::uint64_t after_fence(F&& issue) {
+    fence();
+    m_values.assign(1, 0);
+    m_lines = &m_one;
+    m_pending = 1;
+    m_next = 1;
+    issue();
+    if (m_pending) sc_core::wait(m_ev);
+    return m_values[0];
   }
   void issue(std::size_t i, Ledger* led = nullptr) {
     m_a.access(m_store_values != nullptr, (*m_lines)[i], m_store_values ? (*m_store_values)[i] : 0, i, *this,
