@@ -12,6 +12,9 @@ namespace {
 enum : std::uint32_t { kAccess, kReceive, kCacheData };
 using PacketPool = Pool<Packet>;
 
+// A cache of `lines` lines (0: none or unlimited) in sets of `ways`.
+bool whole_sets(int lines, int ways) { return lines == 0 || (lines > 0 && ways >= 1 && lines % ways == 0); }
+
 Packet* packet_of(const Msg& m) {
   Packet* p = PacketPool::instance().get();
   p->msg = m;
@@ -36,12 +39,12 @@ CachingAgent::CachingAgent(const std::string& name, const CachingAgentConfig& cf
     m_direct = std::make_unique<DirectLink>(*this, name + ".port", cfg.port);
     m_channel = m_direct.get();
   }
-  if (cfg.capacity < 0 || (cfg.capacity > 0 && (cfg.ways < 1 || cfg.capacity % cfg.ways)))
+  if (!whole_sets(cfg.capacity, cfg.ways))
     sim_fail(name, "a private cache's capacity must be a multiple of its ways");
   if (cfg.silent && (cfg.make_unique || cfg.read_clean))
     sim_fail(name, "a core that gives clean lines up silently has loads and stores only (no MakeUnique, no ReadClean)");
   if (cfg.capacity > 0) m_sets.resize(static_cast<std::size_t>(cfg.capacity / cfg.ways));
-  if (cfg.l1_lines < 0 || (cfg.l1_lines > 0 && (cfg.l1_ways < 1 || cfg.l1_lines % cfg.l1_ways)))
+  if (!whole_sets(cfg.l1_lines, cfg.l1_ways))
     sim_fail(name, "an L1's capacity must be a multiple of its ways");
   if (cfg.l1_lines > 0 && cfg.capacity > 0 && cfg.l1_lines > cfg.capacity)
     sim_fail(name, "an L1 holds some of its private cache's lines: it cannot be larger than that cache");
