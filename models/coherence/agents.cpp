@@ -449,7 +449,7 @@ void CachingAgent::evict_overfull() {
 // --- home agent ---
 
 HomeAgent::HomeAgent(const std::string& name, const HomeAgentConfig& cfg, mem::MemoryController& memory)
-    : m_cfg(cfg), m_name(name), m_sched(name), m_mem(memory) {
+    : m_cfg(cfg), m_name(name), m_sched(name), m_mem(memory), m_pipe(cfg.lookup_interval) {
   for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
     m_direct.push_back(std::make_unique<DirectLink>(*this, name + ".port" + std::to_string(i), cfg.ports[i]));
     m_direct.back()->port().index = static_cast<int>(i);
@@ -471,6 +471,11 @@ HomeAgent::HomeAgent(const std::string& name, const HomeAgentConfig& cfg, mem::M
   reg.add_counter(name + ".atomics", &atomics, "1", "atomics executed at the home");
   reg.add_counter(name + ".dirty_shared", &dirty_shared, "1", "reads served from the copy of an owner that kept its line dirty (SD)");
   reg.add_counter(name + ".whole_writes", &whole_writes, "line", "whole lines written by agents that keep no copy (WriteUnique, WriteNoSnp)");
+  if (m_pipe.interval()) {
+    reg.add_counter(name + ".pipeline_waits", &pipeline_waits, "1",
+                    "messages that found their first slot of the home's pipeline taken (lookup_interval)");
+    reg.add_resource(name + ".pipeline", [this] { return m_pipe.busy(); }, 1, "a home's pipeline (lookup_interval a message)");
+  }
   if (m_cache) {
     reg.add_counter(name + ".cache_hits", &cache_hits, "line", "grants' lines read from the home's cache (the LLC) instead of memory");
     reg.add_counter(name + ".cache_fills", &cache_fills, "line", "lines written home into the home's cache (memory_writes: those it gave up)");
@@ -530,7 +535,15 @@ std::string HomeAgent::status() const {
   return s;
 }
 
-void HomeAgent::arrive(Channel&, Packet* p, Tick tail) { m_sched.at(tail + m_cfg.lookup, this, kReceive, 0, p); }
+void HomeAgent::arrive(Channel&, Packet* p, Tick tail) {
+  Tick start = tail;
+  if (m_pipe.interval()) {
+    start = m_pipe.reserve(std::max(tail, now_tick()), now_tick());
+    const Tick iv = m_pipe.interval();
+    if (start > (tail + iv - 1) / iv * iv) ++pipeline_waits;  // its first slot was taken
+  }
+  m_sched.at(start + m_cfg.lookup, this, kReceive, 0, p);
+}
 
 void HomeAgent::on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) {
   if (kind == kCacheData) {

@@ -27,6 +27,9 @@
 //    reaches memory only when the cache gives it up; a read that hits is
 //    served after `hit` without memory, one that misses reads memory
 //    without filling. Tags only: the values stay the engine's.
+//    Every message the home receives passes its pipeline (`lookup`); with
+//    `lookup_interval` the pipeline takes one at most per interval, at the
+//    interval's slots, so messages that arrive together queue for it.
 // Every step of every caching agent passes the coherence checker
 // (checker.h): single writer or many readers per line, and every load the
 // value of the line's last store.
@@ -62,6 +65,7 @@
 #include "models/core/divisor.h"
 #include "models/core/line_map.h"
 #include "models/core/scheduler.h"
+#include "models/core/slot_calendar.h"
 #include "models/memory/memory.h"
 
 namespace hx::coherence {
@@ -319,6 +323,12 @@ struct HomeCacheConfig {
 struct HomeAgentConfig {
   AgentId id = 0;
   Tick lookup = 10 * kNs;  // directory look-up and pipeline, per message
+  // The pipeline takes a message at most once per interval, as a clocked
+  // pipeline does (slots at multiples of the interval from time zero): a
+  // message enters at the first free slot from its arrival on, then takes
+  // `lookup` (0: it takes as many at once as arrive, and `lookup` is a
+  // latency only).
+  Tick lookup_interval = 0;
   Tick atomic_latency = 0;  // an atomic's operation, once the line's value is here
   HomePolicy policy;       // e.g. direct cache-to-cache forwarding
   HomeCacheConfig cache;   // a cache of the lines it homes in front of memory (none by default)
@@ -357,6 +367,7 @@ class HomeAgent final : public Receiver, public Actor, public Sink, public mem::
   Counter atomics;    // atomics executed here
   Counter whole_writes;  // WriteUniques and WriteNoSnps: lines written by agents that keep no copy
   Counter dirty_shared;  // reads served from the copy of an owner that kept its line dirty (SD)
+  Counter pipeline_waits;  // messages that found their first slot taken (HomeAgentConfig::lookup_interval)
   Counter cache_hits;    // grants' lines read from the home's cache instead of memory
   Counter cache_fills;   // lines written home into the home's cache (memory_writes: those it gave up)
 
@@ -395,6 +406,7 @@ class HomeAgent final : public Receiver, public Actor, public Sink, public mem::
   mem::MemoryController& m_mem;
   std::unique_ptr<cache::TagArray<std::uint64_t>> m_cache;  // line numbers; none without HomeCacheConfig::lines
   Divisor m_interleave;  // HomeCacheConfig::interleave
+  SlotCalendar m_pipe;    // the pipeline's slots (HomeAgentConfig::lookup_interval)
   // Hits whose data is not there yet, (line, transaction number), oldest
   // first: each is due `hit` after it was taken, so they come in order.
   std::deque<std::pair<std::uint64_t, std::uint64_t>> m_cache_reads;

@@ -135,6 +135,7 @@ SocketSystem::SocketSystem(const std::string& name, const SocketSystemConfig& cf
       HomeAgentConfig h;
       h.id = static_cast<AgentId>(ncores + s * cfg.slices + k);
       h.lookup = cfg.home_lookup;
+      h.lookup_interval = cfg.home_interval;
       h.policy.forward = cfg.forward;
       h.policy.owned = cfg.dirty_sharing;
       h.cache.lines = cfg.llc_lines / static_cast<std::uint64_t>(cfg.slices);

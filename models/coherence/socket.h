@@ -77,6 +77,7 @@ struct SocketSystemConfig {
   int l1_ways = 8;
   Tick l1_hit = 0;             // an access the L1 serves
   Tick home_lookup = 10 * kNs; // a slice's LLC and directory look-up, per message
+  Tick home_interval = 0;      // a slice's pipeline takes a message once per interval (HomeAgentConfig::lookup_interval)
   Tick mesh_hop = 5 * kNs;     // one trip across a socket's mesh
   int mshrs = 16;              // outstanding misses per core
   int store_buffer = 0;        // each core's store buffer, in stores (CachingAgentConfig::store_buffer; 0: none)

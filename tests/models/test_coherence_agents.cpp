@@ -2,11 +2,13 @@
 // and a home with its memory, each caching agent on its own coherence link
 // to the home; no YAML. Closed forms: a miss served from memory and a miss
 // served from another cache are the sums of their stages, a ping-pong of
-// one line between two writers has a period of two one-way transfers, and
-// request credits bound the request rate to credits per round trip.
+// one line between two writers has a period of two one-way transfers,
+// request credits bound the request rate to credits per round trip, and a
+// home's pipeline takes one message per interval.
 #include <gtest/gtest.h>
 #include <systemc>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -57,8 +59,8 @@ CohEndConfig infinite() {
 
 struct Rig {
   explicit Rig(CohEndConfig home_port0 = infinite(), int prefetch = 0, bool far_atomics = true, Tick store_fill = 0,
-               bool make_unique = false)
-      : mem("mem", memory()), home("home", home_config(home_port0), mem),
+               bool make_unique = false, Tick home_interval = 0)
+      : mem("mem", memory()), home("home", home_config(home_port0, {}, home_interval), mem),
         a0("a0", agent(0, prefetch, far_atomics, store_fill, make_unique)), a1("a1", agent(1)) {
     CohPort::connect(a0.port(), home.port(0), link());
     CohPort::connect(a1.port(), home.port(1), link());
@@ -73,11 +75,12 @@ struct Rig {
     CohPort::connect(a0.port(), home.port(0), link());
     CohPort::connect(a1.port(), home.port(1), link());
   }
-  static HomeAgentConfig home_config(CohEndConfig port0, const HomePolicy& policy = {}) {
+  static HomeAgentConfig home_config(CohEndConfig port0, const HomePolicy& policy = {}, Tick interval = 0) {
     HomeAgentConfig h;
     h.policy = policy;
     h.id = 2;
     h.lookup = 10 * kNs;
+    h.lookup_interval = interval;
     h.atomic_latency = 6 * kNs;
     h.ports = {port0, infinite()};
     return h;
@@ -126,6 +129,30 @@ TEST(CoherenceAgents, AMissServedByMemoryIsTheSumOfItsStages) {
   EXPECT_EQ(std::get<2>(r.c0.done[0]), data + kData + kLat + kRn);
   EXPECT_EQ(r.a0.state(5), RnState::UC);
   EXPECT_EQ(r.home.memory_reads.value, 1u);
+  EXPECT_TRUE(r.home.idle());
+}
+
+// A home whose pipeline takes a message once per 3 ns: two requests that
+// arrive together enter it at its first two free slots from their arrival
+// on, 3 ns apart, and the second one's look-up ends that much later (one
+// wait counted). Memory then serves each at its channel's next 5 ns slot
+// (lines 5 and 6 are on different channels). The CompAcks, later, wait
+// for nothing.
+TEST(CoherenceAgents, AHomePipelineTakesOneMessagePerInterval) {
+  Rig r(infinite(), 0, true, 0, false, 3 * kNs);
+  r.a0.access(false, 5, 0, 1, r.c0);
+  r.a1.access(false, 6, 0, 1, r.c1);
+  sc_core::sc_start();
+  ASSERT_EQ(r.c0.done.size(), 1u);
+  ASSERT_EQ(r.c1.done.size(), 1u);
+  const Tick first = next_slot(kRn + kHdr + kLat, 3 * kNs);
+  ASSERT_GT(first, kRn + kHdr + kLat);  // the slot edge after the arrival, not the arrival itself
+  const auto done = [](Tick slot) { return next_slot(slot + kHome, 5 * kNs) + 80 * kNs + kData + kLat + kRn; };
+  const Tick t0 = std::get<2>(r.c0.done[0]), t1 = std::get<2>(r.c1.done[0]);
+  EXPECT_EQ(std::min(t0, t1), done(first));
+  EXPECT_EQ(std::max(t0, t1), done(first + 3 * kNs));
+  EXPECT_EQ(r.home.pipeline_waits.value, 1u);
+  EXPECT_EQ(r.home.requests.value, 2u);
   EXPECT_TRUE(r.home.idle());
 }
 

@@ -85,6 +85,10 @@ const ParamTable<ccix::HomePortConfig>& ccix_home_params() {
       P<C>("home_lookup", "time", "10ns", {},
            "the home node's latency per message: its pipeline and directory (the CCIX port's is ccix_latency)",
            [](C& c, const Cursor& v) { c.home.lookup = v.time(); }),
+      P<C>("home_interval", "time", "0ns", {},
+           "the home node's pipeline takes a message at most once per interval, at slots of the interval (0: no limit; "
+           "home_lookup is then a latency only)",
+           [](C& c, const Cursor& v) { c.home.lookup_interval = v.time(); }),
       P<C>("ccix_latency", "time", "0ns", {}, "the host's CCIX transaction and link layers, each way",
            [](C& c, const Cursor& v) { c.ccix.latency = v.time(); }),
       P<C>("atomic_latency", "time", "0ns", {}, "an atomic's operation at the home, once the line's value is there",
@@ -179,6 +183,10 @@ const ParamTable<coherence::SocketSystemConfig>& socket_params() {
            [](C& c, const Cursor& v) { c.core_lookup = v.time(); }),
       P<C>("home_lookup", "time", "10ns", {}, "an LLC slice's look-up and directory, per message",
            [](C& c, const Cursor& v) { c.home_lookup = v.time(); }),
+      P<C>("home_interval", "time", "0ns", {},
+           "an LLC slice's pipeline takes a message at most once per interval, at slots of the interval (0: no "
+           "limit; home_lookup is then a latency only)",
+           [](C& c, const Cursor& v) { c.home_interval = v.time(); }),
       P<C>("mesh_hop", "time", "5ns", {}, "one trip across a socket's mesh (core, slice, socket-link port)",
            [](C& c, const Cursor& v) { c.mesh_hop = v.time(); }),
       P<C>("mshrs", "int", "16", ints(1, 256), "outstanding misses per core",
