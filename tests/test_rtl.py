@@ -239,7 +239,12 @@ class OwnDesign(unittest.TestCase):
             (STUDY.replace('- mark: doorbell', '- mmio_copy: {offset: 0xfffc, from: src, bytes: 8}'),
              r'mmio_copy\.offset: offset 0xfffc \+ 8 B lies outside BAR0'),
             (STUDY.replace('- mark: doorbell', '- time: {name: t, steps: [{delay: 1ns}]}\n      - time: {name: t, steps: [{delay: 1ns}]}'),
-             r"time\.name: a second timer named 't'"),
+             r"time\.name: 't' is already a timer or a record's name"),
+            (STUDY.replace('- mark: doorbell', '- time: {name: t, steps: [{delay: 1ns}]}\n      - record: {name: t, offset: 0x10, unit: 4ns}'),
+             r"record\.name: 't' is already a timer or another record's name"),
+            (STUDY.replace('- mark: doorbell', '- record: {name: r, offset: 0x10, unit: 0ns}'), r'record\.unit: a unit of more than 0 ns'),
+            (STUDY.replace('- mark: doorbell', '- mmio_read: {offset: 0x10, expect: 1, until: 1}'), r'expect \(one read\) or until'),
+            (STUDY.replace('- mark: doorbell', '- mmio_read: {offset: 0x10, mask: 1}'), r'mask and tries go with until'),
             (STUDY.replace('- mark: doorbell', '- mark: dd_p50\n      - time: {name: dd, steps: [{delay: 1ns}]}'),
              r"mark 'dd_p50' and timer 'dd' would both write metric dd_p50_ns"),
         ]
@@ -298,6 +303,24 @@ endmodule
         self.assertEqual(rc, 0, err)
         plain = self.point('plain')['stats']['fpga.rtl.rx_tlps']['value']
         self.assertEqual(pt['stats']['fpga.rtl.rx_tlps']['value'], plain + 3 + 1)
+
+    def test_a_register_polled_and_recorded(self):
+        # mmio_read with until reads the ID register again until it matches
+        # (at once here); record adds a register's value times its unit to a
+        # distribution: the ID, 0x48584453, in units of 1 ps.
+        self.write('study.yaml', STUDY.replace('- mark: done', '- mark: done\n      - mmio_read: {offset: 0x1c, until: 0x48584453}'
+                                               '\n      - loop: {count: 2, steps: [{record: {name: id, offset: 0x1c, unit: 1ps}}]}'))
+        rc, _, err = self.go()
+        self.assertEqual(rc, 0, err)
+        pt = self.point()
+        self.assertEqual(pt['metrics']['copy.mmio_reads'], 2 + 1 + 2)
+        self.assertEqual(pt['histograms']['copy.id_ns']['count'], 2)
+        self.assertAlmostEqual(pt['metrics']['copy.id_p50_ns'], 0x48584453 / 1000.0, delta=0x48584453 / 1000.0 * 0.01)
+        # A register that never reaches the value: the run stops after `tries` reads, naming them.
+        self.write('study.yaml', STUDY.replace('- mark: done', '- mark: done\n      - mmio_read: {offset: 0x1c, until: 7, mask: 0xf, tries: 3}'))
+        rc, _, err = self.go(out='never')
+        self.assertEqual(rc, 3, err)
+        self.assertRegex(err, r'mmio_read: register 0x1c still reads 0x48584453 after 3 reads, waiting for 0x7 under mask 0xf')
 
 
 USP_TOPOLOGY = (TOPOLOGY.replace('[desc_dma.sv]', '[usp_dma.sv]').replace('top: desc_dma', 'top: usp_dma\n      interface: usp')
@@ -391,6 +414,7 @@ endmodule
 
 
 GENERIC = os.path.join(ROOT, 'configs', 's004_rtl_generic.yaml')
+GENERIC_FHF = os.path.join(ROOT, 'configs', 's004_rtl_generic_fhf.yaml')
 ADAPTER = os.path.join(ROOT, 'configs', 's004_rtl.yaml')
 
 
@@ -412,15 +436,21 @@ class InTreeEngine(unittest.TestCase):
         with open(os.path.join(self.d, out, 'results.json')) as f:
             return json.load(f)['points']
 
-    def test_round_trips_agree_with_the_engines_own_adapter(self):
-        rc, _, err = self.go(GENERIC, 'generic')
+    def generic_and_adapter(self, study, mode):
+        # The study's 7 points on the generic path, and the same RTL's medians
+        # for `mode` through its own adapter (user logic in C++), ns by size.
+        rc, _, err = self.go(study, 'generic')
         self.assertEqual(rc, 0, err)
         rc, _, err = self.go(ADAPTER, 'adapter')
         self.assertEqual(rc, 0, err)
-        own = {p['point']['workloads.0.size']: p['metrics']['rt.hfh_p50_us'] * 1000 for p in self.points('adapter')
-               if p['point']['topology.nodes.card.calypte.model'] == 'rtl' and p['point']['workloads.0.mode'] == 'hfh'}
+        own = {p['point']['workloads.0.size']: p['metrics'][f'rt.{mode}_p50_us'] * 1000 for p in self.points('adapter')
+               if p['point']['topology.nodes.card.calypte.model'] == 'rtl' and p['point']['workloads.0.mode'] == mode}
         generic = self.points('generic')
         self.assertEqual(len(generic), 7)
+        return generic, own
+
+    def test_round_trips_agree_with_the_engines_own_adapter(self):
+        generic, own = self.generic_and_adapter(GENERIC, 'hfh')
         for p in generic:
             size = int(p['point']['workloads.0.values.size'])
             m = p['metrics']
@@ -429,6 +459,33 @@ class InTreeEngine(unittest.TestCase):
             self.assertEqual(p['histograms']['rt.hfh_ns']['count'], 4096)
             # The same RTL through its own adapter (user logic in C++): within 5 cycles of 4 ns.
             self.assertLessEqual(abs(m['rt.hfh_p50_ns'] - own[f'{size}B']), 20, size)
+
+    def test_fhf_round_trips_timed_by_the_rtl_agree_with_the_engines_own_adapter(self):
+        # FHF = 1: the user logic sends each packet and times its return in
+        # cycles; the script loops it back and records the count.
+        generic, own = self.generic_and_adapter(GENERIC_FHF, 'fhf')
+        for p in generic:
+            size = int(p['point']['workloads.0.values.size'])
+            m = p['metrics']
+            self.assertEqual(p['histograms']['rt.fhf_ns']['count'], 4096)
+            # ID and version, SEND's answer polled (DONE) and LAST each round trip, BAD at the end (0: checked by expect).
+            self.assertGreaterEqual(m['rt.mmio_reads'], 2 + 2 * 4096 + 1)
+            self.assertEqual(m['rt.fhf_min_ns'] % 4, 0)  # whole cycles of 4 ns
+            self.assertLessEqual(abs(m['rt.fhf_p50_ns'] - own[f'{size}B']), 20, size)
+
+    def test_a_packet_that_comes_back_changed_is_counted(self):
+        # The script sends the packet back from the wrong place in the ring
+        # (the packet before it): the design counts the beats that differ.
+        with open(GENERIC_FHF) as f:
+            study = f.read()
+        text = study.replace('from: ring+stride*i, bytes: size', 'from: ring+stride*i+64, bytes: size')
+        self.assertNotEqual(text, study)
+        text = text.split('\nsweep:')[0] + '\n'  # one point: 64 B
+        with open(os.path.join(self.d, 'fhf.yaml'), 'w') as f:
+            f.write(text.replace('../topologies/', os.path.join(ROOT, 'topologies') + '/').replace('../models/', os.path.join(ROOT, 'models') + '/'))
+        rc, _, err = self.go('fhf.yaml', 'bad', '--set', 'workloads.0.values.reps=2')
+        self.assertEqual(rc, 3, err)
+        self.assertRegex(err, r'mmio_read: register 0x2018 reads 0x[1-9a-f][0-9a-f]*, expected 0x0')
 
     def test_waves_are_written_for_every_point(self):
         rc, _, err = self.go(GENERIC, 'w', '--set', 'workloads.0.values.reps=2', '--set', 'topology.nodes.card.rtl.wave=card.vcd')

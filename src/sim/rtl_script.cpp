@@ -51,7 +51,7 @@ constexpr TimerStat kTimerStats[] = {
     {"_mean", [](const Histogram& h) { return h.mean(); }},
 };
 
-enum class Op { Fill, WriteMem, MmioWrite, MmioRead, PollMem, WaitMsi, Delay, Loop, CheckMem, Mark, MmioCopy, Time };
+enum class Op { Fill, WriteMem, MmioWrite, MmioRead, PollMem, WaitMsi, Delay, Loop, CheckMem, Mark, MmioCopy, Time, Record };
 const char* op_name(Op o) {
   switch (o) {
     case Op::Fill: return "fill";
@@ -66,6 +66,7 @@ const char* op_name(Op o) {
     case Op::Mark: return "mark";
     case Op::MmioCopy: return "mmio_copy";
     case Op::Time: return "time";
+    case Op::Record: return "record";
   }
   return "?";
 }
@@ -77,11 +78,13 @@ struct Step {
   std::vector<Expr> values;
   int width = 4;                 // bytes of each value (write_mem, mmio, poll)
   bool has_value = false, has_equals = false, pattern = false;
+  bool until = false;            // mmio_read: read again until (value & mask) == (read & mask)
+  std::uint64_t tries = 0;       // mmio_read with until: reads at most
   std::uint64_t seed = 0;        // fill / check_mem with a pattern; fill's byte value
   int var = -1;                  // loop counter's symbol
   std::uint32_t vector = 0;      // wait_msi
-  Tick delay = 0;
-  std::string mark;              // mark; time: the timer's name
+  Tick delay = 0;                // delay; record: what one unit of the value is
+  std::string mark;              // mark; time and record: the distribution's name
   std::vector<Step> body;        // loop, time
 };
 
@@ -178,7 +181,8 @@ class Parser {
 
   Step step(const Cursor& c) {
     static const std::vector<std::string> ops = {"fill", "write_mem", "mmio_write", "mmio_read", "poll_mem",
-                                                 "wait_msi", "delay", "loop", "check_mem", "mark", "mmio_copy", "time"};
+                                                 "wait_msi", "delay", "loop", "check_mem", "mark", "mmio_copy", "time",
+                                                 "record"};
     if (!c.is_map() || c.node.size() != 1) c.fail("a step is a map with one key: " + join({ops.begin(), ops.end()}));
     const std::string key = c.node.begin()->first.Scalar();
     const auto it = std::find(ops.begin(), ops.end(), key);
@@ -220,12 +224,27 @@ class Parser {
         break;
       }
       case Op::MmioRead:
-        keys(a, {"offset", "bytes", "expect"}, {"offset"});
+        keys(a, {"offset", "bytes", "expect", "until", "mask", "tries"}, {"offset"});
         s.at = expr(a.child("offset"));
-        s.width = a.has("bytes") ? static_cast<int>(a.child("bytes").integer(4, 8)) : 4;
-        if (s.width != 4 && s.width != 8) a.child("bytes").fail("4 or 8");
-        bar_offset(a.child("offset"), s.at, static_cast<std::uint32_t>(s.width));
+        register_width(a, s);
+        if (a.has("expect") && a.has("until")) a.fail("expect (one read) or until (reads until it matches), not both");
         if ((s.has_value = a.has("expect"))) s.value = expr(a.child("expect"));
+        if ((s.until = a.has("until"))) s.value = expr(a.child("until"));
+        if ((a.has("mask") || a.has("tries")) && !s.until) a.fail("mask and tries go with until");
+        if (a.has("mask")) s.mask = expr(a.child("mask"));
+        else s.mask.terms.push_back({~0ull, {}});
+        s.tries = a.has("tries") ? static_cast<std::uint64_t>(a.child("tries").integer(1, 1ll << 30)) : 100000;
+        break;
+      case Op::Record:
+        keys(a, {"name", "offset", "bytes", "unit"}, {"name", "offset", "unit"});
+        s.at = expr(a.child("offset"));
+        register_width(a, s);
+        s.delay = a.child("unit").time();
+        if (s.delay == 0) a.child("unit").fail("a unit of more than 0 ns");
+        s.mark = name(a.child("name"));
+        if (std::find(timers.begin(), timers.end(), s.mark) != timers.end())
+          a.child("name").fail("'" + s.mark + "' is already a timer or another record's name");
+        timers.push_back(s.mark);
         break;
       case Op::WaitMsi:
         s.vector = static_cast<std::uint32_t>(a.integer(0, 31));
@@ -277,13 +296,20 @@ class Parser {
       case Op::Time: {
         keys(a, {"name", "steps"}, {"name", "steps"});
         s.mark = name(a.child("name"));
-        if (std::find(timers.begin(), timers.end(), s.mark) != timers.end()) a.child("name").fail("a second timer named '" + s.mark + "'");
+        if (std::find(timers.begin(), timers.end(), s.mark) != timers.end())
+          a.child("name").fail("'" + s.mark + "' is already a timer or a record's name");
         timers.push_back(s.mark);
         s.body = steps(a.child("steps"));
         break;
       }
     }
     return s;
+  }
+  // A register's width (bytes: 4 or 8; 4 unless given), its offset checked.
+  void register_width(const Cursor& a, Step& s) const {
+    s.width = a.has("bytes") ? static_cast<int>(a.child("bytes").integer(4, 8)) : 4;
+    if (s.width != 4 && s.width != 8) a.child("bytes").fail("4 or 8");
+    bar_offset(a.child("offset"), s.at, static_cast<std::uint32_t>(s.width));
   }
   int slots() const { return std::max(m_slots, fixed); }
   int fixed = 0;  // symbols before any loop counter: buffers, then values
@@ -454,16 +480,28 @@ class RtlScript final : public Workload {
         }
         case Op::MmioRead: {
           const std::uint64_t off = s.at.eval(env);
-          if (off + static_cast<std::uint64_t>(s.width) > m_bar_size) fail(s, "offset " + hex(off) + " lies outside BAR0");
-          std::uint8_t b[8] = {};
-          cpu.mmio_read(core, m_bar + off, static_cast<std::uint32_t>(s.width), b);
-          ++m_reads;
-          std::uint64_t v = 0;
-          for (int i = 0; i < s.width; ++i) v |= static_cast<std::uint64_t>(b[i]) << (8 * i);
+          const std::uint64_t width_mask = s.width == 8 ? ~0ull : 0xffffffffull;
+          std::uint64_t v = read_register(s, off, core);
           if (s.has_value) {
-            const std::uint64_t want = s.value.eval(env) & (s.width == 8 ? ~0ull : 0xffffffffull);
+            const std::uint64_t want = s.value.eval(env) & width_mask;
             if (v != want) fail(s, "register " + hex(off) + " reads " + hex(v) + ", expected " + hex(want));
           }
+          if (s.until) {
+            // A status register polled by reading it again: each read a round trip.
+            const std::uint64_t mask = s.mask.eval(env) & width_mask, want = s.value.eval(env) & mask;
+            for (std::uint64_t n = 1; (v & mask) != want; ++n) {
+              if (n == s.tries)
+                fail(s, "register " + hex(off) + " still reads " + hex(v) + " after " + std::to_string(n) + " reads, waiting for " +
+                            hex(want) + " under mask " + hex(mask));
+              v = read_register(s, off, core);
+            }
+          }
+          break;
+        }
+        case Op::Record: {
+          const std::uint64_t off = s.at.eval(env);
+          const std::uint64_t v = read_register(s, off, core);
+          m_timers.at(s.mark).add(static_cast<double>(v) * to_ns(s.delay));
           break;
         }
         case Op::PollMem: {
@@ -536,6 +574,17 @@ class RtlScript final : public Workload {
     }
   }
 
+  // One read of a register of the design, its little-endian value.
+  std::uint64_t read_register(const Step& s, std::uint64_t off, int core) {
+    if (off + static_cast<std::uint64_t>(s.width) > m_bar_size) fail(s, "offset " + hex(off) + " lies outside BAR0");
+    std::uint8_t b[8] = {};
+    m_p->cpu().mmio_read(core, m_bar + off, static_cast<std::uint32_t>(s.width), b);
+    ++m_reads;
+    std::uint64_t v = 0;
+    for (int i = 0; i < s.width; ++i) v |= static_cast<std::uint64_t>(b[i]) << (8 * i);
+    return v;
+  }
+
   std::string m_dev;
   int m_core = 0;
   std::uint64_t m_bar_size = 0, m_bar = 0;
@@ -562,7 +611,7 @@ std::string rtl_script_reference() {
          "| `fill` | `at`, `bytes`, `pattern: SEED` or `value: BYTE` | writes deterministic bytes (the pattern of SEED) or one byte value over a region: a copy by the core (`copy_line` each 64 B), its lines then in the LLC |\n"
          "| `write_mem` | `at`, one of `u8`, `u32`, `u64`: a list of values | writes little-endian values from `at` (a descriptor, a ring entry), copied as `fill`'s bytes are |\n"
          "| `mmio_write` | `offset`, `u32` or `u64`: a value | a UC store to BAR0 + offset (a register, a doorbell) |\n"
-         "| `mmio_read` | `offset`, `bytes` (4 or 8), `expect` | a read of BAR0 + offset, answered by the design; with `expect`, a different value stops the run |\n"
+         "| `mmio_read` | `offset`, `bytes` (4 or 8), `expect`, or `until`, `mask`, `tries` | a read of BAR0 + offset, answered by the design; with `expect`, a different value stops the run; with `until`, the register is read again until its value under `mask` (all bits if none) is `until`'s, at most `tries` reads (100000 if none; then the run stops) |\n"
          "| `poll_mem` | `at`, `u32` or `u64`: a value, `mask` | polls host memory until the masked value matches |\n"
          "| `wait_msi` | a vector | waits for that MSI |\n"
          "| `delay` | a time | the driver computes for that long |\n"
@@ -570,7 +619,8 @@ std::string rtl_script_reference() {
          "| `check_mem` | `at`, `bytes`, `equals: ADDRESS` or `pattern: SEED` | compares a region byte for byte with another or with a pattern; a difference stops the run (exit 3) |\n"
          "| `mark` | a name | records the time: metric `<name>_ns` from the script's start |\n"
          "| `mmio_copy` | `offset`, `from`, `bytes` | copies host memory at `from` to BAR0 + offset with write-combined stores (64 B lines), then a fence (a packet, a header) |\n"
-         "| `time` | `name`, `steps` | times its steps each time they run: metrics `<name>_min_ns`, `_p50_ns`, `_p99_ns`, `_max_ns`, `_mean_ns` and the distribution |\n\n"
+         "| `time` | `name`, `steps` | times its steps each time they run: metrics `<name>_min_ns`, `_p50_ns`, `_p99_ns`, `_max_ns`, `_mean_ns` and the distribution |\n"
+         "| `record` | `name`, `offset`, `bytes` (4 or 8), `unit`: a time | reads a register the design measured something in (a count of its clock cycles) and adds its value times `unit` to the distribution `name`: metrics as `time`'s |\n\n"
          "Values are sums of integers, buffer names (their addresses), names from `values` and loop counters, each term a product of integers and names: "
          "`ring`, `ring+32*i`, `ring+stride*i`, `0x10`.\n";
 }

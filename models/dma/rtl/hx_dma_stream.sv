@@ -1,9 +1,24 @@
 // The in-tree Calypte-style engine (hx_dma_top) as a design of your own, on
 // hxsim's generic TLP-stream interface (models/rtl/tlp_stream.h), with user
-// logic that loops every packet the host sends (H2F) straight back to it
-// (F2H) on the same channel: S004's HFH loopback, in RTL. With `device: rtl`
-// it runs through the same shim, checkers and scripted driver as any user's
-// design (configs/s004_rtl_generic.yaml, docs/rtl.md).
+// logic in RTL, one of two (parameter FHF):
+//  - FHF = 0: every packet the host sends (H2F) goes straight back to it
+//    (F2H) on the same channel: S004's HFH loopback;
+//  - FHF = 1: a write of the user register SEND sends one packet of the
+//    bytes written on channel 0 (F2H), and the user logic times, in clock
+//    cycles, from its first beat taken by the engine to the first beat of
+//    the packet the host sends back (H2F): S004's FHF round trip, as the
+//    FPGA times it. It checks the bytes that come back against those it
+//    sent. The cycle counter runs on the clock, so a study sets
+//    `free_running: true` (the clocking contract, docs/rtl.md).
+// With `device: rtl` it runs through the same shim, checkers and scripted
+// driver as any user's design (configs/s004_rtl_generic.yaml,
+// configs/s004_rtl_generic_fhf.yaml, docs/rtl.md).
+//
+// User registers (BAR0, 8 B each; the engine's map leaves them free):
+// 0x2000 SEND (write: a packet of data[15:0] bytes), 0x2008 DONE (round
+// trips timed), 0x2010 LAST (the last one, in cycles), 0x2018 BAD (beats
+// that came back different). The wrapper answers their reads in place of
+// the engine (which reads them as zero).
 //
 // Outside: host writes and reads of BAR0 arrive on rx_req; the engine's
 // writes to host memory leave on tx_req; the answers to register reads on
@@ -24,7 +39,8 @@ module hx_dma_stream #(
   parameter int MAX_PKT    = 2048,
   parameter int F2H_STAGES = 10,
   parameter int H2F_STAGES = 10,
-  parameter int BAR_BITS   = 25   // BAR0 address bits the engine decodes (H2F windows: 1 MiB per channel from 1 MiB)
+  parameter int BAR_BITS   = 25,  // BAR0 address bits the engine decodes (H2F windows: 1 MiB per channel from 1 MiB)
+  parameter int FHF        = 0    // the user logic: 0 loops H2F packets back (HFH), 1 sends and times packets (FHF)
 ) (
   input  logic                 clk,
   input  logic                 rst_n,
@@ -54,6 +70,7 @@ module hx_dma_stream #(
   input  logic [15:0]          cfg_requester_id
 );
   localparam int L   = DATA_W / 32;  // DW lanes per beat
+  localparam logic [31:0] USER_BASE = 32'h0000_2000;  // the user registers
   localparam int CHW = (CHANNELS > 1) ? $clog2(CHANNELS) : 1;
 
   // Byte enables: disabled bytes below the first enabled one, and above the last.
@@ -95,9 +112,13 @@ module hx_dma_stream #(
   /* verilator lint_on UNUSEDSIGNAL */
   logic [6:0]  rd_low;
   logic        rd_hi;   // it starts at the register's upper DW
+  logic        rd_user; // a user register's read (the wrapper answers it)
+  logic [1:0]  rd_sel;  // which one
+  wire         q_user = q_off[31:5] == 27'(USER_BASE >> 5);
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       rd_rid <= '0; rd_tag <= '0; rd_ndw <= '0; rd_bytes <= '0; rd_low <= '0; rd_hi <= 1'b0;
+      rd_user <= 1'b0; rd_sel <= '0;
       q_wr_held <= 1'b0;
     end else if (rx_req_valid && rx_req_ready && rx_req_sop) begin
       q_wr_held <= q_wr;
@@ -108,11 +129,15 @@ module hx_dma_stream #(
         rd_bytes <= q_bytes;
         rd_low   <= q_addr[6:0] + 7'(lead(q_fbe));
         rd_hi    <= q_addr[2];
+        rd_user  <= q_user;
+        rd_sel   <= q_off[4:3];
       end
     end
   end
 
   // ---------------- register answers -> completions with data
+  logic [63:0] user_q;   // the user register a read names (the user logic's)
+  wire  [63:0] cpl_q = rd_user ? user_q : cc_data;
   assign tx_cpl_valid = cc_valid;
   assign tx_cpl_sop   = 1'b1;
   assign tx_cpl_eop   = 1'b1;
@@ -127,8 +152,8 @@ module hx_dma_stream #(
       if (11'(k) < rd_ndw) begin
         tx_cpl_strb[k] = 1'b1;
         // DWs past the register read as zero
-        if (k == 0) tx_cpl_data[31:0] = rd_hi ? cc_data[63:32] : cc_data[31:0];
-        else if (k == 1 && !rd_hi) tx_cpl_data[63:32] = cc_data[63:32];
+        if (k == 0) tx_cpl_data[31:0] = rd_hi ? cpl_q[63:32] : cpl_q[31:0];
+        else if (k == 1 && !rd_hi) tx_cpl_data[63:32] = cpl_q[63:32];
       end
     end
   end
@@ -165,10 +190,7 @@ module hx_dma_stream #(
     else if (rq_valid && tx_req_ready) w_left <= (w_now > 11'(L)) ? w_now - 11'(L) : 11'd0;
   end
 
-  // ---------------- user logic: every H2F packet back out as an F2H packet
-  // Two beats of buffer between the engine's two user streams, so that the
-  // H2F side's ready is a register, not a path through the F2H side.
-  localparam int UW = DATA_W + CHW + 18;
+  // ---------------- user logic (parameter FHF)
   logic              h2f_valid, h2f_ready, h2f_sop, h2f_eop;
   logic [DATA_W-1:0] h2f_data;
   logic [CHW-1:0]    h2f_chan;
@@ -177,24 +199,104 @@ module hx_dma_stream #(
   logic [DATA_W-1:0] f2h_data;
   logic [CHW-1:0]    f2h_chan;
   logic [15:0]       f2h_len;
-  logic [UW-1:0]     lb_q [2];
-  logic [1:0]        lb_n;
-  logic              lb_rd, lb_wr;
-  wire               lb_push = h2f_valid && h2f_ready;
-  wire               lb_pop  = f2h_valid && f2h_ready;
-  assign h2f_ready = lb_n != 2'd2;
-  assign f2h_valid = lb_n != 2'd0;
-  assign {f2h_sop, f2h_eop, f2h_chan, f2h_len, f2h_data} = lb_q[lb_rd];
-  always_ff @(posedge clk or negedge rst_n) begin
-    if (!rst_n) begin
-      lb_n <= '0; lb_rd <= 1'b0; lb_wr <= 1'b0;
-    end else begin
-      lb_n  <= lb_n + {1'b0, lb_push} - {1'b0, lb_pop};
-      if (lb_push) lb_wr <= !lb_wr;
-      if (lb_pop) lb_rd <= !lb_rd;
+  generate
+    if (FHF == 0) begin : g_loopback
+      // Every H2F packet back out as an F2H packet, through two beats of
+      // buffer between the engine's two user streams, so that the H2F
+      // side's ready is a register, not a path through the F2H side.
+      localparam int UW = DATA_W + CHW + 18;
+      logic [UW-1:0] lb_q [2];
+      logic [1:0]    lb_n;
+      logic          lb_rd, lb_wr;
+      wire           lb_push = h2f_valid && h2f_ready;
+      wire           lb_pop  = f2h_valid && f2h_ready;
+      assign h2f_ready = lb_n != 2'd2;
+      assign f2h_valid = lb_n != 2'd0;
+      assign {f2h_sop, f2h_eop, f2h_chan, f2h_len, f2h_data} = lb_q[lb_rd];
+      always_ff @(posedge clk or negedge rst_n) begin
+        if (!rst_n) begin
+          lb_n <= '0; lb_rd <= 1'b0; lb_wr <= 1'b0;
+        end else begin
+          lb_n  <= lb_n + {1'b0, lb_push} - {1'b0, lb_pop};
+          if (lb_push) lb_wr <= !lb_wr;
+          if (lb_pop) lb_rd <= !lb_rd;
+        end
+      end
+      always_ff @(posedge clk) if (lb_push) lb_q[lb_wr] <= {h2f_sop, h2f_eop, h2f_chan, h2f_len, h2f_data};
+      assign user_q = '0;
+      /* verilator lint_off UNUSEDSIGNAL */
+      wire [1:0] rd_sel_unused = rd_sel;  // no user registers: their reads are zero
+      /* verilator lint_on UNUSEDSIGNAL */
+    end else begin : g_fhf
+      // A packet on each write of SEND (one at a time: a write while one
+      // is still going out is ignored), timed from its first beat taken
+      // to the first beat of the next packet the host sends back.
+      localparam int BYTES = DATA_W / 8;
+      // Beat k of a packet: DW j is {k, j} (16 bits each) with a fixed mask.
+      function automatic logic [DATA_W-1:0] beat_of(input logic [15:0] k);
+        for (int j = 0; j < L; j++) beat_of[32*j +: 32] = {k, 16'(j)} ^ 32'ha5a5_0000;
+      endfunction
+      // The bytes of beat k that a packet of n bytes has.
+      function automatic logic [DATA_W-1:0] mask_of(input logic [15:0] k, input logic [15:0] n);
+        for (int b = 0; b < BYTES; b++) mask_of[8*b +: 8] = (32'(k) * 32'(BYTES) + 32'(b) < 32'(n)) ? 8'hff : 8'h00;
+      endfunction
+      wire         send = rx_req_valid && rx_req_ready && rx_req_sop && q_wr && q_off == USER_BASE;
+      logic [63:0] cycle, t_sent, last, done_n, bad;
+      logic        sending, waiting;
+      logic [15:0] s_len, s_beat, r_beat;
+      assign f2h_valid = sending;
+      assign f2h_sop   = s_beat == 16'd0;
+      assign f2h_eop   = (32'(s_beat) + 32'd1) * 32'(BYTES) >= 32'(s_len);
+      assign f2h_chan  = '0;
+      assign f2h_len   = s_len;
+      assign f2h_data  = beat_of(s_beat);
+      assign h2f_ready = 1'b1;
+      /* verilator lint_off UNUSEDSIGNAL */
+      wire [CHW-1:0] h2f_chan_unused = h2f_chan;  // every packet is timed, whatever its channel
+      /* verilator lint_on UNUSEDSIGNAL */
+      wire        h_fire = h2f_valid && h2f_ready;
+      wire [15:0] h_beat = h2f_sop ? 16'd0 : r_beat;
+      wire        h_bad  = |((h2f_data ^ beat_of(h_beat)) & mask_of(h_beat, h2f_len));
+      always_comb begin
+        case (rd_sel)
+          2'd1:    user_q = done_n;
+          2'd2:    user_q = last;
+          2'd3:    user_q = bad;
+          default: user_q = '0;
+        endcase
+      end
+      always_ff @(posedge clk or negedge rst_n) begin
+        if (!rst_n) begin
+          cycle <= '0; t_sent <= '0; last <= '0; done_n <= '0; bad <= '0;
+          sending <= 1'b0; waiting <= 1'b0; s_len <= '0; s_beat <= '0; r_beat <= '0;
+        end else begin
+          cycle <= cycle + 64'd1;
+          if (send && !sending && rx_req_data[15:0] != 16'd0) begin
+            sending <= 1'b1;
+            s_len   <= rx_req_data[15:0];
+            s_beat  <= '0;
+          end
+          if (f2h_valid && f2h_ready) begin
+            if (f2h_sop) begin
+              t_sent  <= cycle;
+              waiting <= 1'b1;
+            end
+            if (f2h_eop) sending <= 1'b0;
+            s_beat <= f2h_eop ? 16'd0 : s_beat + 16'd1;
+          end
+          if (h_fire) begin
+            if (h2f_sop && waiting) begin
+              last    <= cycle - t_sent;
+              done_n  <= done_n + 64'd1;
+              waiting <= 1'b0;
+            end
+            if (h_bad) bad <= bad + 64'd1;
+            r_beat <= h2f_eop ? 16'd0 : h_beat + 16'd1;
+          end
+        end
+      end
     end
-  end
-  always_ff @(posedge clk) if (lb_push) lb_q[lb_wr] <= {h2f_sop, h2f_eop, h2f_chan, h2f_len, h2f_data};
+  endgenerate
 
   /* verilator lint_off UNUSEDSIGNAL */
   logic rc_ready_unused;   // the engine reads nothing
