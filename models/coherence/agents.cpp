@@ -473,8 +473,8 @@ HomeAgent::HomeAgent(const std::string& name, const HomeAgentConfig& cfg, mem::M
   reg.add_counter(name + ".whole_writes", &whole_writes, "line", "whole lines written by agents that keep no copy (WriteUnique, WriteNoSnp)");
   if (m_pipe.interval()) {
     reg.add_counter(name + ".pipeline_waits", &pipeline_waits, "1",
-                    "messages that found their first slot of the home's pipeline taken (lookup_interval)");
-    reg.add_resource(name + ".pipeline", [this] { return m_pipe.busy(); }, 1, "a home's pipeline (lookup_interval a message)");
+                    "messages that found their first slot of the home's pipeline taken (home_interval)");
+    reg.add_resource(name + ".pipeline", [this] { return m_pipe.busy(); }, 1, "a home's pipeline (home_interval a message)");
   }
   if (m_cache) {
     reg.add_counter(name + ".cache_hits", &cache_hits, "line", "grants' lines read from the home's cache (the LLC) instead of memory");
