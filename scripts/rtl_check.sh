@@ -2,7 +2,7 @@
 # Synthesis evidence for the RTL DMA engine (models/dma/rtl):
 #  1. verilator --lint-only -Wall for 16/64 channels x 256/512-bit datapaths,
 #     of the engine and of its generic-path wrapper (hx_dma_stream.sv, with
-#     either user logic: FHF 0 and 1);
+#     each user logic: USER 0, 1 and 2);
 #  2. yosys: elaboration with no inferred latches, then a Xilinx UltraScale+
 #     synthesis (synth_xilinx) with `check -assert`, for 16 and 64 channels;
 #  3. a resource report (LUTs, flip-flops, block RAM) per configuration.
@@ -16,13 +16,13 @@ SRC="$RTL/hx_dma_pkg.sv $RTL/hx_pipe.sv $RTL/hx_dma_f2h.sv $RTL/hx_dma_h2f.sv $R
 for dw in 256 512; do
   for ch in 16 64; do
     verilator --lint-only -Wall -GDATA_W=$dw -GCHANNELS=$ch $SRC --top-module hx_dma_top
-    # and behind the generic TLP-stream interface, with its RTL loopback or FHF timer (device: rtl)
-    for fhf in 0 1; do
-      verilator --lint-only -Wall -GDATA_W=$dw -GCHANNELS=$ch -GFHF=$fhf $SRC "$RTL/hx_dma_stream.sv" --top-module hx_dma_stream
+    # and behind the generic TLP-stream interface, with each user logic in RTL (device: rtl)
+    for user in 0 1 2; do
+      verilator --lint-only -Wall -GDATA_W=$dw -GCHANNELS=$ch -GUSER=$user $SRC "$RTL/hx_dma_stream.sv" --top-module hx_dma_stream
     done
   done
 done
-echo "lint: clean (16/64 channels x 256/512 bit; hx_dma_top, and hx_dma_stream with either user logic)"
+echo "lint: clean (16/64 channels x 256/512 bit; hx_dma_top, and hx_dma_stream with each user logic)"
 {
   echo "| channels | data width | LUT | flip-flops | RAMB36 | RAMB18 | CARRY |"
   echo "|---|---|---|---|---|---|---|"

@@ -415,6 +415,7 @@ endmodule
 
 GENERIC = os.path.join(ROOT, 'configs', 's004_rtl_generic.yaml')
 GENERIC_FHF = os.path.join(ROOT, 'configs', 's004_rtl_generic_fhf.yaml')
+GENERIC_BURST = os.path.join(ROOT, 'configs', 's004_rtl_generic_burst.yaml')
 ADAPTER = os.path.join(ROOT, 'configs', 's004_rtl.yaml')
 
 
@@ -461,7 +462,7 @@ class InTreeEngine(unittest.TestCase):
             self.assertLessEqual(abs(m['rt.hfh_p50_ns'] - own[f'{size}B']), 20, size)
 
     def test_fhf_round_trips_timed_by_the_rtl_agree_with_the_engines_own_adapter(self):
-        # FHF = 1: the user logic sends each packet and times its return in
+        # USER = 1: the user logic sends each packet and times its return in
         # cycles; the script loops it back and records the count.
         generic, own = self.generic_and_adapter(GENERIC_FHF, 'fhf')
         for p in generic:
@@ -472,6 +473,30 @@ class InTreeEngine(unittest.TestCase):
             self.assertGreaterEqual(m['rt.mmio_reads'], 2 + 2 * 4096 + 1)
             self.assertEqual(m['rt.fhf_min_ns'] % 4, 0)  # whole cycles of 4 ns
             self.assertLessEqual(abs(m['rt.fhf_p50_ns'] - own[f'{size}B']), 20, size)
+
+    def test_bursts_agree_with_the_engines_own_adapter(self):
+        # USER = 2: one register write starts the burst; the script times it
+        # to the marker's pointer update. The adapter's calypte_burst starts
+        # its clock at the send itself, so the generic burst takes longer by
+        # the register write's trip to the design, and by nothing else.
+        rc, _, err = self.go(GENERIC_BURST, 'generic')
+        self.assertEqual(rc, 0, err)
+        with open(os.path.join(self.d, 'adapter.yaml'), 'w') as f:
+            f.write('study: adapter_burst\ntopology: %s\nset: {topology.nodes.card.calypte.model: rtl}\nworkloads:\n'
+                    '  - {type: calypte_burst, name: burst, device: card, channels: 4, size: 64B, packets: 1000}\n'
+                    'sweep:\n  - {path: workloads.0.size, values: [64B, 256B, 1500B]}\n'
+                    % os.path.join(ROOT, 'topologies', 's004_amd_gen3x8.yaml'))
+        rc, _, err = self.go('adapter.yaml', 'adapter')
+        self.assertEqual(rc, 0, err)
+        own = {p['point']['workloads.0.size']: p['metrics']['burst.elapsed_us'] * 1000 for p in self.points('adapter')}
+        generic = self.points('generic')
+        self.assertEqual(len(generic), 3)
+        for p in generic:
+            size = int(p['point']['workloads.0.values.size'])
+            m = p['metrics']
+            took = m['burst.done_ns'] - m['burst.start_ns']
+            self.assertGreater(took, own[f'{size}B'], size)
+            self.assertLess(took, own[f'{size}B'] + 500, size)  # the BURST write's trip: a few hundred ns
 
     def test_a_packet_that_comes_back_changed_is_counted(self):
         # The script sends the packet back from the wrong place in the ring

@@ -1,24 +1,30 @@
 // The in-tree Calypte-style engine (hx_dma_top) as a design of your own, on
 // hxsim's generic TLP-stream interface (models/rtl/tlp_stream.h), with user
-// logic in RTL, one of two (parameter FHF):
-//  - FHF = 0: every packet the host sends (H2F) goes straight back to it
+// logic in RTL, one of three (parameter USER):
+//  - USER = 0: every packet the host sends (H2F) goes straight back to it
 //    (F2H) on the same channel: S004's HFH loopback;
-//  - FHF = 1: a write of the user register SEND sends one packet of the
+//  - USER = 1: a write of the user register SEND sends one packet of the
 //    bytes written on channel 0 (F2H), and the user logic times, in clock
 //    cycles, from its first beat taken by the engine to the first beat of
 //    the packet the host sends back (H2F): S004's FHF round trip, as the
 //    FPGA times it. It checks the bytes that come back against those it
 //    sent. The cycle counter runs on the clock, so a study sets
-//    `free_running: true` (the clocking contract, docs/rtl.md).
+//    `free_running: true` (the clocking contract, docs/rtl.md);
+//  - USER = 2: a write of the user register BURST sends packets back to
+//    back, round-robin over channels 0 to C-1, then a 64 B marker on
+//    channel C (the Calypte F2H burst whose rate the host measures).
 // With `device: rtl` it runs through the same shim, checkers and scripted
 // driver as any user's design (configs/s004_rtl_generic.yaml,
-// configs/s004_rtl_generic_fhf.yaml, docs/rtl.md).
+// configs/s004_rtl_generic_fhf.yaml, configs/s004_rtl_generic_burst.yaml,
+// docs/rtl.md).
 //
 // User registers (BAR0, 8 B each; the engine's map leaves them free):
 // 0x2000 SEND (write: a packet of data[15:0] bytes), 0x2008 DONE (round
 // trips timed), 0x2010 LAST (the last one, in cycles), 0x2018 BAD (beats
-// that came back different). The wrapper answers their reads in place of
-// the engine (which reads them as zero).
+// that came back different), 0x2020 BURST (write: data[15:0] bytes a
+// packet, data[31:16] packets, data[39:32] channels C, 1 to CHANNELS - 1).
+// The wrapper answers their reads in place of the engine (which reads
+// them as zero); with USER 0 and 2 they read as zero.
 //
 // Outside: host writes and reads of BAR0 arrive on rx_req; the engine's
 // writes to host memory leave on tx_req; the answers to register reads on
@@ -40,7 +46,7 @@ module hx_dma_stream #(
   parameter int F2H_STAGES = 10,
   parameter int H2F_STAGES = 10,
   parameter int BAR_BITS   = 25,  // BAR0 address bits the engine decodes (H2F windows: 1 MiB per channel from 1 MiB)
-  parameter int FHF        = 0    // the user logic: 0 loops H2F packets back (HFH), 1 sends and times packets (FHF)
+  parameter int USER       = 0    // the user logic: 0 loops H2F packets back (HFH), 1 sends and times packets (FHF), 2 bursts
 ) (
   input  logic                 clk,
   input  logic                 rst_n,
@@ -190,7 +196,7 @@ module hx_dma_stream #(
     else if (rq_valid && tx_req_ready) w_left <= (w_now > 11'(L)) ? w_now - 11'(L) : 11'd0;
   end
 
-  // ---------------- user logic (parameter FHF)
+  // ---------------- user logic (parameter USER)
   logic              h2f_valid, h2f_ready, h2f_sop, h2f_eop;
   logic [DATA_W-1:0] h2f_data;
   logic [CHW-1:0]    h2f_chan;
@@ -200,7 +206,7 @@ module hx_dma_stream #(
   logic [CHW-1:0]    f2h_chan;
   logic [15:0]       f2h_len;
   generate
-    if (FHF == 0) begin : g_loopback
+    if (USER == 0) begin : g_loopback
       // Every H2F packet back out as an F2H packet, through two beats of
       // buffer between the engine's two user streams, so that the H2F
       // side's ready is a register, not a path through the F2H side.
@@ -227,7 +233,7 @@ module hx_dma_stream #(
       /* verilator lint_off UNUSEDSIGNAL */
       wire [1:0] rd_sel_unused = rd_sel;  // no user registers: their reads are zero
       /* verilator lint_on UNUSEDSIGNAL */
-    end else begin : g_fhf
+    end else if (USER == 1) begin : g_fhf
       // A packet on each write of SEND (one at a time: a write while one
       // is still going out is ignored), timed from its first beat taken
       // to the first beat of the next packet the host sends back.
@@ -292,6 +298,61 @@ module hx_dma_stream #(
             end
             if (h_bad) bad <= bad + 64'd1;
             r_beat <= h2f_eop ? 16'd0 : h_beat + 16'd1;
+          end
+        end
+      end
+    end else begin : g_burst
+      // On a write of BURST (while no burst is going out): `packets`
+      // packets of `size` bytes, packet k on channel k mod C, back to back,
+      // then a 64 B marker on channel C; the engine writes each channel's
+      // packets into its ring in order, so the marker's pointer update
+      // tells the host the burst is in.
+      localparam int BYTES = DATA_W / 8;
+      wire         go = rx_req_valid && rx_req_ready && rx_req_sop && q_wr && q_off == USER_BASE + 32'h20;
+      logic        active, marker;
+      logic [15:0] b_size, b_left, b_beat;   // b_left: packets still to send before the marker
+      logic [7:0]  b_chans;
+      logic [CHW-1:0] b_ch;
+      wire  [15:0] len = marker ? 16'd64 : b_size;
+      assign f2h_valid = active;
+      assign f2h_sop   = b_beat == 16'd0;
+      assign f2h_eop   = (32'(b_beat) + 32'd1) * 32'(BYTES) >= 32'(len);
+      assign f2h_chan  = marker ? CHW'(b_chans) : b_ch;
+      assign f2h_len   = len;
+      always_comb
+        for (int j = 0; j < L; j++) f2h_data[32*j +: 32] = {b_beat, 16'(j)} ^ {16'h5a5a, b_left};
+      assign h2f_ready = 1'b1;
+      assign user_q    = '0;
+      /* verilator lint_off UNUSEDSIGNAL */
+      wire [1:0] rd_sel_unused = rd_sel;  // no readable user registers
+      wire h2f_unused = ^{h2f_valid, h2f_sop, h2f_eop, h2f_data, h2f_chan, h2f_len};  // nothing comes back
+      /* verilator lint_on UNUSEDSIGNAL */
+      always_ff @(posedge clk or negedge rst_n) begin
+        if (!rst_n) begin
+          active <= 1'b0; marker <= 1'b0; b_size <= '0; b_left <= '0; b_beat <= '0; b_chans <= '0; b_ch <= '0;
+        end else begin
+          if (go && !active && rx_req_data[15:0] != 16'd0 && rx_req_data[39:32] != 8'd0 &&
+              32'(rx_req_data[39:32]) < 32'(CHANNELS)) begin
+            active  <= 1'b1;
+            b_size  <= rx_req_data[15:0];
+            b_left  <= rx_req_data[31:16];
+            b_chans <= rx_req_data[39:32];
+            b_ch    <= '0;
+            b_beat  <= '0;
+            marker  <= rx_req_data[31:16] == 16'd0;
+          end
+          if (f2h_valid && f2h_ready) begin
+            b_beat <= f2h_eop ? 16'd0 : b_beat + 16'd1;
+            if (f2h_eop) begin
+              if (marker) begin
+                active <= 1'b0;
+                marker <= 1'b0;
+              end else begin
+                b_left <= b_left - 16'd1;
+                marker <= b_left == 16'd1;
+                b_ch   <= (32'(b_ch) + 32'd1 == 32'(b_chans)) ? '0 : b_ch + CHW'(1);
+              end
+            end
           end
         end
       end
