@@ -540,7 +540,7 @@ void HomeAgent::arrive(Channel&, Packet* p, Tick tail) {
   if (m_pipe.interval()) {
     start = m_pipe.reserve(std::max(tail, now_tick()), now_tick());
     const Tick iv = m_pipe.interval();
-    if (start > (tail + iv - 1) / iv * iv) ++pipeline_waits;  // its first slot was taken
+    if (start > m_pipe.slot_of(tail + iv - 1) * iv) ++pipeline_waits;  // its first slot was taken
   }
   m_sched.at(start + m_cfg.lookup, this, kReceive, 0, p);
 }

@@ -76,6 +76,7 @@ module hx_dma_stream #(
   input  logic [15:0]          cfg_requester_id
 );
   localparam int L   = DATA_W / 32;  // DW lanes per beat
+  localparam int BYTES = DATA_W / 8;  // bytes per beat
   localparam logic [31:0] USER_BASE = 32'h0000_2000;  // the user registers
   localparam int CHW = (CHANNELS > 1) ? $clog2(CHANNELS) : 1;
 
@@ -197,6 +198,10 @@ module hx_dma_stream #(
   end
 
   // ---------------- user logic (parameter USER)
+  // Whether beat k is the last of a packet of n bytes (the generators').
+  function automatic logic last_beat(input logic [15:0] k, input logic [15:0] n);
+    last_beat = (32'(k) + 32'd1) * 32'(BYTES) >= 32'(n);
+  endfunction
   logic              h2f_valid, h2f_ready, h2f_sop, h2f_eop;
   logic [DATA_W-1:0] h2f_data;
   logic [CHW-1:0]    h2f_chan;
@@ -237,7 +242,6 @@ module hx_dma_stream #(
       // A packet on each write of SEND (one at a time: a write while one
       // is still going out is ignored), timed from its first beat taken
       // to the first beat of the next packet the host sends back.
-      localparam int BYTES = DATA_W / 8;
       // Beat k of a packet: DW j is {k, j} (16 bits each) with a fixed mask.
       function automatic logic [DATA_W-1:0] beat_of(input logic [15:0] k);
         for (int j = 0; j < L; j++) beat_of[32*j +: 32] = {k, 16'(j)} ^ 32'ha5a5_0000;
@@ -252,7 +256,7 @@ module hx_dma_stream #(
       logic [15:0] s_len, s_beat, r_beat;
       assign f2h_valid = sending;
       assign f2h_sop   = s_beat == 16'd0;
-      assign f2h_eop   = (32'(s_beat) + 32'd1) * 32'(BYTES) >= 32'(s_len);
+      assign f2h_eop   = last_beat(s_beat, s_len);
       assign f2h_chan  = '0;
       assign f2h_len   = s_len;
       assign f2h_data  = beat_of(s_beat);
@@ -307,7 +311,6 @@ module hx_dma_stream #(
       // then a 64 B marker on channel C; the engine writes each channel's
       // packets into its ring in order, so the marker's pointer update
       // tells the host the burst is in.
-      localparam int BYTES = DATA_W / 8;
       wire         go = rx_req_valid && rx_req_ready && rx_req_sop && q_wr && q_off == USER_BASE + 32'h20;
       logic        active, marker;
       logic [15:0] b_size, b_left, b_beat;   // b_left: packets still to send before the marker
@@ -316,7 +319,7 @@ module hx_dma_stream #(
       wire  [15:0] len = marker ? 16'd64 : b_size;
       assign f2h_valid = active;
       assign f2h_sop   = b_beat == 16'd0;
-      assign f2h_eop   = (32'(b_beat) + 32'd1) * 32'(BYTES) >= 32'(len);
+      assign f2h_eop   = last_beat(b_beat, len);
       assign f2h_chan  = marker ? CHW'(b_chans) : b_ch;
       assign f2h_len   = len;
       always_comb
