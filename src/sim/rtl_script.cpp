@@ -1,6 +1,7 @@
 #include "src/sim/rtl_script.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <map>
 
@@ -464,7 +465,8 @@ class RtlScript final : public Workload {
         }
         case Op::WriteMem: {
           const std::uint64_t a = s.at.eval(env);
-          std::vector<std::uint8_t> b(s.values.size() * static_cast<std::size_t>(s.width));
+          std::vector<std::uint8_t>& b = m_scratch[0];
+          b.resize(s.values.size() * static_cast<std::size_t>(s.width));
           for (std::size_t i = 0; i < s.values.size(); ++i) le(s.values[i].eval(env), s.width, b.data() + i * static_cast<std::size_t>(s.width));
           touch(s, a, b.size());
           mem.copy_in(a, b.data(), b.size());
@@ -531,7 +533,8 @@ class RtlScript final : public Workload {
           touch(s, a, n);
           const std::uint64_t b = s.has_equals ? s.equals.eval(env) : 0;
           if (s.has_equals) touch(s, b, n);
-          std::vector<std::uint8_t> x, y;
+          std::vector<std::uint8_t>& x = m_scratch[0];
+          std::vector<std::uint8_t>& y = m_scratch[1];
           for (std::uint64_t off = 0; off < n;) {
             const std::uint32_t k = static_cast<std::uint32_t>(std::min<std::uint64_t>(n - off, 1u << 16));
             x.resize(k);
@@ -599,6 +602,9 @@ class RtlScript final : public Workload {
   std::map<std::string, Tick> m_mark_at;
   std::map<std::string, Histogram> m_timers;
   std::uint64_t m_checked = 0, m_reads = 0;
+  // Bytes a step builds or compares, kept from step to step (a check after
+  // every round trip would otherwise allocate and zero two buffers each).
+  std::array<std::vector<std::uint8_t>, 2> m_scratch;
   bool m_done = false;
 };
 
