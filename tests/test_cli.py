@@ -632,9 +632,18 @@ class Runs(unittest.TestCase):
         rc, _, err = run('bench', '--only', 'flat_bench', '--repeats', '1', '--json', out)
         self.assertEqual(rc, 0, err)
         with open(out) as f:
-            s = {x['name']: x for x in json.load(f)['scenarios']}['flat_bench_bw']
+            scen = {x['name']: x for x in json.load(f)['scenarios']}
+        s = scen['flat_bench_bw']
         self.assertGreater(s['peak_rss_mb'], 1)
         self.assertLess(s['peak_rss_mb'], 50)
+        # The yardstick was probed on each CPU this process may use (up to
+        # eight), and is the rate of the fastest, where the scenarios ran.
+        k = scen['sc_kernel']
+        cpus = sorted(os.sched_getaffinity(0))[:8]
+        self.assertEqual(sorted(int(c) for c in k['notifications_per_s_by_cpu']), cpus)
+        self.assertIn(k['cpu'], cpus)
+        self.assertEqual(k['notifications_per_s'], max(k['notifications_per_s_by_cpu'].values()))
+        self.assertEqual(k['notifications_per_s'], k['notifications_per_s_by_cpu'][str(k['cpu'])])
 
 
 class Explain(unittest.TestCase):
