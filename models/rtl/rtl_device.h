@@ -78,8 +78,10 @@ class RtlDevice final : public pcie::Device, public Actor {
   void quiesce();
   std::uint64_t cycles() const { return m_cycle; }
   // Verilator's own rate for the design: cycles per wall second of the bare
-  // model, clocked by hand after reset with every input held still (the
-  // ceiling of its co-simulation; hxsim bench).
+  // model, clocked by hand after reset with every input held still (hxsim
+  // bench). An idle design: with nothing moving, a cycle can cost less than
+  // under the work a co-simulation gives it (the in-tree engine's does), so
+  // this is no ceiling; the replay below is.
   static double raw_cycles_per_s(const RtlDeviceConfig& cfg, std::uint64_t cycles);
   // The design's rate on the same work: the inputs a co-simulation gave it,
   // cycle by cycle, replayed into a bare model (cycles per wall second, the

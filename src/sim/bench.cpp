@@ -108,9 +108,10 @@ double run_child(const std::vector<std::string>& args, const fs::path& errf, con
 Run run_once(const std::string& self, const std::string& study, int point, const fs::path& out);
 
 // Verilator's own rates for the design of a study's `device: rtl` endpoint
-// (zeros if it has none), the ceilings of its co-simulation: clocked with
-// its inputs still, and replaying the inputs one more run of the scenario
-// recorded (the same work, without the fabric, the shim or the kernel).
+// (zeros if it has none): clocked with its inputs still (the design idle),
+// and replaying the inputs one more run of the scenario recorded (the same
+// work, without the fabric, the shim or the kernel: the co-simulation's
+// ceiling).
 struct BareRates {
   double still = 0, replay = 0;
 };
@@ -621,7 +622,7 @@ int bench(const std::string& json_out, int repeats, const std::string& self, con
   }
 #ifdef HXSIM_HAVE_RTL
   if (want("rtl_raw")) {
-    // Verilator's rate for the same RTL alone: the ceiling of the co-simulation.
+    // Verilator's rate for the same RTL alone, on other work (F2H streaming).
     const double raw = dma::CalypteRtl::raw_cycles_per_s(2'000'000);
     std::printf("%-18s %10s %12s %.2f M cycles/s (the Verilated RTL alone, 2 M cycles of F2H streaming)\n", "rtl_raw", "", "",
                 raw / 1e6);
