@@ -209,9 +209,21 @@ void CachingAgent::run(const Access& a) {
   // and is loaded or stored here from one held (core_event); a whole-line
   // store takes its line by MakeUnique where the agent is set to.
   // A load of a line not held asks for it as the agent is set to (read_load()).
+  // A store of some lanes takes its line empty where the agent is set to
+  // (CleanUnique, protocol.h). A near atomic, or a store of part of a
+  // lane, to a line held empty or partial fetches the line whole first
+  // (the load's row; the access runs again when the line is here).
   const bool whole = a.op == RnEvent::Store && m_cfg.make_unique && a.mask == ~0ull;
-  const RnEvent e = atomic ? (far ? atomic_event(a.rmw.op) : RnEvent::Store)
-                           : core_event(whole ? RnEvent::StoreLine : a.op == RnEvent::Load ? read_load() : a.op, l.state);
+  const bool part = a.op == RnEvent::Store && m_cfg.partial && a.mask != ~0ull && lane_aligned(a.mask);
+  const bool fetch = (l.state == RnState::UCE || l.state == RnState::UDP) &&
+                     ((atomic && !far) || (a.op == RnEvent::Store && !lane_aligned(a.mask)));
+  const RnEvent e = fetch    ? RnEvent::Load
+                    : atomic ? (far ? atomic_event(a.rmw.op) : RnEvent::Store)
+                             : core_event(whole  ? RnEvent::StoreLine
+                                          : part ? RnEvent::StorePtl
+                                          : a.op == RnEvent::Load ? read_load()
+                                                                  : a.op,
+                                          l.state);
   if ((e == RnEvent::ReadNoSnp || e == RnEvent::WriteNoSnp) && l.state != RnState::I)
     sim_fail(m_name, std::string("a ") + rn_event_name(e) + " to line " + hex(a.line) + ", which this agent holds (" +
                          rn_state_name(l.state) + "): a line no agent caches must not be cached");
@@ -229,7 +241,8 @@ void CachingAgent::run(const Access& a) {
   // A miss that will fill a full set needs a victim's entry: it waits
   // while the replacement buffer is full (a request that brings no line,
   // or an upgrade of a line held, needs none).
-  if (l.state == RnState::I && (row->next == RnState::IS_P || row->next == RnState::IM_P || row->next == RnState::MU_P) &&
+  if (l.state == RnState::I &&
+      (row->next == RnState::IS_P || row->next == RnState::IM_P || row->next == RnState::MU_P || row->next == RnState::SMI_P) &&
       no_room_for(a.line)) {
     ++victim_waits;
     m_blocked.push_back(a);
@@ -278,7 +291,7 @@ void CachingAgent::prefetch_after(std::uint64_t line) {
 // Every step goes past the checker (checker.h): single writer, last value.
 void CachingAgent::check(std::uint64_t line, RnState before, RnState after, const RnStep& r) {
   CoherenceChecker& c = CoherenceChecker::instance();
-  c.observe(m_cfg.id, line, before, after, r.loaded, r.stored && !r.rmw, r.value);
+  c.observe(m_cfg.id, line, before, after, r.loaded, r.stored && !r.rmw, r.value, r.mask);
   if (r.rmw) c.atomic(m_cfg.id, line, r.old, r.value, false);
 }
 
@@ -328,13 +341,17 @@ void CachingAgent::receive(Packet* p) {
     return;
   }
   // The request is over: its access is done, and the accesses merged
-  // behind it run again, in order (a load behind a store now hits).
+  // behind it run again, in order (a load behind a store now hits). The
+  // access itself runs again if the answer did not do it (r.again: a store
+  // whose line came empty), or did a load for it (a store or near atomic
+  // whose line, held empty or partial, was fetched whole first).
   // (Scratch lists are members: nothing is allocated here once they have grown.)
   m_again.clear();
   bool head = true;
+  const bool again = r.again || (first && (first->op == RnEvent::Store || first->op == RnEvent::Count) && r.loaded && !r.stored);
   const Tick done = now_tick() + (r.stored ? m_cfg.store_fill : 0);
   m_mshr.complete(m.line, [&](const Access& a) {
-    if (!head) {
+    if (!head || again) {
       m_again.push_back(a);
     } else if (a.core) {  // (a prefetch tells no core)
       l1_fill(m.line, l.state);
@@ -384,8 +401,8 @@ void CachingAgent::lost(std::uint64_t line) {
 // over its ways gives up its least recently used line that has no request
 // outstanding (an upgrade's line stays, the line just placed never goes).
 void CachingAgent::placed(std::uint64_t line, RnState before, RnState after) {
-  const bool had = rn_readable(before), has = rn_readable(after);
-  if (had && !has) l1_drop(line);
+  const bool had = rn_placed(before), has = rn_placed(after);  // (a line held empty or partial has a place too)
+  if (rn_readable(before) && !rn_readable(after)) l1_drop(line);
   if (m_sets.empty()) return;
   if (!had && !has) return;
   std::vector<std::uint64_t>& set = m_sets[line % m_sets.size()];

@@ -163,6 +163,13 @@ struct CachingAgentConfig {
   // (ReadUnique): what a cache that knows the store overwrites the line
   // does. A store of some of a line's bits, or an atomic, still reads it.
   bool make_unique = false;
+  // A store of some of a line's bytes (whole lanes, protocol.h) to a line
+  // not held takes the line unique without its data (CleanUnique from I):
+  // a home that grants lines empty (HomePolicy::empty) leaves it UCE, and
+  // the store makes it partial (UDP), whose bytes go home by WriteBackPtl
+  // or a snoop's SnpRespDataPtl, merged into memory's; another home sends
+  // the data with the grant. A load of the line then asks for the rest.
+  bool partial = false;
   // A load of a line not held takes a clean copy only (ReadClean, protocol.h):
   // an agent that must never own dirty data it did not write (a dirty
   // owner it reads from sends the data home rather than keep it shared).

@@ -12,12 +12,12 @@ CoherenceChecker& CoherenceChecker::instance() {
 }
 
 void CoherenceChecker::observe(std::uint16_t agent, std::uint64_t line, RnState before, RnState after, bool load,
-                               bool store, std::uint64_t value) {
+                               bool store, std::uint64_t value, std::uint64_t mask) {
   if (before == after && !load && !store) return;
   Line& l = m_lines[line];
   if (before != after) changed(agent, line, l, before, after);
   if (load) loaded(agent, line, l, value);
-  if (store) l.golden = value;
+  if (store) l.golden = (l.golden & ~mask) | (value & mask);
 }
 
 void CoherenceChecker::atomic(std::uint16_t agent, std::uint64_t line, std::uint64_t old, std::uint64_t now, bool at_home) {

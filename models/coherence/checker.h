@@ -20,9 +20,10 @@ class CoherenceChecker {
   // SystemC elaboration per process).
   static CoherenceChecker& instance();
   // One step of one agent on one line (its state before and after, and the
-  // value it loaded or stored, if it did), with one look-up of the line.
+  // value it loaded or stored, if it did: a store writes the bits of
+  // `mask`), with one look-up of the line.
   void observe(std::uint16_t agent, std::uint64_t line, RnState before, RnState after, bool load, bool store,
-               std::uint64_t value);
+               std::uint64_t value, std::uint64_t mask = ~0ull);
   // An atomic read `old` and wrote `now` at once (a near atomic in an
   // agent's cache, or a far one at the home, where no agent may hold the
   // line): `old` must be the last store's value.

@@ -29,19 +29,35 @@ RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId hom
     return r;  // a core operation that waits for the outstanding request
   }
   const std::uint16_t ops = r.row->ops;
+  RnState next = r.row->next;
   if (ops & kOpInstall) {
     if (!in || !msg_has_data(in->type)) fail(agent(self), line, "a row installs data from a message without data");
     l.data = in->data;
+  }
+  if (ops & kOpMerge) {  // memory's lanes where the line holds none
+    if (!in || !msg_line_data(in->type)) fail(agent(self), line, "a row merges a line from a message without one");
+    const std::uint64_t own = lane_bits(l.valid);
+    l.data = (in->data & ~own) | (l.data & own);
+    l.valid = kAllLanes;
   }
   if (ops & kOpLoad) {
     r.loaded = true;
     r.value = l.data;
   }
   if (ops & kOpStore) {
+    if (next == RnState::UDP) {  // a store to a line held empty or partial: its lanes
+      if (rmw) fail(agent(self), line, std::string("a near atomic in ") + rn_state_name(l.state) + ", without the line's data");
+      if (!lane_aligned(store_mask))
+        fail(agent(self), line, "a store of part of a lane (mask " + hex(store_mask) + ") to a line held " + rn_state_name(l.state));
+      l.valid = static_cast<std::uint8_t>((l.state == RnState::UDP ? l.valid : 0) | lanes_of(store_mask));
+      if (l.valid == kAllLanes) next = RnState::UD;
+    }
+    r.mask = store_mask;
     if (rmw) {
       r.rmw = true;
       r.old = l.data;
       l.data = rmw_apply(*rmw, l.data);
+      r.mask = ~0ull;
     } else {
       l.data = (l.data & ~store_mask) | (store_value & store_mask);
     }
@@ -53,6 +69,7 @@ RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId hom
     r.result = true;
     r.value = in->data;
   }
+  r.again = ops & kOpAgain;
   // A forwarded line leaves before the response to the home: it is what
   // the requester waits for (both may take the same socket link).
   if (r.row->forward != MsgType::None) {
@@ -72,6 +89,7 @@ RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId hom
     m.dst = home;
     m.line = line;
     if (ops & kOpData) m.data = l.data;
+    if (msg_partial(m.type)) m.cmp = lane_bits(l.valid);  // its byte enables
     if (ops & kOpStoreData) {
       if (store_mask != ~0ull) fail(agent(self), line, std::string("a ") + msg_name(m.type) + " writes a whole line, not some of its bytes");
       m.data = store_value;
@@ -91,8 +109,14 @@ RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId hom
     m.line = line;
     out.send(m);
   }
-  l.state = r.row->next;
+  l.state = next;
+  if (next == RnState::UCE) l.valid = 0;
+  else if (!rn_partial(next)) l.valid = kAllLanes;
   return r;
+}
+
+std::uint64_t line_written(std::uint64_t mem, const Msg& m) {
+  return msg_partial(m.type) ? (mem & ~m.cmp) | (m.data & m.cmp) : m.data;
 }
 
 DirCond HomeLine::cond_of(AgentId req) const {
@@ -167,7 +191,7 @@ void snoops_done(HomeLine& h, AgentId self, Sink& out, const HomePolicy& policy)
 
 void start(HomeLine& h, const Msg& m, AgentId self, Sink& out, const HomePolicy& policy) {
   const DirCond c = h.cond_of(m.src);
-  const HomeRow* row = home_row(m.type, c, policy.forward, policy.migratory, policy.owned);
+  const HomeRow* row = home_row(m.type, c, policy.forward, policy.migratory, policy.owned, policy.empty);
   if (!row)
     fail("home " + std::to_string(self), m.line,
          std::string("directory ") + dir_state_name(h.dir()) + " (requester " + dir_cond_name(c) + ") received " + describe(m) +
@@ -183,7 +207,7 @@ void start(HomeLine& h, const Msg& m, AgentId self, Sink& out, const HomePolicy&
   h.has_copy = false;
   h.copy = 0;
   if (row->ops & kHomeMemWrite) {
-    h.mem = m.data;
+    h.mem = line_written(h.mem, m);
     out.home_memory_write(m);
   }
   std::uint64_t targets = 0;
@@ -249,6 +273,7 @@ void home_receive(HomeLine& h, const Msg& m, AgentId self, Sink& out, const Home
     case MsgType::ReadClean:
     case MsgType::ReadNoSnp:
     case MsgType::WriteNoSnp:
+    case MsgType::WriteBackPtl:
       if (h.busy) h.waiting.push_back(m);  // serialised: one transaction per line
       else start(h, m, self, out, policy);
       return;
@@ -259,7 +284,8 @@ void home_receive(HomeLine& h, const Msg& m, AgentId self, Sink& out, const Home
     case MsgType::SnpRespData_SD:
     case MsgType::SnpRespFwded_I:
     case MsgType::SnpRespFwded_SC:
-    case MsgType::SnpRespDataFwded_SC: {
+    case MsgType::SnpRespDataFwded_SC:
+    case MsgType::SnpRespDataPtl: {
       if (!h.busy || h.snoops_left <= 0) fail(who(), m.line, "a snoop response nobody waits for: " + describe(m));
       if (!(h.sharers >> m.src & 1)) fail(who(), m.line, "a snoop response from an agent the directory does not list: " + describe(m));
       if (msg_forwarded(m.type)) {
@@ -271,10 +297,11 @@ void home_receive(HomeLine& h, const Msg& m, AgentId self, Sink& out, const Home
         h.has_copy = true;
         h.copy = m.data;
       } else {
-        if (msg_has_data(m.type)) h.mem = m.data;  // dirty data comes home
+        if (msg_has_data(m.type)) h.mem = line_written(h.mem, m);  // dirty data comes home (a partial line's lanes)
         if (h.owner == m.src) h.owner = -1;
       }
-      if (m.type == MsgType::SnpResp_I || m.type == MsgType::SnpRespData_I || m.type == MsgType::SnpRespFwded_I)
+      if (m.type == MsgType::SnpResp_I || m.type == MsgType::SnpRespData_I || m.type == MsgType::SnpRespFwded_I ||
+          m.type == MsgType::SnpRespDataPtl)
         h.sharers &= ~(1ull << m.src);
       if (--h.snoops_left == 0) snoops_done(h, self, out, policy);
       return;

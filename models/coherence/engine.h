@@ -26,7 +26,7 @@ struct Msg {
   AgentId fwd = 0;         // a forwarding snoop's requester, who gets the data
   std::uint64_t line = 0;
   std::uint64_t data = 0;  // the line's value, where the type carries data (an atomic's operand, or its old value)
-  std::uint64_t cmp = 0;   // AtomicCompare: the value compared
+  std::uint64_t cmp = 0;   // AtomicCompare: the value compared; a partial line's byte enables (msg_partial)
 };
 static_assert(sizeof(Msg) == 32, "a message's fields packed: every packet and hazard-queue entry carries one");
 
@@ -46,6 +46,10 @@ struct HomePolicy {
   // kHomeOwned): no memory write, and the owner answers every later read.
   // A forwarding home ignores it.
   bool owned = false;
+  // Empty grants: a CleanUnique from a requester that holds no copy is
+  // granted unique without data, the line empty at the requester (UCE;
+  // protocol.h, kHomeEmpty). With any of the policies above.
+  bool empty = false;
 };
 
 class Sink {
@@ -70,8 +74,12 @@ class Sink {
 // One line at a caching agent.
 struct CacheLine {
   RnState state = RnState::I;
+  // The lanes of `data` the agent holds: all of them, except in a partial
+  // line (rn_partial: UDP and its transients) and an empty one (UCE: none).
+  std::uint8_t valid = kAllLanes;
   std::uint64_t data = 0;
 };
+static_assert(sizeof(CacheLine) == 16, "a line's state and lanes fit beside its value");
 
 // What a step of a caching agent did, for its caller's bookkeeping.
 struct RnStep {
@@ -79,6 +87,12 @@ struct RnStep {
   bool loaded = false;         // a load completed, reading `value`
   bool stored = false;         // a store completed; `value` is the line's value after it
   std::uint64_t value = 0;
+  // The bits the store wrote: a partial line's `value` holds only its own
+  // lanes' bits, so the store's are those to believe.
+  std::uint64_t mask = ~0ull;
+  // The access the received message answered is not done: it runs again
+  // on the line as it now is (a store whose line was granted empty).
+  bool again = false;
   bool rmw = false;            // the store was a near atomic: `old` is the value it read
   std::uint64_t old = 0;
   bool result = false;         // a far atomic completed: `value` is the old value the home returned
@@ -92,6 +106,9 @@ struct RnStep {
 // (a store of some bytes of a line: a field of a descriptor).
 // With `rmw`, a store is a near atomic (it writes rmw_apply of the line's
 // value, all of it), and a far atomic's request carries its operands.
+// A store to a line held empty or partial writes whole lanes (kLanes),
+// and every lane written makes it UD; a near atomic needs the whole line
+// (its caller fetches it first, by the load's row, and runs it again).
 // A message the table has no row for throws SimError.
 RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId home, std::uint64_t line,
                std::uint64_t store_value, Sink& out, std::uint64_t store_mask = ~0ull, const Rmw* rmw = nullptr);
@@ -119,6 +136,10 @@ struct HomeLine {
   }
   DirCond cond_of(AgentId req) const;
 };
+
+// Memory's line `mem` once `m`'s data is written over it: all of it, or a
+// partial line's lanes (its byte enables).
+std::uint64_t line_written(std::uint64_t mem, const Msg& m);
 
 // A message arrives at the home of its line.
 void home_receive(HomeLine& h, const Msg& m, AgentId self, Sink& out, const HomePolicy& policy = {});

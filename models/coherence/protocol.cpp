@@ -24,7 +24,7 @@ using S = RnState;
 using E = RnEvent;
 using M = MsgType;
 constexpr std::uint16_t L = kOpLoad, St = kOpStore, In = kOpInstall, D = kOpData, A = kOpAck, R = kOpRetire,
-                        Op = kOpOperands, Res = kOpResult, Sd = kOpStoreData;
+                        Op = kOpOperands, Res = kOpResult, Sd = kOpStoreData, Me = kOpMerge, Ag = kOpAgain;
 
 // The caching agent's table. A core operation without a row waits (the
 // line has a request outstanding); a message without a row is a protocol
@@ -144,19 +144,73 @@ constexpr RnRow kRn[] = {
     {S::IM_P, E::SnpToS, S::IM_P, M::SnpResp_I, 0},
     {S::IM_P, E::SnpToSFwd, S::IM_P, M::SnpResp_I, 0},
     {S::IM_P, E::SnpToIFwd, S::IM_P, M::SnpResp_I, 0},
+    {S::SMI_P, E::SnpToI, S::SMI_P, M::SnpResp_I, 0},  // a partial store's CleanUnique from I
+    {S::SMI_P, E::SnpToSC, S::SMI_P, M::SnpResp_I, 0},
+    {S::SMI_P, E::SnpToS, S::SMI_P, M::SnpResp_I, 0},
+    {S::SMI_P, E::SnpToSFwd, S::SMI_P, M::SnpResp_I, 0},
+    {S::SMI_P, E::SnpToIFwd, S::SMI_P, M::SnpResp_I, 0},
     // ... and forwarding snoops: an eviction or write-back in flight does
     // not forward; it answers as to a plain snoop, and the home grants.
     {S::EV_P, E::SnpToSFwd, S::EV_P, M::SnpResp_I, 0},
     {S::EV_P, E::SnpToIFwd, S::EV_P, M::SnpResp_I, 0},
     {S::WB_P, E::SnpToSFwd, S::WBI_P, M::SnpRespData_I, D},
     {S::WB_P, E::SnpToIFwd, S::WBI_P, M::SnpRespData_I, D},
+    // Partial lines (an agent that takes lines empty, a home that grants
+    // them: protocol.h). A store of some lanes to a line not held asks for
+    // the line unique, without its data; an empty grant leaves the line
+    // UCE, and the store runs again on it (kOpAgain).
+    {S::I, E::StorePtl, S::SMI_P, M::CleanUnique, 0},
+    {S::SMI_P, E::CompUC, S::UCE, M::None, A | R | Ag},
+    // A store writes its lanes (UDP; every lane written: UD, rn_step); a
+    // load asks for the line's data, which the home grants unique from
+    // memory (the agent owns it), and keeps its own lanes over it.
+    {S::UCE, E::Store, S::UDP, M::None, St},
+    {S::UCE, E::Load, S::IS_P, M::ReadShared, 0},
+    {S::UCE, E::Replace, S::EV_P, M::Evict, 0},
+    {S::UDP, E::Store, S::UDP, M::None, St},
+    {S::UDP, E::Load, S::UDR_P, M::ReadShared, 0},
+    {S::UDP, E::Replace, S::WBP_P, M::WriteBackPtl, D},
+    {S::UDR_P, E::CompDataUC, S::UD, M::None, Me | L | A | R},
+    {S::WBP_P, E::WBAck, S::I, M::None, R},
+    // ... snoops: an empty line has no data to give; a partial one sends
+    // its lanes home (never forwarded: the requester needs a whole line),
+    // but not to a MakeUnique's snoop (the line is about to be overwritten).
+    {S::UCE, E::SnpToS, S::I, M::SnpResp_I, 0},
+    {S::UCE, E::SnpToSC, S::I, M::SnpResp_I, 0},
+    {S::UCE, E::SnpToI, S::I, M::SnpResp_I, 0},
+    {S::UCE, E::SnpToSFwd, S::I, M::SnpResp_I, 0},
+    {S::UCE, E::SnpToIFwd, S::I, M::SnpResp_I, 0},
+    {S::UCE, E::SnpToMakeI, S::I, M::SnpResp_I, 0},
+    {S::UDP, E::SnpToS, S::I, M::SnpRespDataPtl, D},
+    {S::UDP, E::SnpToSC, S::I, M::SnpRespDataPtl, D},
+    {S::UDP, E::SnpToI, S::I, M::SnpRespDataPtl, D},
+    {S::UDP, E::SnpToSFwd, S::I, M::SnpRespDataPtl, D},
+    {S::UDP, E::SnpToIFwd, S::I, M::SnpRespDataPtl, D},
+    {S::UDP, E::SnpToMakeI, S::I, M::SnpResp_I, 0},
+    // ... and while a partial line's load or write-back is outstanding (the
+    // load's request is then served as from an agent that holds nothing)
+    {S::UDR_P, E::SnpToS, S::IS_P, M::SnpRespDataPtl, D},
+    {S::UDR_P, E::SnpToSC, S::IS_P, M::SnpRespDataPtl, D},
+    {S::UDR_P, E::SnpToI, S::IS_P, M::SnpRespDataPtl, D},
+    {S::UDR_P, E::SnpToSFwd, S::IS_P, M::SnpRespDataPtl, D},
+    {S::UDR_P, E::SnpToIFwd, S::IS_P, M::SnpRespDataPtl, D},
+    {S::UDR_P, E::SnpToMakeI, S::IS_P, M::SnpResp_I, 0},
+    {S::WBP_P, E::SnpToS, S::WBI_P, M::SnpRespDataPtl, D},
+    {S::WBP_P, E::SnpToSC, S::WBI_P, M::SnpRespDataPtl, D},
+    {S::WBP_P, E::SnpToI, S::WBI_P, M::SnpRespDataPtl, D},
+    {S::WBP_P, E::SnpToSFwd, S::WBI_P, M::SnpRespDataPtl, D},
+    {S::WBP_P, E::SnpToIFwd, S::WBI_P, M::SnpRespDataPtl, D},
+    {S::WBP_P, E::SnpToMakeI, S::WBI_P, M::SnpResp_I, 0},
+    // ... an empty line's load outstanding, which the directory lists as
+    // the owner: nothing held
+    {S::IS_P, E::SnpToMakeI, S::IS_P, M::SnpResp_I, 0},
 };
 
 using C = DirCond;
 using W = SnoopWhom;
 using U = DirUpdate;
 constexpr std::uint8_t Mw = kHomeMemWrite, Na = kHomeNoAck, Fw = kHomeForward, At = kHomeAtomic, Mg = kHomeMigrate,
-                       Wl = kHomeWriteLine, Ow = kHomeOwned;
+                       Wl = kHomeWriteLine, Ow = kHomeOwned, Ue = kHomeEmpty;
 
 // The home's table: how it serves each request, by the requester's standing
 // in the directory. A (request, standing) pair without a row is a protocol
@@ -253,19 +307,34 @@ constexpr HomeRow kHome[] = {
     // dirty, a grant (UD) the protocol does not have; the search finds the
     // stale memory a clean one leaves.
     {M::ReadShared, C::Owner, W::Others, M::SnpToI, M::CompDataUC, U::MakeOwner, Mg},
+    // A partial line's write-back: its lanes merged into memory's. Stale
+    // (a snoop took the lanes first): nothing to do.
+    {M::WriteBackPtl, C::OwnerReq, W::None, M::None, M::WBAck, U::Remove, Mw | Na},
+    {M::WriteBackPtl, C::Invalid, W::None, M::None, M::WBAck, U::Keep, Na},
+    {M::WriteBackPtl, C::Sharers, W::None, M::None, M::WBAck, U::Keep, Na},
+    {M::WriteBackPtl, C::Owner, W::None, M::None, M::WBAck, U::Keep, Na},
+    // An empty-granting home's rows: a CleanUnique from a requester that
+    // holds no copy is granted unique without data, every other copy
+    // invalidated first (an owner's dirty data comes home). Listed last: a
+    // forwarding home's row for an owner comes first (its owner sends the
+    // line, and the requester takes it whole).
+    {M::CleanUnique, C::Invalid, W::None, M::None, M::CompUC, U::MakeOwner, Ue},
+    {M::CleanUnique, C::Sharers, W::Others, M::SnpToI, M::CompUC, U::MakeOwner, Ue},
+    {M::CleanUnique, C::Owner, W::Others, M::SnpToI, M::CompUC, U::MakeOwner, Ue},
 };
 
 // Direct look-up tables, built once from the rows: one home table per
 // set of policies (bit 0: forwarding, 1: migratory, 2: dirty sharing; a
-// home takes one, home_row), each holding, per request and standing, the
+// home takes one, home_row; bit 3: empty grants, beside any), each holding, per request and standing, the
 // policy's own row where it has one, the plain row otherwise.
 struct Index {
-  static constexpr int kPolicies = 8;
+  static constexpr int kPolicies = 16;
   std::array<const RnRow*, kRnStates * kRnEvents> rn{};
   std::array<std::array<const HomeRow*, kMsgTypes * static_cast<int>(DirCond::Count)>, kPolicies> home{};
   static int at(MsgType req, DirCond c) { return static_cast<int>(req) * static_cast<int>(DirCond::Count) + static_cast<int>(c); }
   static int policy_of(std::uint8_t ops) {
-    return ((ops & kHomeForward) ? 1 : 0) | ((ops & kHomeMigrate) ? 2 : 0) | ((ops & kHomeOwned) ? 4 : 0);
+    return ((ops & kHomeForward) ? 1 : 0) | ((ops & kHomeMigrate) ? 2 : 0) | ((ops & kHomeOwned) ? 4 : 0) |
+           ((ops & kHomeEmpty) ? 8 : 0);
   }
   Index() {
     for (const RnRow& r : kRn) rn[static_cast<int>(r.state) * kRnEvents + static_cast<int>(r.event)] = &r;
@@ -293,6 +362,7 @@ bool msg_line_data(MsgType m) { return msg_data_bytes(m) == kLineBytes; }
 bool msg_to_memory(MsgType m) {
   return msg_line_data(m) && m != M::SnpRespData_SD && m != M::CompDataSC && m != M::CompDataUC && m != M::CompDataI;
 }
+bool msg_partial(MsgType m) { return m == M::WriteBackPtl || m == M::SnpRespDataPtl; }
 std::uint32_t class_data_bytes(MsgClass c) {
   std::uint32_t n = 0;
   for (const MsgInfo& i : kMsgs)
@@ -320,20 +390,24 @@ AtomicOp atomic_op_of(MsgType m) {
 }
 
 const char* rn_state_name(RnState s) {
-  static const char* const n[] = {"I",    "SC",   "UC",   "UD",   "SD",   "IS_P", "IM_P", "SM_P", "SMI_P",
-                                  "SDM_P", "EV_P", "WB_P", "WBI_P", "AT_P", "RO_P", "WU_P", "MU_P"};
+  static const char* const n[] = {"I",     "SC",   "UC",   "UD",    "SD",   "UCE",  "UDP",  "IS_P",  "IM_P", "SM_P",
+                                  "SMI_P", "SDM_P", "EV_P", "WB_P", "WBI_P", "AT_P", "RO_P", "WU_P", "MU_P", "UDR_P", "WBP_P"};
   static_assert(sizeof n / sizeof n[0] == kRnStates, "a name per state");
   return n[static_cast<int>(s)];
 }
 bool rn_readable(RnState s) { return s == S::SC || s == S::UC || s == S::UD || s == S::SD || s == S::SM_P || s == S::SDM_P; }
-bool rn_writable(RnState s) { return s == S::UC || s == S::UD; }
-bool rn_stable(RnState s) { return s == S::I || s == S::SC || s == S::UC || s == S::UD || s == S::SD; }
-bool rn_dirty(RnState s) { return s == S::UD || s == S::SD || s == S::SDM_P; }
+bool rn_writable(RnState s) { return s == S::UC || s == S::UD || s == S::UCE || s == S::UDP; }
+bool rn_stable(RnState s) {
+  return s == S::I || s == S::SC || s == S::UC || s == S::UD || s == S::SD || s == S::UCE || s == S::UDP;
+}
+bool rn_dirty(RnState s) { return s == S::UD || s == S::SD || s == S::SDM_P || s == S::UDP || s == S::UDR_P; }
+bool rn_partial(RnState s) { return s == S::UDP || s == S::UDR_P || s == S::WBP_P; }
+bool rn_placed(RnState s) { return rn_readable(s) || s == S::UCE || s == S::UDP || s == S::UDR_P; }
 
 const char* rn_event_name(RnEvent e) {
   static const char* const n[] = {"Load",       "Store",      "Replace",        "AtomicStore", "AtomicLoad", "AtomicSwap",
                                   "AtomicCompare", "ReadOnce", "WriteUnique", "StoreLine", "ReadClean", "ReadNoSnp",
-                                  "WriteNoSnp", "Drop", "SnpToS",   "SnpToSC",   "SnpToI",
+                                  "WriteNoSnp", "StorePtl", "Drop", "SnpToS",   "SnpToSC",   "SnpToI",
                                   "SnpToSFwd",  "SnpToIFwd",  "SnpToMakeI", "CompDataSC", "CompDataUC", "CompDataAtomic", "CompDataI", "CompUC",
                                   "Comp",       "WBAck"};
   static_assert(sizeof n / sizeof n[0] == kRnEvents, "a name per event");
@@ -360,7 +434,8 @@ RnEvent rn_event_of(MsgType m) {
 }
 
 RnEvent core_event(RnEvent e, RnState s) {
-  if (s == S::I || (e != E::ReadOnce && e != E::WriteUnique && e != E::StoreLine && e != E::ReadClean)) return e;
+  if (s == S::I || (e != E::ReadOnce && e != E::WriteUnique && e != E::StoreLine && e != E::StorePtl && e != E::ReadClean))
+    return e;
   return e == E::ReadOnce || e == E::ReadClean ? E::Load : E::Store;
 }
 
@@ -385,11 +460,12 @@ const char* dir_cond_name(DirCond c) {
   return n[static_cast<int>(c)];
 }
 
-const HomeRow* home_row(MsgType req, DirCond c, bool forward, bool migrate, bool owned) {
+const HomeRow* home_row(MsgType req, DirCond c, bool forward, bool migrate, bool owned, bool empty) {
   // One policy's rows: a forwarding home neither migrates (see the
   // migratory row) nor keeps dirty lines shared, a dirty-sharing one does
-  // not migrate.
-  return index().home[forward ? 1u : owned ? 4u : migrate ? 2u : 0u][static_cast<std::size_t>(Index::at(req, c))];
+  // not migrate; empty grants go with any of them.
+  const unsigned p = (forward ? 1u : owned ? 4u : migrate ? 2u : 0u) | (empty ? 8u : 0u);
+  return index().home[p][static_cast<std::size_t>(Index::at(req, c))];
 }
 
 bool msg_forwarded(MsgType m) { return m == M::SnpRespFwded_I || m == M::SnpRespFwded_SC || m == M::SnpRespDataFwded_SC; }

@@ -70,6 +70,24 @@
 //    instead (a near atomic: a store whose value is computed from the
 //    line's, rn_step's `rmw`), as does every atomic of an agent set to
 //    execute them near;
+//  - partial lines (CHI's UCE and UDP; in CHI a CleanUnique from I ends
+//    UCE), where a home is set to grant lines empty (HomePolicy::empty):
+//    a CleanUnique from a requester that holds no copy (an upgrade whose
+//    copy a snoop took meanwhile, or, from an agent set to take lines
+//    empty, CachingAgentConfig::partial, a store of some bytes of a line
+//    not held) is granted unique without data (CompUC), every other copy
+//    invalidated and an owner's dirty data sent home; the line is then
+//    unique and empty (UCE), the store runs on it, and stores make it
+//    unique, dirty and partial (UDP: only the bytes written are held)
+//    until every byte is written (UD). A near atomic, and a load, of a
+//    line held empty or partial asks for its data (ReadShared,
+//    which the home answers unique from memory: the agent owns the line)
+//    and keeps its own bytes over memory's; a partial line goes home by
+//    WriteBackPtl and answers snoops with SnpRespDataPtl, each carrying
+//    its byte enables, which the home merges into memory; an empty line
+//    answers every snoop without data. The line's 64-bit value stands for
+//    its bytes in eight lanes of eight bits (kLanes): a partial line keeps
+//    whole lanes, and a store to one writes whole lanes;
 //  - the home keeps a precise directory (sharers, or one unique owner),
 //    serves one transaction per line at a time (a hazard queue holds the
 //    others in arrival order), snoops before it answers, and holds the line
@@ -82,7 +100,9 @@
 // writes a whole line (no byte-enabled partial write) from an agent that
 // does not hold it (a held line is stored in the cache); a MakeUnique is
 // sent from a line not held only (a shared copy upgrades by CleanUnique);
-// no UCE/UDP states (no partial lines); a forwarding or migratory home
+// a partial line is kept in lanes of a 64-bit value, not in bytes, and
+// its load fetches the whole line (CHI lets a load of the bytes held hit);
+// a WriteBackPtl costs memory a whole line's write; a forwarding or migratory home
 // does not keep dirty lines shared (a forwarded shared copy sends dirty
 // data home, and HomePolicy::owned is not taken with them); SD is reached
 // by snoops only (no grant hands a requester SD: the home grants clean
@@ -98,6 +118,27 @@
 namespace hx::coherence {
 
 constexpr std::uint32_t kLineBytes = 64;  // a line's data in a message
+
+// A line's value stands for its bytes in eight lanes of eight bits: what a
+// partial line (UDP) holds, and what a WriteBackPtl or SnpRespDataPtl
+// carries (their byte enables, Msg::cmp), is a set of whole lanes.
+constexpr int kLanes = 8;
+constexpr std::uint8_t kAllLanes = 0xff;
+// The bits of the lanes in `lanes` (bit i: lane i, bits 8i..8i+7).
+constexpr std::uint64_t lane_bits(std::uint8_t lanes) {
+  std::uint64_t b = 0;
+  for (int i = 0; i < kLanes; ++i)
+    if (lanes >> i & 1) b |= 0xffull << (8 * i);
+  return b;
+}
+// The lanes whose every bit `mask` covers, and whether it covers whole lanes only.
+constexpr std::uint8_t lanes_of(std::uint64_t mask) {
+  std::uint8_t l = 0;
+  for (int i = 0; i < kLanes; ++i)
+    if ((mask >> (8 * i) & 0xff) == 0xff) l = static_cast<std::uint8_t>(l | 1u << i);
+  return l;
+}
+constexpr bool lane_aligned(std::uint64_t mask) { return lane_bits(lanes_of(mask)) == mask; }
 
 // Message classes, each with credits of its own on a transport, so that
 // snoops and responses never wait behind requests.
@@ -121,6 +162,7 @@ enum class MsgClass : std::uint8_t { Req, Snp, Rsp, Dat };
   X(ReadClean, Req, 0)            \
   X(ReadNoSnp, Req, 0)            \
   X(WriteNoSnp, Req, 64)          \
+  X(WriteBackPtl, Req, 64)        \
   X(SnpToS, Snp, 0)               \
   X(SnpToSC, Snp, 0)              \
   X(SnpToI, Snp, 0)               \
@@ -135,6 +177,7 @@ enum class MsgClass : std::uint8_t { Req, Snp, Rsp, Dat };
   X(SnpRespFwded_I, Rsp, 0)       \
   X(SnpRespFwded_SC, Rsp, 0)      \
   X(SnpRespDataFwded_SC, Dat, 64) \
+  X(SnpRespDataPtl, Dat, 64)      \
   X(CompAck, Rsp, 0)              \
   X(CompDataSC, Dat, 64)          \
   X(CompDataUC, Dat, 64)          \
@@ -161,6 +204,9 @@ bool msg_line_data(MsgType m);           // the data is a copy of the line
 // whole line written (not a grant's, nor an SD owner's copy for a
 // requester, SnpRespData_SD, whose data stays dirty at the owner).
 bool msg_to_memory(MsgType m);
+// A partial line's data: the bytes of the lanes its byte enables (Msg::cmp)
+// name, which the home merges into memory's (line_written).
+bool msg_partial(MsgType m);
 std::uint32_t class_data_bytes(MsgClass c);  // the most data a message of the class carries
 
 // An atomic operation on a line's value: what the message carries and
@@ -186,6 +232,8 @@ enum class RnState : std::uint8_t {
   UC,
   UD,
   SD,     // shared dirty: the owner of a line others may share (memory stale)
+  UCE,    // unique, empty: no byte held (written silently; a load asks for the data)
+  UDP,    // unique, dirty, partial: the lanes of CacheLine::valid held, dirty (memory has the others)
   IS_P,   // ReadShared or ReadClean outstanding
   IM_P,   // ReadUnique outstanding
   SM_P,   // CleanUnique outstanding, the SC copy still readable
@@ -198,6 +246,8 @@ enum class RnState : std::uint8_t {
   RO_P,   // ReadOnce or ReadNoSnp outstanding, the line not held
   WU_P,   // WriteUnique or WriteNoSnp outstanding, the line not held
   MU_P,   // MakeUnique outstanding, the line not held (its store waits for the grant)
+  UDR_P,  // ReadShared outstanding from UDP (a load), the partial dirty data kept (and owed to snoops)
+  WBP_P,  // WriteBackPtl outstanding, the partial dirty data kept for snoops
   Count
 };
 constexpr int kRnStates = static_cast<int>(RnState::Count);
@@ -205,7 +255,11 @@ const char* rn_state_name(RnState s);
 bool rn_readable(RnState s);  // a load hits
 bool rn_writable(RnState s);  // a store hits
 bool rn_stable(RnState s);
-bool rn_dirty(RnState s);     // holds data memory does not have (UD, SD, and SD's upgrade)
+bool rn_dirty(RnState s);     // holds data memory does not have (UD, SD, UDP, and their transients that keep it)
+bool rn_partial(RnState s);   // holds some lanes only (UDP, UDR_P, WBP_P: CacheLine::valid)
+// Takes a place in a cache's set: a line it can read, or one held unique
+// without all its data (UCE, UDP, and UDP's load outstanding).
+bool rn_placed(RnState s);
 
 // What happens to a caching agent's line: its core's operations, then the
 // messages it receives.
@@ -223,6 +277,7 @@ enum class RnEvent : std::uint8_t {
   ReadClean,    // a load that takes a clean copy only (the line not held)
   ReadNoSnp,    // a load of a line no agent caches (the line not held)
   WriteNoSnp,   // a whole-line store to a line no agent caches (the line not held)
+  StorePtl,     // a store of some lanes that takes the line unique without its data (the line not held)
   Drop,         // a clean line given up without telling its home (a silent eviction): the home's directory
                 // still lists the agent, and snoops it until it answers that it holds nothing
   SnpToS,
@@ -244,7 +299,7 @@ constexpr int kRnEvents = static_cast<int>(RnEvent::Count);
 const char* rn_event_name(RnEvent e);
 RnEvent rn_event_of(MsgType m);  // the event a received message is; Count if none
 // The core event an access `e` is in state `s`: a ReadOnce, WriteUnique,
-// ReadClean or whole-line store (StoreLine) goes to the home from a line
+// ReadClean, whole-line store (StoreLine) or partial one (StorePtl) goes to the home from a line
 // not held only; from a line held it is a load or store in the cache. (A
 // ReadNoSnp or WriteNoSnp stays what it is: a line held has no row for it.)
 RnEvent core_event(RnEvent e, RnState s);
@@ -264,6 +319,12 @@ enum RnOp : std::uint16_t {
   kOpOperands = 64, // the message sent carries the atomic's operands
   kOpResult = 128,  // the atomic completes with the value the message carries
   kOpStoreData = 256,  // the message sent carries the store's value (a WriteUnique's line)
+  // The data of the received message fills the lanes the line does not
+  // hold; its own (dirty) lanes stay: the line is whole again.
+  kOpMerge = 512,
+  // The access this response was for is not done: it runs again on the
+  // line as it now is (a store whose line was granted empty).
+  kOpAgain = 1024,
 };
 
 struct RnRow {
@@ -336,6 +397,10 @@ enum HomeOp : std::uint8_t {
   // finds an owner lets a dirty one keep its line, shared dirty (SnpToS).
   // Not for a forwarding or migratory home.
   kHomeOwned = 64,
+  // Empty grants, a home's policy (HomePolicy::empty; CHI's): a CleanUnique
+  // from a requester that holds no copy is granted without data (CompUC),
+  // the line unique and empty at the requester (UCE).
+  kHomeEmpty = 128,
 };
 
 struct HomeRow {
@@ -351,9 +416,11 @@ struct HomeRow {
 // The row for (req, c) under a home's policy: with `forward`, the
 // forwarding row where there is one; otherwise, with `owned`, the dirty
 // sharing one; otherwise, with `migrate`, the migratory one (a home takes
-// one policy's rows: forwarding before dirty sharing before migration).
-// nullptr if the protocol has none.
-const HomeRow* home_row(MsgType req, DirCond c, bool forward = false, bool migrate = false, bool owned = false);
+// one policy's rows: forwarding before dirty sharing before migration);
+// with `empty` (beside any of those), an empty grant's row where the
+// policy before has none. nullptr if the protocol has none.
+const HomeRow* home_row(MsgType req, DirCond c, bool forward = false, bool migrate = false, bool owned = false,
+                        bool empty = false);
 bool msg_forwarded(MsgType m);  // a snoop response saying the data went to the requester
 
 // Every row, for the checks that every (state, event) pair either has a row

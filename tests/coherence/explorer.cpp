@@ -22,6 +22,15 @@ struct World {
 
 bool holds_data(RnState s) { return rn_readable(s) || s == RnState::WB_P; }
 
+// Values, half by half (explorer.h): canonically 1 (the last store's) or 0.
+constexpr std::uint64_t kOne = 0x0000000100000001ull, kTwo = 0x0000000200000002ull;
+constexpr std::uint64_t kLowHalf = 0x00000000ffffffffull;  // a partial store's bits: lanes 0-3
+// The bits of a line's value its holder holds fresh (all of them, a
+// partial line's lanes, none).
+std::uint64_t held_bits(const CacheLine& c) {
+  return rn_partial(c.state) ? lane_bits(c.valid) : holds_data(c.state) ? ~0ull : 0;
+}
+
 // Lines are numbered 0..L-1; agents 0..A-1 are caching agents, A..A+H-1
 // the homes, line l's home A + l % H.
 struct Explorer : Sink {
@@ -45,6 +54,7 @@ struct Explorer : Sink {
   void send(const Msg& m) override {
     if (cfg.mutation == Mutation::LoseSnoop && (m.type == MsgType::SnpToI || m.type == MsgType::SnpToIFwd)) return;
     sent.push_back(m);
+    if (cfg.mutation == Mutation::WholePartialLine && msg_partial(m.type)) sent.back().cmp = ~0ull;
   }
   void home_row_taken(const HomeRow& r, const Msg&) override { ++res.home_rows_used[static_cast<std::size_t>(&r - home_base)]; }
   void home_atomic(const Msg& req, std::uint64_t old, std::uint64_t now) override {
@@ -59,25 +69,28 @@ struct Explorer : Sink {
   AgentId home_of(int l) const { return static_cast<AgentId>(cfg.agents + l % cfg.homes); }
 
 
-  // A message's line data as c(data); an atomic's operands are kept (they
-  // are the same in every state), its result dropped (nothing reads it); a
-  // WriteUnique's (or WriteNoSnp's) line is a value not yet written: 2, as
-  // a store's at issue.
+  // A message's line data as c(data) (a partial line's lanes only); an
+  // atomic's operands are kept (they are the same in every state), its
+  // result dropped (nothing reads it); a WriteUnique's (or WriteNoSnp's)
+  // line is a value not yet written: 2, as a store's at issue.
   template <class C>
   static void canon_msg(Msg& m, const C& c) {
-    if (m.type == MsgType::WriteUnique || m.type == MsgType::WriteNoSnp) m.data = 2;
+    if (m.type == MsgType::WriteUnique || m.type == MsgType::WriteNoSnp) m.data = kTwo;
+    else if (msg_partial(m.type)) m.data = c(m.data) & m.cmp;
     else if (msg_line_data(m.type)) m.data = c(m.data);
     else if (!msg_atomic(m.type)) m.data = 0;
   }
 
-  // Data of line l as 1 (the last store's value) or 0 (any other).
+  // Data of line l, half by half, as 1 (the last store's) or 0 (any other).
   void canonical(World& x) {
     for (int l = 0; l < cfg.lines; ++l) {
       const std::uint64_t g = x.golden[static_cast<std::size_t>(l)];
-      auto c = [g](std::uint64_t v) -> std::uint64_t { return v == g ? 1 : 0; };
+      auto c = [g](std::uint64_t v) -> std::uint64_t {
+        return ((v ^ g) & kLowHalf ? 0 : 1) | ((v ^ g) & ~kLowHalf ? 0 : kOne & ~kLowHalf);
+      };
       for (int a = 0; a < cfg.agents; ++a) {
         CacheLine& cl = line(x, a, l);
-        cl.data = holds_data(cl.state) ? c(cl.data) : 0;
+        cl.data = c(cl.data) & held_bits(cl);
       }
       HomeLine& h = x.home[static_cast<std::size_t>(l)];
       h.mem = c(h.mem);
@@ -86,7 +99,7 @@ struct Explorer : Sink {
       for (Msg& m : h.waiting) canon_msg(m, c);
       for (Msg& m : x.net)
         if (m.line == static_cast<std::uint64_t>(l)) canon_msg(m, c);
-      x.golden[static_cast<std::size_t>(l)] = 1;
+      x.golden[static_cast<std::size_t>(l)] = kOne;
     }
     std::sort(x.net.begin(), x.net.end(), msg_less);
   }
@@ -97,21 +110,27 @@ struct Explorer : Sink {
     k += static_cast<char>(m.dst);
     k += static_cast<char>(m.line);
     k += static_cast<char>(m.data);
+    k += static_cast<char>(m.data >> 32);
     k += static_cast<char>(m.fwd);
     k += static_cast<char>(m.cmp);
+    k += static_cast<char>(m.cmp >> 32);
   }
   std::string key(const World& x) const {
     std::string k;
     for (const CacheLine& c : x.cl) {
       k += static_cast<char>(c.state);
+      k += static_cast<char>(c.valid);
       k += static_cast<char>(c.data);
+      k += static_cast<char>(c.data >> 32);
     }
     for (const HomeLine& h : x.home) {
       k += static_cast<char>(h.sharers);
       k += static_cast<char>(h.owner + 1);
       k += static_cast<char>(h.mem);
+      k += static_cast<char>(h.mem >> 32);
       k += static_cast<char>(h.busy);
       k += static_cast<char>(h.has_copy ? 2 + h.copy : 0);
+      k += static_cast<char>(h.has_copy ? h.copy >> 32 : 0);
       if (h.busy) {
         put_msg(k, h.cur);
         k += static_cast<char>(h.row ? h.row - home_base : 255);
@@ -134,7 +153,8 @@ struct Explorer : Sink {
       os << " line " << l << ":";
       for (int a = 0; a < cfg.agents; ++a) {
         const CacheLine& c = x.cl[static_cast<std::size_t>(a * cfg.lines + l)];
-        os << " a" << a << "=" << rn_state_name(c.state) << (holds_data(c.state) ? (c.data == x.golden[l] ? "(fresh)" : "(stale)") : "");
+        const std::uint64_t held = held_bits(c);
+        os << " a" << a << "=" << rn_state_name(c.state) << (held ? ((c.data ^ x.golden[l]) & held ? "(stale)" : "(fresh)") : "");
       }
       const HomeLine& h = x.home[static_cast<std::size_t>(l)];
       os << " home dir=" << dir_state_name(h.dir()) << " sharers=" << h.sharers << " owner=" << h.owner
@@ -160,7 +180,10 @@ struct Explorer : Sink {
         transient += !rn_stable(c.state);
         dirty += rn_dirty(c.state);
         if (rn_readable(c.state) && c.data != g) return "agent " + std::to_string(a) + " holds a stale readable copy";
-        if (rn_readable(c.state)) {
+        // (a partial write-back the home has taken is stale once others write)
+        if (rn_partial(c.state) && (c.state != RnState::WBP_P || (h.sharers >> a & 1)) && (c.data ^ g) & lane_bits(c.valid))
+          return "agent " + std::to_string(a) + " holds stale bytes of a partial line";
+        if (rn_placed(c.state)) {
           holders |= 1ull << a;
           const bool forwarded_to = h.busy && (h.row->ops & kHomeForward) && h.cur.src == a;
           if (!(h.sharers >> a & 1) && !forwarded_to)
@@ -177,6 +200,11 @@ struct Explorer : Sink {
         if (cfg.silent ? (holders & ~h.sharers) != 0 : h.sharers != holders)
           return "at rest, the directory lists other agents than those holding the line";
         if (!dirty && h.mem != g) return "at rest, memory is stale with no dirty copy";
+        for (int a = 0; a < cfg.agents; ++a) {
+          const CacheLine& c = x.cl[static_cast<std::size_t>(a * cfg.lines + l)];
+          if (c.state == RnState::UDP && (h.mem ^ g) & ~lane_bits(c.valid))
+            return "at rest, memory is stale in the lanes a partial line does not hold";
+        }
         if (!h.waiting.empty()) return "at rest, requests wait at the home";
       }
     }
@@ -221,8 +249,8 @@ struct Explorer : Sink {
     World init;
     init.cl.assign(static_cast<std::size_t>(cfg.agents * cfg.lines), CacheLine{});
     init.home.assign(static_cast<std::size_t>(cfg.lines), HomeLine{});
-    init.golden.assign(static_cast<std::size_t>(cfg.lines), 1);
-    for (HomeLine& h : init.home) h.mem = 1;
+    init.golden.assign(static_cast<std::size_t>(cfg.lines), kOne);
+    for (HomeLine& h : init.home) h.mem = kOne;
     std::unordered_set<std::string> seen;
     std::deque<World> todo;
     seen.insert(key(init));
@@ -242,18 +270,21 @@ struct Explorer : Sink {
         for (int l = 0; l < cfg.lines; ++l)
           for (RnEvent e : {RnEvent::Load, RnEvent::Store, RnEvent::Replace, RnEvent::AtomicStore, RnEvent::AtomicLoad,
                             RnEvent::AtomicSwap, RnEvent::AtomicCompare, RnEvent::ReadOnce, RnEvent::WriteUnique,
-                            RnEvent::StoreLine, RnEvent::ReadClean, RnEvent::ReadNoSnp, RnEvent::WriteNoSnp, RnEvent::Drop}) {
+                            RnEvent::StoreLine, RnEvent::ReadClean, RnEvent::ReadNoSnp, RnEvent::WriteNoSnp, RnEvent::Drop,
+                            RnEvent::StorePtl}) {
             const bool atomic = e >= RnEvent::AtomicStore && e <= RnEvent::AtomicCompare;
             const bool once = e == RnEvent::ReadOnce || e == RnEvent::WriteUnique;
             const bool nosnp = e == RnEvent::ReadNoSnp || e == RnEvent::WriteNoSnp;
             if ((atomic && !cfg.atomics) || (once && !cfg.once) || (e == RnEvent::StoreLine && !cfg.make_unique) ||
-                (e == RnEvent::ReadClean && !cfg.read_clean) || (e == RnEvent::Drop && !cfg.silent))
+                (e == RnEvent::ReadClean && !cfg.read_clean) || (e == RnEvent::Drop && !cfg.silent) ||
+                (e == RnEvent::StorePtl && !cfg.partial))
               continue;
             const bool nosnp_line = cfg.nosnp && l == cfg.lines - 1;
             const bool misuse = cfg.mutation == Mutation::NoSnpToCachedLine && e == RnEvent::ReadNoSnp && l == 0;
             if (nosnp != nosnp_line && !misuse) continue;  // the non-snoopable line takes these only
             const CacheLine& c = x_line(cur, a, l);
-            const RnRow* row = rn_row(c.state, e);
+            // (A partial store to a line held is a store in the cache.)
+            const RnRow* row = rn_row(c.state, e == RnEvent::StorePtl ? core_event(e, c.state) : e);
             if (cfg.mutation == Mutation::DropDirtyLine && e == RnEvent::Drop && c.state == RnState::UD) {
               if (!step(cur, next, "agent " + std::to_string(a) + " drops its dirty line " + std::to_string(l),
                         [&](World& x) { line(x, a, l).state = RnState::I; }))
@@ -282,7 +313,11 @@ struct Explorer : Sink {
   const CacheLine& x_line(const World& x, int a, int l) const { return x.cl[static_cast<std::size_t>(a * cfg.lines + l)]; }
 
   void core_op(World& x, int a, int l, RnEvent e) {
-    const std::uint64_t value = 2;  // distinct from every canonical value (0 and 1)
+    const std::uint64_t value = kTwo;  // distinct from every canonical value (0 and 1), half by half
+    // A partial store writes the low half: a store in the cache of a line
+    // held, a StorePtl from a line not held.
+    const std::uint64_t mask = e == RnEvent::StorePtl ? kLowHalf : ~0ull;
+    if (e == RnEvent::StorePtl) e = core_event(e, line(x, a, l).state);
     // A far atomic's operands: 2 again, and a compare with the last
     // store's value (1), so that a compare-and-swap writes.
     Rmw rmw;
@@ -290,10 +325,10 @@ struct Explorer : Sink {
     if (atomic) {
       rmw.op = atomic_op_of(e);
       rmw.operand = value;
-      rmw.compare = 1;
+      rmw.compare = kOne;
     }
     const RnStep r = rn_step(line(x, a, l), e, nullptr, static_cast<AgentId>(a), home_of(l), static_cast<std::uint64_t>(l), value,
-                             *this, ~0ull, atomic ? &rmw : nullptr);
+                             *this, mask, atomic ? &rmw : nullptr);
     account(x, r, l);
   }
 
@@ -307,6 +342,7 @@ struct Explorer : Sink {
       policy.forward = cfg.forward;
       policy.migratory = cfg.migratory;
       policy.owned = cfg.owned;
+      policy.empty = cfg.partial;
       home_receive(x.home[static_cast<std::size_t>(l)], m, home_of(l), *this, policy);
       return;
     }
@@ -316,7 +352,7 @@ struct Explorer : Sink {
     const RnState before = c.state;
     // A store completing on this message writes a value no copy holds (2,
     // as at issue): a reused value would pass a stale copy for a fresh one.
-    const RnStep r = rn_step(c, e, &m, m.dst, home_of(l), m.line, 2, *this);
+    const RnStep r = rn_step(c, e, &m, m.dst, home_of(l), m.line, kTwo, *this);
     if (cfg.mutation == Mutation::IgnoreInvalidation && before == RnState::SC && e == RnEvent::SnpToI) c.state = RnState::SC;
     if (cfg.mutation == Mutation::KeepForwardedLine && rn_writable(before) && e == RnEvent::SnpToIFwd) c.state = before;
     if (cfg.mutation == Mutation::DropDirtyShared && before == RnState::UD && e == RnEvent::SnpToS) {
@@ -343,7 +379,7 @@ struct Explorer : Sink {
     if (r.row) ++res.rn_rows_used[static_cast<std::size_t>(r.row - rn_base)];
     std::uint64_t& g = x.golden[static_cast<std::size_t>(l)];
     if (r.loaded && r.value != g) throw SimError("a load returned a stale value");
-    if (r.stored) g = r.value;
+    if (r.stored) g = (g & ~r.mask) | (r.value & r.mask);
   }
 };
 

@@ -6,7 +6,9 @@
 // (models/coherence). The network delivers in any order (no channel is
 // assumed FIFO). Data values are kept exact but canonical: per line, the
 // value of the last store is 1, and every other value 0, so the state space
-// is finite and a stale copy is still told from a fresh one.
+// is finite and a stale copy is still told from a fresh one. A line's value
+// has two halves (lanes 0-3 and 4-7), each canonical so: a store writes
+// both, a partial store (StorePtl) the low one.
 //
 // Checked in every state reached:
 //  - single writer or many readers per line;
@@ -46,6 +48,7 @@ enum class Mutation {
   DropDirtyShared,     // a dirty owner asked to share (SnpToS) answers as a clean one: SnpResp_SC, its line left SC
   NoSnpToCachedLine,   // a core issues ReadNoSnp to line 0, which the agents also cache
   DropDirtyLine,       // with silent evictions, a dirty line is dropped silently as a clean one is
+  WholePartialLine,    // a partial line's data (WriteBackPtl, SnpRespDataPtl) goes home with every byte enabled
 };
 
 struct ExploreConfig {
@@ -67,6 +70,10 @@ struct ExploreConfig {
   // Loads and stores only beside them (the rows serve reads from an agent
   // the directory still lists, not atomics or accesses that keep no copy).
   bool silent = false;
+  // Partial lines: the homes grant lines empty (HomePolicy::empty), and the
+  // cores also store half a line (its low four lanes) by StorePtl, which
+  // takes a line not held by CleanUnique (with silent evictions too).
+  bool partial = false;
   std::size_t max_states = 20'000'000;
   Mutation mutation = Mutation::None;
 };

@@ -20,11 +20,12 @@ ExploreResult run(const ExploreConfig& c) {
   const ExploreResult r = explore(c);
   EXPECT_EQ(r.error, "") << c.agents << " agents, " << c.lines << " lines";
   EXPECT_TRUE(r.complete) << r.states << " states";
-  std::printf("%d agents, %d lines, %d homes, %d MSHRs%s%s%s%s%s%s%s%s%s: %zu states, %zu transitions, at most %d messages in flight\n",
+  std::printf("%d agents, %d lines, %d homes, %d MSHRs%s%s%s%s%s%s%s%s%s%s: %zu states, %zu transitions, at most %d messages in flight\n",
               c.agents, c.lines, c.homes, c.mshrs, c.silent ? ", silent evictions" : "", c.forward ? ", forwarding" : "", c.migratory ? ", migratory" : "",
               c.owned ? ", dirty sharing" : "", c.atomics ? ", far atomics" : "", c.once ? ", ReadOnce and WriteUnique" : "",
               c.make_unique ? ", MakeUnique" : "", c.read_clean ? ", ReadClean" : "",
-              c.nosnp ? ", a non-snoopable line (ReadNoSnp, WriteNoSnp)" : "", r.states, r.transitions, r.max_in_flight);
+              c.nosnp ? ", a non-snoopable line (ReadNoSnp, WriteNoSnp)" : "",
+              c.partial ? ", partial lines (empty grants, StorePtl)" : "", r.states, r.transitions, r.max_in_flight);
   return r;
 }
 
@@ -77,6 +78,24 @@ ExploreConfig silent(int agents, bool forward, bool migratory, bool owned) {
   return c;
 }
 
+// Partial lines under one home policy: the home grants lines empty, and
+// the cores store half lines (StorePtl) beside loads, stores, evictions,
+// MakeUnique (whose snoop meets empty and partial lines) and ReadClean.
+ExploreConfig partial(int agents, bool forward, bool migratory, bool owned) {
+  ExploreConfig c = policy(agents, forward, migratory, owned);
+  c.partial = c.make_unique = c.read_clean = true;
+  return c;
+}
+
+// Partial stores beside clean lines given up silently: a half-line store's
+// CleanUnique from a line the directory still lists meets snoops for it.
+// (With two lines, each search passes a million states.)
+ExploreConfig silent_partial(int agents, bool forward) {
+  ExploreConfig c = silent(agents, forward, false, false);
+  c.partial = true;
+  return c;
+}
+
 // Every row of both tables is taken by one of the searches `rs` (a
 // forwarding home takes its own rows in place of some of the others).
 void expect_every_row_taken(const std::vector<ExploreResult>& rs) {
@@ -124,7 +143,44 @@ TEST(CoherenceExhaustive, ThreeAgentsOneLineTakeEveryRow) {
   expect_every_row_taken({run(everything(3, false, false, false)), run(everything(3, true, false, false)),
                           run(everything(3, false, true, false)), run(everything(3, false, false, true)), run(nosnp),
                           run(silent(3, false, false, false)), run(silent(3, true, false, false)),
-                          run(silent(3, false, true, false)), run(silent(3, false, false, true))});
+                          run(silent(3, false, true, false)), run(silent(3, false, false, true)),
+                          run(partial(3, false, false, false)), run(partial(3, true, false, false)),
+                          run(partial(3, false, true, false)), run(partial(3, false, false, true)),
+                          run(silent_partial(3, false)), run(silent_partial(3, true))});
+}
+
+// Partial lines with two lines, with and without forwarding: an empty
+// grant, a half-line store and a partial line's load, write-back and
+// snoops meet the other line's traffic and the upgrades that lose their
+// copies. (With two requests per agent, the space passes 20 million
+// states.)
+TEST(CoherenceExhaustive, PartialLinesTwoAgentsTwoLines) {
+  for (const bool fwd : {false, true}) {
+    ExploreConfig c = partial(2, fwd, false, false);
+    c.lines = 2;
+    c.make_unique = c.read_clean = false;
+    run(c);
+  }
+}
+
+// The search sees a partial line sent home as a whole one: the lanes it
+// does not hold overwrite memory's.
+TEST(CoherenceExhaustive, FindsAPartialLineWrittenWhole) {
+  expect_found(partial(2, false, false, false), Mutation::WholePartialLine, "stale");
+}
+
+// A store of some lanes to a line not held is a CleanUnique from I; to a
+// line held, a store in the cache.
+TEST(CoherenceProtocol, APartialStoreToALineHeldIsAStore) {
+  EXPECT_EQ(core_event(RnEvent::StorePtl, RnState::I), RnEvent::StorePtl);
+  EXPECT_EQ(rn_row(RnState::I, RnEvent::StorePtl)->send, MsgType::CleanUnique);
+  for (const RnState held : {RnState::SC, RnState::UC, RnState::UD, RnState::SD, RnState::UCE, RnState::UDP})
+    EXPECT_EQ(core_event(RnEvent::StorePtl, held), RnEvent::Store) << rn_state_name(held);
+  EXPECT_EQ(lanes_of(0x00000000ffffffffull), 0x0f);
+  EXPECT_EQ(lanes_of(0x0000000000ff00f0ull), 0x04);  // lane 0 only half covered
+  EXPECT_TRUE(lane_aligned(0xffff0000ull));
+  EXPECT_FALSE(lane_aligned(0xfff0ull));
+  EXPECT_EQ(lane_bits(0x81), 0xff000000000000ffull);
 }
 
 // Silent evictions with two lines, forwarding as the sockets do: a clean

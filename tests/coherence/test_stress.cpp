@@ -5,7 +5,9 @@
 // Atomics run too: far (at the home) from a line not held, near (in the
 // cache) otherwise; so do accesses that keep no copy (ReadOnce and
 // WriteUnique), whole-line stores by MakeUnique and ReadClean, from a line
-// not held; and, with homes that keep dirty lines shared, SD owners.
+// not held; with homes that keep dirty lines shared, SD owners; and, with
+// homes that grant lines empty, stores of half a line that take it by
+// CleanUnique, and the partial lines (UDP) they leave.
 // Every load and every atomic must read the golden value
 // of its line (the value of the last store, stores being serialised by
 // single-writer, a far atomic's by the home), every far atomic's requester
@@ -53,6 +55,8 @@ struct System {
   Net net;
   std::uint64_t next_value = 1, loads = 0, stores = 0, ops = 0, near = 0, read_once = 0, make_unique = 0, read_clean = 0;
   std::uint64_t shared_dirty = 0;  // SD owners' copies sent for requesters
+  std::uint64_t partial = 0, partial_home = 0;  // half-line stores by StorePtl; partial lines sent home
+  bool partial_stores = false;      // the cores store half lines (StorePtl) too
   std::vector<Rmw> pending;         // per agent x line: the near atomic whose request is outstanding
   std::vector<char> near_pending;
   AgentId home_id;
@@ -94,7 +98,8 @@ struct System {
     }
     if (r.stored) {
       ++stores;
-      golden[static_cast<std::size_t>(l)] = r.value;
+      std::uint64_t& g = golden[static_cast<std::size_t>(l)];
+      g = (g & ~r.mask) | (r.value & r.mask);
     }
   }
   // One random step: a core operation (when `ops_left`) or a delivery.
@@ -109,6 +114,7 @@ struct System {
       const int l = static_cast<int>(m.line);
       if (m.dst == home_id) {
         shared_dirty += m.type == MsgType::SnpRespData_SD;
+        partial_home += msg_partial(m.type);
         home_receive(home[static_cast<std::size_t>(l)], m, home_id, net, policy);
       } else {
         // A store completing on this message writes a value never written
@@ -125,11 +131,14 @@ struct System {
     }
     const int a = static_cast<int>(rng.below(static_cast<std::uint64_t>(agents)));
     const int l = static_cast<int>(rng.below(static_cast<std::uint64_t>(lines)));
-    const std::uint64_t pick = rng.below(24);
+    const std::uint64_t pick = rng.below(partial_stores ? 27 : 24);
     RnEvent e = pick < 10 ? RnEvent::Load : pick < 16 ? RnEvent::Store : pick < 18 ? RnEvent::Replace : pick < 20 ? RnEvent::Count
-                : pick < 21 ? RnEvent::ReadOnce : pick < 22 ? RnEvent::WriteUnique : pick < 23 ? RnEvent::StoreLine : RnEvent::ReadClean;
+                : pick < 21 ? RnEvent::ReadOnce : pick < 22 ? RnEvent::WriteUnique : pick < 23 ? RnEvent::StoreLine
+                : pick < 24 ? RnEvent::ReadClean : RnEvent::StorePtl;
+    const std::uint64_t mask = e == RnEvent::StorePtl ? 0x00000000ffffffffull : ~0ull;  // lanes 0-3
+    partial += e == RnEvent::StorePtl && at(a, l).state == RnState::I;
     // From a line held, an access that keeps no copy is a load or store in
-    // the cache, and so is a whole-line store.
+    // the cache, and so is a whole-line or partial store.
     e = core_event(e, at(a, l).state);
     // An atomic: far from a line not held, near (a store) otherwise; a
     // compare that succeeds half the time; addends far apart, so that a sum
@@ -142,14 +151,18 @@ struct System {
       rmw.compare = rng.below(2) ? golden[static_cast<std::size_t>(l)] : next_value++;
       e = at(a, l).state == RnState::I ? atomic_event(rmw.op) : RnEvent::Store;
     }
+    // A near atomic needs the whole line: from a line held empty or
+    // partial, the line is fetched (a load) instead.
+    const bool fetch = atomic && (at(a, l).state == RnState::UCE || at(a, l).state == RnState::UDP);
+    if (fetch) e = RnEvent::Load;
     const RnRow* row = rn_row(at(a, l).state, e);
     if (!row || (row->send != MsgType::None && outstanding(a) >= mshrs)) return 0;  // waits: try another
     ++ops;
     make_unique += e == RnEvent::StoreLine;
     read_clean += e == RnEvent::ReadClean;
     const RnStep r = rn_step(at(a, l), e, nullptr, static_cast<AgentId>(a), home_id, static_cast<std::uint64_t>(l), next_value++,
-                             net, ~0ull, atomic ? &rmw : nullptr);
-    if (atomic && e == RnEvent::Store && !r.stored) {  // a near atomic waits for its line
+                             net, mask, atomic && !fetch ? &rmw : nullptr);
+    if (atomic && !fetch && e == RnEvent::Store && !r.stored) {  // a near atomic waits for its line
       pending[static_cast<std::size_t>(a * lines + l)] = rmw;
       near_pending[static_cast<std::size_t>(a * lines + l)] = 1;
     }
@@ -162,12 +175,13 @@ struct System {
       std::uint64_t holders = 0;
       bool dirty = false;
       for (int a = 0; a < agents; ++a) {
-        ASSERT_TRUE(rn_stable(at(a, l).state));
-        if (rn_readable(at(a, l).state)) {
-          holders |= 1ull << a;
-          ASSERT_EQ(at(a, l).data, golden[static_cast<std::size_t>(l)]);
+        const CacheLine& c = at(a, l);
+        ASSERT_TRUE(rn_stable(c.state));
+        if (rn_placed(c.state)) holders |= 1ull << a;
+        if (rn_readable(c.state)) {
+          ASSERT_EQ(c.data, golden[static_cast<std::size_t>(l)]);
         }
-        dirty |= rn_dirty(at(a, l).state);
+        dirty |= rn_dirty(c.state);
       }
       const HomeLine& h = home[static_cast<std::size_t>(l)];
       ASSERT_FALSE(h.busy);
@@ -175,20 +189,28 @@ struct System {
       if (!dirty) {
         ASSERT_EQ(h.mem, golden[static_cast<std::size_t>(l)]) << "line " << l;
       }
+      for (int a = 0; a < agents; ++a) {  // a partial line: its lanes the last stores', memory the others
+        const CacheLine& c = at(a, l);
+        if (c.state != RnState::UDP) continue;
+        const std::uint64_t own = lane_bits(c.valid), g = golden[static_cast<std::size_t>(l)];
+        ASSERT_EQ(c.data & own, g & own) << "line " << l;
+        ASSERT_EQ(h.mem & ~own, g & ~own) << "line " << l;
+      }
     }
   }
 };
 
 // 200 seeds x 5000 operations = a million operations, on 4 agents, 3 lines
 // (so lines collide constantly) and 2 MSHRs per agent.
-void stress(bool forward, bool migratory = false, bool owned = false) {
+void stress(bool forward, bool migratory = false, bool owned = false, bool partial = false) {
   std::uint64_t ops = 0, loads = 0, stores = 0, forwarded = 0, near = 0, far = 0, read_once = 0, whole = 0, make_unique = 0;
-  std::uint64_t read_clean = 0, shared_dirty = 0;
+  std::uint64_t read_clean = 0, shared_dirty = 0, partial_stores = 0, partial_home = 0;
   for (std::uint64_t seed = 1; seed <= 200; ++seed) {
     System r(4, 3, 2);
     r.policy.forward = forward;
     r.policy.migratory = migratory;
     r.policy.owned = owned;
+    r.policy.empty = r.partial_stores = partial;
     Rng rng(seed, "coherence-stress");
     while (r.ops < 5000) {
       forwarded += r.step(rng, true);
@@ -211,6 +233,8 @@ void stress(bool forward, bool migratory = false, bool owned = false) {
     make_unique += r.make_unique;
     read_clean += r.read_clean;
     shared_dirty += r.shared_dirty;
+    partial_stores += r.partial;
+    partial_home += r.partial_home;
   }
   EXPECT_EQ(ops, 1'000'000u);
   EXPECT_GT(loads, 100'000u);  // both kinds happened, many times
@@ -225,12 +249,20 @@ void stress(bool forward, bool migratory = false, bool owned = false) {
   else EXPECT_EQ(shared_dirty, 0u);
   if (forward) EXPECT_GT(forwarded, 10'000u);  // owners did forward, many times
   else EXPECT_EQ(forwarded, 0u);
+  if (partial) {  // half-line stores took lines by CleanUnique, and partial lines went home, many times
+    EXPECT_GT(partial_stores, 10'000u);
+    EXPECT_GT(partial_home, 1'000u);
+  } else {
+    EXPECT_EQ(partial_home, 0u);
+  }
   std::printf("%llu operations: %llu loads checked (%llu ReadOnce), %llu stores (%llu by MakeUnique), %llu WriteUnique, "
-              "%llu atomics near and %llu far, %llu lines forwarded, %llu ReadClean, %llu copies from SD owners\n",
+              "%llu atomics near and %llu far, %llu lines forwarded, %llu ReadClean, %llu copies from SD owners, "
+              "%llu half-line stores from I, %llu partial lines sent home\n",
               static_cast<unsigned long long>(ops), static_cast<unsigned long long>(loads), static_cast<unsigned long long>(read_once),
               static_cast<unsigned long long>(stores), static_cast<unsigned long long>(make_unique), static_cast<unsigned long long>(whole),
               static_cast<unsigned long long>(near), static_cast<unsigned long long>(far), static_cast<unsigned long long>(forwarded),
-              static_cast<unsigned long long>(read_clean), static_cast<unsigned long long>(shared_dirty));
+              static_cast<unsigned long long>(read_clean), static_cast<unsigned long long>(shared_dirty),
+              static_cast<unsigned long long>(partial_stores), static_cast<unsigned long long>(partial_home));
 }
 
 TEST(CoherenceStress, AMillionRandomOperationsAgainstAGoldenMemory) { stress(false); }
@@ -245,6 +277,13 @@ TEST(CoherenceStress, AMillionRandomOperationsMigratoryAgainstAGoldenMemory) { s
 // The same with homes that keep dirty lines shared (an owner asked to share
 // stays SD, and answers the reads after for the stale memory).
 TEST(CoherenceStress, AMillionRandomOperationsDirtySharingAgainstAGoldenMemory) { stress(false, false, true); }
+
+// The same with homes that grant lines empty, and cores that store half
+// lines (StorePtl): empty lines (UCE), partial ones (UDP) and their loads,
+// write-backs and snoops, merged into memory lane by lane; with and
+// without forwarding.
+TEST(CoherenceStress, AMillionRandomOperationsPartialLinesAgainstAGoldenMemory) { stress(false, false, false, true); }
+TEST(CoherenceStress, AMillionRandomOperationsPartialLinesForwardingAgainstAGoldenMemory) { stress(true, false, false, true); }
 
 }  // namespace
 }  // namespace hx::coherence
