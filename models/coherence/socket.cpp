@@ -138,6 +138,7 @@ SocketSystem::SocketSystem(const std::string& name, const SocketSystemConfig& cf
       h.lookup_interval = cfg.home_interval;
       h.policy.forward = cfg.forward;
       h.policy.owned = cfg.dirty_sharing;
+      h.policy.empty = cfg.partial_lines;
       h.cache.lines = cfg.llc_lines / static_cast<std::uint64_t>(cfg.slices);
       h.cache.ways = cfg.llc_ways;
       h.cache.hit = cfg.llc_hit;
@@ -164,6 +165,7 @@ SocketSystem::SocketSystem(const std::string& name, const SocketSystemConfig& cf
     c.l1_ways = cfg.l1_ways;
     c.l1_hit = cfg.l1_hit;
     c.silent = cfg.silent != SocketSystemConfig::Silent::None;
+    c.partial = cfg.partial_lines;
     const int s = a / cfg.cores;
     m_cores.push_back(std::make_unique<CachingAgent>(
         name + ".s" + std::to_string(s) + ".core" + std::to_string(a % cfg.cores), c, *m_agents[c.id].channel));

@@ -85,6 +85,10 @@ struct SocketSystemConfig {
   int prefetch = 0;            // lines a core's next-line prefetcher reads after a miss (0: none)
   bool forward = true;         // an owning core sends the line straight to the requester (HomePolicy)
   bool dirty_sharing = false;  // a dirty owner asked to share keeps its line SD (HomePolicy::owned; not with forward)
+  // Partial lines: a core's store of some bytes of a line it does not hold
+  // takes the line without its data (CachingAgentConfig::partial), and the
+  // homes grant such lines empty (HomePolicy::empty; protocol.h).
+  bool partial_lines = false;
   int l2_lines = 0;            // each core's private cache, in lines (0: unlimited)
   int l2_ways = 16;
   int l2_victims = 0;          // each core's replacement buffer, in victims awaiting their home's WBAck (0: unlimited)

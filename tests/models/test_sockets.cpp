@@ -469,6 +469,89 @@ TEST(Sockets, StressWithTinyPrivateCachesAndTinyLlcsAgainstTheGoldenMemory) {
 // ... and with clean lines given up silently (those of the other socket,
 // or all): homes snoop cores that hold nothing, and those cores ask for
 // the lines again while still listed.
+// Partial lines (SocketSystemConfig::partial_lines): every core stores
+// whole lines and half lines (lanes 0-3), loads, and runs atomics, on a
+// handful of lines of both sockets, with private caches of four lines.
+// A half store to a line not held takes it empty (CleanUnique) and leaves
+// it partial (UDP); loads and near atomics of such lines fetch the rest;
+// partial lines are given up for room (WriteBackPtl) and to snoops. Every
+// step passes the checker (the golden memory merges each store's lanes),
+// every access completes, and the cores were seen holding partial lines.
+void partial_stress(bool forward) {
+  {
+    SocketSystemConfig cfg = config(2);
+    cfg.partial_lines = true;
+    cfg.forward = forward;
+    cfg.link_end.credits = {2, 2, 2, 2};
+    cfg.l2_lines = 4;
+    cfg.l2_ways = 2;
+    SocketSystem s("sys", cfg);
+    CoherenceChecker::instance().clear();
+    struct Driver : CoreSide {
+      SocketSystem* sys;
+      int socket = 0, core = 0, left = 2000;
+      std::mt19937_64 rng;
+      std::vector<std::uint64_t> lines;
+      int done = 0, partial_seen = 0;
+      std::uint64_t last = 0;
+      void next() {
+        if (left-- <= 0) return;
+        last = lines[rng() % lines.size()];
+        CachingAgent& a = sys->core(socket, core);
+        switch (rng() % 6) {
+          case 0: a.access(true, last, rng(), 0, *this); break;                          // a whole line
+          case 1: case 2: a.access(true, last, rng(), 0, *this, 0x00000000ffffffffull); break;  // half a line
+          case 3: {
+            Rmw rmw;
+            rmw.op = AtomicOp::Load;
+            rmw.operand = rng() >> 8;
+            a.atomic(rmw, last, 0, *this);
+            break;
+          }
+          default: a.access(false, last, 0, 0, *this);
+        }
+      }
+      void access_done(std::uint64_t, std::uint64_t, Tick) override {
+        ++done;
+        partial_seen += sys->core(socket, core).state(last) == RnState::UDP;
+        next();
+      }
+    };
+    std::vector<Driver> d(4);
+    std::vector<std::uint64_t> lines;
+    for (int i = 0; i < 3; ++i)
+      for (int k = 0; k < 2; ++k) lines.push_back(s.line_at(k, 64u * static_cast<unsigned>(i)));
+    for (int i = 0; i < 4; ++i) {
+      d[i].sys = &s;
+      d[i].socket = i / 2;
+      d[i].core = i % 2;
+      d[i].rng.seed(static_cast<unsigned>(i + 7));
+      d[i].lines = lines;
+      d[i].next();  // one access at a time: `last` is the line of the access done
+    }
+    sc_core::sc_start();
+    int partial = 0;
+    std::uint64_t far = 0, near = 0, written = 0;
+    for (const Driver& x : d) {
+      EXPECT_EQ(x.done, 2000);
+      partial += x.partial_seen;
+    }
+    for (int i = 0; i < 4; ++i) {
+      far += s.core(i / 2, i % 2).atomics_far.value;
+      near += s.core(i / 2, i % 2).atomics_near.value;
+      written += s.core(i / 2, i % 2).writebacks.value;
+    }
+    EXPECT_TRUE(s.idle());
+    EXPECT_GT(CoherenceChecker::instance().checks(), 8000u);
+    EXPECT_GT(partial, 200) << "forward " << forward;  // half stores left lines partial, many times
+    EXPECT_GT(far, 100u);
+    EXPECT_GT(near, 100u);
+    EXPECT_GT(written, 100u);
+  }
+}
+TEST(Sockets, StressWithPartialLinesAgainstTheGoldenMemory) { partial_stress(true); }
+TEST(Sockets, StressWithPartialLinesThroughTheHomeAgainstTheGoldenMemory) { partial_stress(false); }
+
 TEST(Sockets, StressWithSilentRemoteEvictionsAgainstTheGoldenMemory) {
   stress(2, true, 4, 0, false, 2, {}, 2, SocketSystemConfig::Silent::Remote);
 }

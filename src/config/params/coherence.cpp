@@ -237,6 +237,11 @@ const ParamTable<coherence::SocketSystemConfig>& socket_params() {
            "while it is full, "
            "a miss into a full set waits",
            [](C& c, const Cursor& v) { c.l2_victims = static_cast<int>(v.integer()); }),
+      P<C>("partial_lines", "bool", "false", {},
+           "a core's store of some bytes of a line it does not hold takes the line unique without its data "
+           "(CleanUnique), and the homes grant it empty (UCE): the core then holds only the bytes it wrote (UDP), "
+           "sent home by WriteBackPtl or to a snoop, merged into memory's; a load of the line asks for the rest",
+           [](C& c, const Cursor& v) { c.partial_lines = v.boolean(); }),
       P<C>("silent_evictions", "choice", "none", options({"none", "remote", "all"}),
            "which clean lines a core gives up for room without telling their home (which keeps listing the core, "
            "and snoops it until it answers that it holds nothing): none, remote (those homed on another socket) or all",
