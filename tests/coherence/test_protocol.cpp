@@ -90,8 +90,8 @@ ExploreConfig partial(int agents, bool forward, bool migratory, bool owned) {
 // Partial stores beside clean lines given up silently: a half-line store's
 // CleanUnique from a line the directory still lists meets snoops for it.
 // (With two lines, each search passes a million states.)
-ExploreConfig silent_partial(int agents, bool forward) {
-  ExploreConfig c = silent(agents, forward, false, false);
+ExploreConfig silent_partial(int agents, bool forward, bool owned) {
+  ExploreConfig c = silent(agents, forward, false, owned);
   c.partial = true;
   return c;
 }
@@ -146,7 +146,8 @@ TEST(CoherenceExhaustive, ThreeAgentsOneLineTakeEveryRow) {
                           run(silent(3, false, true, false)), run(silent(3, false, false, true)),
                           run(partial(3, false, false, false)), run(partial(3, true, false, false)),
                           run(partial(3, false, true, false)), run(partial(3, false, false, true)),
-                          run(silent_partial(3, false)), run(silent_partial(3, true))});
+                          run(silent_partial(3, false, false)), run(silent_partial(3, true, false)),
+                          run(silent_partial(3, false, true))});
 }
 
 // Partial lines with two lines, with and without forwarding: an empty

@@ -105,6 +105,12 @@ const ParamTable<ccix::HomePortConfig>& ccix_home_params() {
            "(not with "
            "migratory)",
            [](C& c, const Cursor& v) { c.home.policy.owned = v.boolean(); }),
+      P<C>("partial_lines", "bool", "false", {},
+           "the home grants a CleanUnique from an agent that holds no copy without data (the line empty, UCE, at "
+           "the requester), and the host cores take a line they do not hold so for a store of some of its bytes, "
+           "holding only the bytes written (UDP) until a load fetches the rest or the line goes home by "
+           "WriteBackPtl, merged into memory's",
+           [](C& c, const Cursor& v) { c.home.policy.empty = c.core.partial = v.boolean(); }),
       P<C>("cores", "int", "0", ints(0, 62),
            "host cores as coherent requesters of this home, each a caching agent (private L1/L2) on the mesh",
            [](C& c, const Cursor& v) { c.cores = static_cast<int>(v.integer()); }),
