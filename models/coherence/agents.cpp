@@ -603,9 +603,10 @@ void HomeAgent::on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) {
     // occupied; an SD owner's copy for the requester is not written), and
     // a grant of this transaction need not wait for memory. (A request's
     // line, a write-back's or a whole line's, is written when the engine
-    // writes it: home_memory_write.)
+    // writes it: home_memory_write.) A partial line's lanes do not make
+    // the line whole: its grant still waits for memory's.
     if (msg_to_memory(m.type)) memory_write(m.line, now_tick());
-    l.wait.dirty_in = true;
+    if (!msg_partial(m.type)) l.wait.dirty_in = true;
   }
   home_receive(l.dir, m, m_cfg.id, *this, m_cfg.policy);
   if (!l.dir.busy) drop_ledger(l.wait.led);  // the transaction is over
