@@ -17,7 +17,7 @@ void CoherenceChecker::observe(std::uint16_t agent, std::uint64_t line, RnState 
   Line& l = m_lines[line];
   if (before != after) changed(agent, line, l, before, after);
   if (load) loaded(agent, line, l, value);
-  if (store) l.golden = (l.golden & ~mask) | (value & mask);
+  if (store) l.golden = merge_bits(l.golden, value, mask);
 }
 
 void CoherenceChecker::atomic(std::uint16_t agent, std::uint64_t line, std::uint64_t old, std::uint64_t now, bool at_home) {

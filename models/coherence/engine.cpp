@@ -37,7 +37,7 @@ RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId hom
   if (ops & kOpMerge) {  // memory's lanes where the line holds none
     if (!in || !msg_line_data(in->type)) fail(agent(self), line, "a row merges a line from a message without one");
     const std::uint64_t own = lane_bits(l.valid);
-    l.data = (in->data & ~own) | (l.data & own);
+    l.data = merge_bits(in->data, l.data, own);
     l.valid = kAllLanes;
   }
   if (ops & kOpLoad) {
@@ -59,7 +59,7 @@ RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId hom
       l.data = rmw_apply(*rmw, l.data);
       r.mask = ~0ull;
     } else {
-      l.data = (l.data & ~store_mask) | (store_value & store_mask);
+      l.data = merge_bits(l.data, store_value, store_mask);
     }
     r.stored = true;
     r.value = l.data;
@@ -116,7 +116,7 @@ RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId hom
 }
 
 std::uint64_t line_written(std::uint64_t mem, const Msg& m) {
-  return msg_partial(m.type) ? (mem & ~m.cmp) | (m.data & m.cmp) : m.data;
+  return msg_partial(m.type) ? merge_bits(mem, m.data, m.cmp) : m.data;
 }
 
 DirCond HomeLine::cond_of(AgentId req) const {

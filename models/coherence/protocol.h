@@ -139,6 +139,11 @@ constexpr std::uint8_t lanes_of(std::uint64_t mask) {
   return l;
 }
 constexpr bool lane_aligned(std::uint64_t mask) { return lane_bits(lanes_of(mask)) == mask; }
+// `old` with the bits of `mask` taken from `value`: a store of some bits,
+// a partial line merged into memory's, memory's lanes into a partial line.
+constexpr std::uint64_t merge_bits(std::uint64_t old, std::uint64_t value, std::uint64_t mask) {
+  return (old & ~mask) | (value & mask);
+}
 
 // Message classes, each with credits of its own on a transport, so that
 // snoops and responses never wait behind requests.

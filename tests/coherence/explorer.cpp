@@ -379,7 +379,7 @@ struct Explorer : Sink {
     if (r.row) ++res.rn_rows_used[static_cast<std::size_t>(r.row - rn_base)];
     std::uint64_t& g = x.golden[static_cast<std::size_t>(l)];
     if (r.loaded && r.value != g) throw SimError("a load returned a stale value");
-    if (r.stored) g = (g & ~r.mask) | (r.value & r.mask);
+    if (r.stored) g = merge_bits(g, r.value, r.mask);
   }
 };
 

@@ -99,7 +99,7 @@ struct System {
     if (r.stored) {
       ++stores;
       std::uint64_t& g = golden[static_cast<std::size_t>(l)];
-      g = (g & ~r.mask) | (r.value & r.mask);
+      g = merge_bits(g, r.value, r.mask);
     }
   }
   // One random step: a core operation (when `ops_left`) or a delivery.
