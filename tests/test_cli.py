@@ -644,6 +644,12 @@ class Runs(unittest.TestCase):
         self.assertIn(k['cpu'], cpus)
         self.assertEqual(k['notifications_per_s'], max(k['notifications_per_s_by_cpu'].values()))
         self.assertEqual(k['notifications_per_s'], k['notifications_per_s_by_cpu'][str(k['cpu'])])
+        # The scenario's ratio divides by the yardstick probed again just
+        # before its run (a probe of its own, not the one at the start).
+        self.assertGreater(s['kernel_notifications_per_s'], 0)
+        self.assertAlmostEqual(s['tlp_hops_per_kernel_notification'],
+                               s['tlp_hops_per_s'] / s['kernel_notifications_per_s'], places=12)
+        self.assertNotEqual(s['kernel_notifications_per_s'], k['notifications_per_s'])
 
 
 class Explain(unittest.TestCase):

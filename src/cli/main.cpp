@@ -135,6 +135,10 @@ int run_cli(int argc, char** argv) {
   auto* bench_coh = app.add_subcommand("_bench_coherence", "(internal) the coherence scenario of hxsim bench");
   bench_coh->group("");
   bench_coh->add_option("--out", coherence_out)->required();
+  std::string kernel_out;
+  auto* bench_kernel = app.add_subcommand("_bench_kernel", "(internal) the kernel yardstick of hxsim bench, for one scenario run");
+  bench_kernel->group("");
+  bench_kernel->add_option("--out", kernel_out)->required();
 
   hx::sim::ValidateArgs va;
   auto* val = app.add_subcommand("validate", "Run the calibration cases against published measurements");
@@ -178,6 +182,7 @@ int run_cli(int argc, char** argv) {
   if (*val) return hx::sim::validate(va, self_exe());
   if (*bench) return hx::sim::bench(bench_json, bench_repeats, self_exe(), bench_only);
   if (*bench_coh) return hx::sim::bench_coherence(coherence_out);
+  if (*bench_kernel) return hx::sim::bench_kernel(kernel_out);
   if (*plot) {
     std::vector<std::string> args = {"/usr/bin/python3", std::string(HXSIM_SOURCE_DIR) + "/plots/plot_study.py", plot_dir};
     args.insert(args.end(), plot_args.begin(), plot_args.end());

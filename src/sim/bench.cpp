@@ -57,6 +57,7 @@ const Scenario kScenarios[] = {
 
 struct Run {
   double wall = 0, rss_mb = 0, elab = 0, load = 0;
+  double kernel = 0;  // the yardstick probed just before this run, on its CPU (run_paired); 0: not probed
   nlohmann::json meta, stats, metrics;
 };
 
@@ -276,7 +277,36 @@ std::vector<double> kernel_rates(const std::vector<int>& cpus, int segments) {
   return rates;
 }
 
+// The yardstick again, in a child process of its own on the CPU this
+// process is held to, just before one run of a scenario: the run's ratio
+// divides by the rate of the same CPU at about the same time. The probe at
+// the start only picks the CPU; on a host whose vCPUs change speed within
+// minutes, a run late in the bench would otherwise be divided by a rate
+// measured before the change (docs/performance.md).
+double paired_kernel(const std::string& self, const fs::path& dir) {
+  const fs::path out = dir / "kernel.json";
+  run_child({self, "_bench_kernel", "--out", out.string()}, out.string() + ".stderr", "the kernel yardstick");
+  std::ifstream in(out);
+  const double rate = nlohmann::json::parse(in).at("notifications_per_s").get<double>();
+  if (!(rate > 0)) throw SimError("the kernel yardstick measured no rate");
+  return rate;
+}
+
+// One run of a scenario with its own yardstick (Run::kernel).
+Run run_paired(const std::string& self, const std::string& study, int point, const fs::path& out) {
+  const double kernel = paired_kernel(self, out.parent_path());
+  Run r = run_once(self, study, point, out);
+  r.kernel = kernel;
+  return r;
+}
+
 }  // namespace
+
+int bench_kernel(const std::string& out) {
+  const std::vector<double> rate = kernel_rates({}, 3);  // where this process runs: three segments, the median
+  std::ofstream(out) << nlohmann::json{{"notifications_per_s", rate.at(0)}}.dump() << "\n";
+  return 0;
+}
 
 // Contention on a shared buffer (the shape of S000 experiment 4): eight
 // caching agents, each with a core doing read-modify-writes (a load, then a
@@ -359,7 +389,9 @@ int bench(const std::string& json_out, int repeats, const std::string& self, con
   // each CPU, and the bench then holds itself, and every scenario it
   // starts, to the one where the kernel ran fastest, the least disturbed;
   // only the sweeps' -jN runs use every CPU. (At most the first eight CPUs
-  // are probed: a fraction of a second each.)
+  // are probed: a fraction of a second each.) Each run of a scenario whose
+  // figure is a ratio then has the yardstick probed again just before it
+  // (run_paired), and its ratio divides by that.
   g_cpus = allowed_cpus();
   const std::vector<int> probed(g_cpus.begin(), g_cpus.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(g_cpus.size(), 8)));
   const std::vector<double> by_cpu = kernel_rates(probed, std::max(3, repeats));
@@ -379,6 +411,7 @@ int bench(const std::string& json_out, int repeats, const std::string& self, con
   std::printf("%-18s %.1f M timed notifications/s: the SystemC kernel alone, this machine's yardstick "
               "(TOOLCHAIN.md: 39 M/s)%s\n", "sc_kernel", kernel / 1e6,
               others.empty() ? "" : ("; on CPU " + std::to_string(cpu) + ", where every scenario runs (" + others + ")").c_str());
+  std::printf("%-18s each /kernel divides by the yardstick probed again on that CPU just before the run (its kernel_notifications_per_s)\n", "");
   scen.push_back({{"name", "sc_kernel"},
                   {"description", "SystemC kernel alone: timed event notification to an SC_METHOD, median of segments, "
                                   "on the CPU where it runs fastest (every scenario runs there)"},
@@ -390,18 +423,19 @@ int bench(const std::string& json_out, int repeats, const std::string& self, con
   for (const auto& s : kScenarios) {
     if (!want(s.name)) continue;
     const std::string study = std::string(HXSIM_SOURCE_DIR) + "/" + s.study;
-    const Run med = median_of(repeats, [&] { return run_once(self, study, s.point, dir / (std::string(s.name) + ".json")); });
+    const Run med = median_of(repeats, [&] { return run_paired(self, study, s.point, dir / (std::string(s.name) + ".json")); });
     const double hops = med.meta["tlp_hops"].get<double>();
     const double events = med.meta["events"].get<double>();
     const double rss = med.rss_mb;
     std::printf("%-18s %10.3f %12.0f %14.0f %12.2f %10.1f %9.3f  %s\n", s.name, med.wall, hops, hops / med.wall, events / hops,
-                rss, hops / med.wall / kernel, s.what);
+                rss, hops / med.wall / med.kernel, s.what);
     scen.push_back({{"name", s.name},
                     {"description", s.what},
                     {"wall_s", med.wall},
                     {"tlp_hops", hops},
                     {"tlp_hops_per_s", hops / med.wall},
-                    {"tlp_hops_per_kernel_notification", hops / med.wall / kernel},
+                    {"tlp_hops_per_kernel_notification", hops / med.wall / med.kernel},
+                    {"kernel_notifications_per_s", med.kernel},
                     {"events", events},
                     {"events_per_hop", events / hops},
                     {"peak_rss_mb", rss},
@@ -437,25 +471,28 @@ int bench(const std::string& json_out, int repeats, const std::string& self, con
     std::vector<nlohmann::json> runs;
     for (int i = 0; i < repeats; ++i) {
       const fs::path out = dir / ("coherence_" + std::to_string(i) + ".json");
+      const double paired = paired_kernel(self, dir);
       const double rss = run_child({self, "_bench_coherence", "--out", out.string()}, out.string() + ".stderr",
                                    "the coherence bench scenario");
       std::ifstream in(out);
       runs.push_back(nlohmann::json::parse(in));
       if (runs.back().value("peak_rss_mb", 0.0) <= 0) runs.back()["peak_rss_mb"] = rss;
+      runs.back()["kernel"] = paired;
     }
     std::sort(runs.begin(), runs.end(), [](const nlohmann::json& a, const nlohmann::json& b) { return a["wall_s"] < b["wall_s"]; });
     const nlohmann::json& m = runs[runs.size() / 2];
-    const double wall = m["wall_s"].get<double>(), msgs = m["coherence_messages"].get<double>();
+    const double wall = m["wall_s"].get<double>(), msgs = m["coherence_messages"].get<double>(), own = m["kernel"].get<double>();
     std::printf("%-18s %10.3f %12.0f %14.0f %12.2f %10.1f %9.3f  8 caching agents' read-modify-writes of a 64-line shared buffer "
                 "(coherence messages, not TLP-hops)\n",
                 "coherence_rmw", wall, msgs, msgs / wall, m["actions"].get<double>() / msgs, m["peak_rss_mb"].get<double>(),
-                msgs / wall / kernel);
+                msgs / wall / own);
     scen.push_back({{"name", "coherence_rmw"},
                     {"description", "8 caching agents, one home: read-modify-writes of random lines of a 64-line buffer"},
                     {"wall_s", wall},
                     {"coherence_messages", msgs},
                     {"coherence_messages_per_s", msgs / wall},
-                    {"coherence_messages_per_kernel_notification", msgs / wall / kernel},
+                    {"coherence_messages_per_kernel_notification", msgs / wall / own},
+                    {"kernel_notifications_per_s", own},
                     {"accesses", m["accesses"]},
                     {"actions_per_message", m["actions"].get<double>() / msgs},
                     {"peak_rss_mb", m["peak_rss_mb"]},
@@ -467,19 +504,20 @@ int bench(const std::string& json_out, int repeats, const std::string& self, con
     // (each delivered to an agent once) per wall second and per kernel
     // notification, and the simulated packets per wall second.
     const std::string study = std::string(HXSIM_SOURCE_DIR) + "/configs/bench/ccnic_peak.yaml";
-    const Run med = median_of(repeats, [&] { return run_once(self, study, 0, dir / "ccnic_peak.json"); });
+    const Run med = median_of(repeats, [&] { return run_paired(self, study, 0, dir / "ccnic_peak.json"); });
     const double msgs = med.stats["host.sockets.messages"]["value"].get<double>();
     const double packets = msgs / med.metrics["nic.messages_per_packet"].get<double>();
     std::printf("%-18s %10.3f %12.0f %14.0f %12.2f %10.1f %9.3f  CC-NIC at its peak rate, 64 B (coherence messages, not "
                 "TLP-hops): %.0f simulated packets per wall second\n",
                 "ccnic_peak", med.wall, msgs, msgs / med.wall, med.meta["events"].get<double>() / msgs, med.rss_mb,
-                msgs / med.wall / kernel, packets / med.wall);
+                msgs / med.wall / med.kernel, packets / med.wall);
     scen.push_back({{"name", "ccnic_peak"},
                     {"description", "CC-NIC at its peak packet rate on Ice Lake: 64 B, 4 descriptors per line, batches of 32"},
                     {"wall_s", med.wall},
                     {"coherence_messages", msgs},
                     {"coherence_messages_per_s", msgs / med.wall},
-                    {"coherence_messages_per_kernel_notification", msgs / med.wall / kernel},
+                    {"coherence_messages_per_kernel_notification", msgs / med.wall / med.kernel},
+                    {"kernel_notifications_per_s", med.kernel},
                     {"simulated_packets", packets},
                     {"packets_per_wall_s", packets / med.wall},
                     {"simulated_Mpps", med.metrics["nic.Mpps"]},
@@ -514,13 +552,14 @@ int bench(const std::string& json_out, int repeats, const std::string& self, con
                     {"wall_s", n4.wall}, {"wall_s_quarter", n1.wall}, {"wall_ratio_for_4x_work", ratio},
                     {"peak_rss_mb", n4.rss_mb}, {"peak_rss_mb_quarter", n1.rss_mb}});
     const std::string bw = std::string(HXSIM_SOURCE_DIR) + "/configs/bench/bench_bw_2m.yaml";
-    const Run m = median_of(repeats, [&] { return run_once(self, bw, 0, dir / "bench_bw_2m.json"); });
+    const Run m = median_of(repeats, [&] { return run_paired(self, bw, 0, dir / "bench_bw_2m.json"); });
     const double hops = m.meta["tlp_hops"].get<double>();
     std::printf("%-18s %10.3f %12.0f %14.0f %12s %10.1f %9.3f  2 M bench_bw writes of 128 B: peak RSS %.1f MB\n", "flat_bench_bw",
-                m.wall, hops, hops / m.wall, "", m.rss_mb, hops / m.wall / kernel, m.rss_mb);
+                m.wall, hops, hops / m.wall, "", m.rss_mb, hops / m.wall / m.kernel, m.rss_mb);
     scen.push_back({{"name", "flat_bench_bw"}, {"description", "2 M bench_bw writes of 128 B (S011 engine)"},
                     {"wall_s", m.wall}, {"tlp_hops", hops}, {"tlp_hops_per_s", hops / m.wall},
-                    {"tlp_hops_per_kernel_notification", hops / m.wall / kernel}, {"peak_rss_mb", m.rss_mb}});
+                    {"tlp_hops_per_kernel_notification", hops / m.wall / m.kernel}, {"kernel_notifications_per_s", m.kernel},
+                    {"peak_rss_mb", m.rss_mb}});
   }
   if (want("endpoint_scaling")) {
     // Endpoint scaling: the same traffic on hosts of 8, 64 and 512 endpoints.
