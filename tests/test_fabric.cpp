@@ -945,3 +945,65 @@ TEST(TwoSockets, MmioToTheOtherSocketCrossesTheLinkBothWays) {
                                          " {type: mmio_lat, name: m1, device: dev1, reps: 20, core: 1}]");
   EXPECT_NEAR(r["metrics"]["m1.median_ns"].get<double>() - r["metrics"]["m0.median_ns"].get<double>(), 120.0, 1e-6);
 }
+
+// Root complexes on three sockets in a line, 0 - 1 - 2 (no link joins 0
+// and 2), a bench device below each.
+std::string three_sockets() {
+  return R"(platform: three_sockets
+nodes:
+  cpu0: {type: root_complex}
+  cpu1: {type: root_complex, rc: {dram_base: 128GiB}}
+  cpu2: {type: root_complex, rc: {dram_base: 256GiB}}
+  dev0: {type: endpoint, device: bench}
+  dev1: {type: endpoint, device: bench}
+  dev2: {type: endpoint, device: bench}
+links:
+  - {up: cpu0, down: dev0, gen: 3, width: 8}
+  - {up: cpu1, down: dev1, gen: 3, width: 8}
+  - {up: cpu2, down: dev2, gen: 3, width: 8}
+socket_links:
+  - {sockets: [0, 1], latency: 60ns, bandwidth: 20GB/s}
+  - {sockets: [1, 2], latency: 60ns, bandwidth: 20GB/s}
+)";
+}
+
+// A device on socket 2 reads socket 0's memory through socket 1: the
+// request crosses both links (120 ns), the line comes back over both (a
+// 3.2 ns slot, aligned, and 60 ns each), twice what one crossing costs the
+// device on socket 1; its own socket's memory (`node: 2`) it reads where
+// it is, as socket 0's device reads socket 0's.
+TEST(ThreeSockets, AReadOfMemoryTwoSocketsAwayCrossesBothLinksBothWays) {
+  const auto r = simulate(three_sockets(),
+                          "[{type: bench_lat, name: two, device: dev2, op: rd, size: 64B, window: 8KiB, reps: 100, node: near},"
+                          " {type: bench_lat, name: one, device: dev1, op: rd, size: 64B, window: 8KiB, reps: 100, node: near},"
+                          " {type: bench_lat, name: own, device: dev2, op: rd, size: 64B, window: 8KiB, reps: 100, node: 2},"
+                          " {type: bench_lat, name: local, device: dev0, op: rd, size: 64B, window: 8KiB, reps: 100, node: near}]");
+  const double local = r["metrics"]["local.median_ns"].get<double>();
+  const double one = r["metrics"]["one.median_ns"].get<double>() - local, two = r["metrics"]["two.median_ns"].get<double>() - local;
+  EXPECT_GE(one, 120.0);
+  EXPECT_LE(one, 123.2);
+  EXPECT_GE(two, 240.0);
+  EXPECT_LE(two, 246.4);
+  EXPECT_DOUBLE_EQ(r["metrics"]["own.median_ns"].get<double>(), local);
+  EXPECT_EQ(stat(r, "socket_link_0_1.lines_0to1"), 200);  // both remote readers' lines leave socket 0
+  EXPECT_EQ(stat(r, "socket_link_1_2.lines_1to2"), 100);  // socket 2's pass socket 1 on
+  EXPECT_EQ(stat(r, "socket_link_1_2.lines_2to1"), 0);
+  EXPECT_EQ(stat(r, "cpu2.memory.lines_read"), 100);
+}
+
+// A core's MMIO read of the device below socket 2 crosses both links, both
+// ways.
+TEST(ThreeSockets, MmioToADeviceTwoSocketsAwayCrossesBothLinksBothWays) {
+  const auto r = simulate(three_sockets(), "[{type: mmio_lat, name: m0, device: dev0, reps: 20, core: 0},"
+                                           " {type: mmio_lat, name: m2, device: dev2, reps: 20, core: 1}]");
+  EXPECT_NEAR(r["metrics"]["m2.median_ns"].get<double>() - r["metrics"]["m0.median_ns"].get<double>(), 240.0, 1e-6);
+}
+
+// DMA writes from socket 2 to socket 0's memory carry their lines over
+// both links toward socket 0, and none back.
+TEST(ThreeSockets, WritesTwoSocketsAwayCarryTheirLinesOverBothLinks) {
+  const auto w = simulate(three_sockets(), "[{type: bench_bw, name: w, device: dev2, op: wr, size: 256B, window: 64KiB, transactions: 1000}]");
+  EXPECT_EQ(stat(w, "socket_link_1_2.lines_2to1"), 1000 * 4);
+  EXPECT_EQ(stat(w, "socket_link_0_1.lines_1to0"), 1000 * 4);
+  EXPECT_EQ(stat(w, "socket_link_0_1.lines_0to1"), 0);
+}

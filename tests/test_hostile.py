@@ -251,6 +251,26 @@ class FoundBeforeTheRun(Workdir):
                         regex=r's001_rosta\.yaml:3:\d+: nodes\.cpu0\.memory\.numa_nodes: ')
         self.expect_bad(study, 'a socket link joins the root complexes of two sockets',
                         topo=TOPO_TEXT + 'socket_link: {latency: 50ns}\n', regex=r's001_rosta\.yaml:\d+:\d+: socket_link: ')
+        # Three sockets: every link names its two sockets, once, and every
+        # socket is reached from socket 0.
+        three = topo.replace('  dev0:', '  cpu2: {type: root_complex, rc: {dram_base: 256GiB}}\n  dev0:')
+        self.expect_bad(study, 'no socket link reaches socket(s) 2 from socket 0',
+                        topo=three + 'socket_links: [{sockets: [0, 1]}]\n', regex=r's001_rosta\.yaml:\d+:\d+: socket_links: ')
+        self.expect_bad(study, 'sockets 1 and 0 are already joined',
+                        topo=three + 'socket_links: [{sockets: [0, 1]}, {sockets: [1, 0]}, {sockets: [1, 2]}]\n',
+                        regex=r's001_rosta\.yaml:\d+:\d+: socket_links\.1\.sockets: ')
+        self.expect_bad(study, 'the sockets with a root complex are 0 to 2', topo=three + 'socket_links: [{sockets: [0, 3]}]\n',
+                        regex=r's001_rosta\.yaml:\d+:\d+: socket_links\.0\.sockets\.1: ')
+        self.expect_bad(study, 'both given', topo=three + 'socket_link: {}\nsocket_links: [{sockets: [0, 1]}, {sockets: [1, 2]}]\n',
+                        regex=r's001_rosta\.yaml:\d+:\d+: socket_links: ')
+        self.expect_bad(study, 'with 3 root complexes the sockets are 0 to 2',
+                        topo=three.replace('cpu2: {type: root_complex,', 'cpu2: {type: root_complex, socket: 3,') +
+                        'socket_links: [{sockets: [0, 1]}, {sockets: [1, 2]}]\n', regex=r's001_rosta\.yaml:5:\d+: nodes\.cpu2\.socket: ')
+        # A buffer on a socket the host does not have, or on no node at all.
+        on = self.one_workload('s011_bdw_e5_2630v4', '{type: bench_lat, device: nfp, op: rd, reps: 5, node: 2}')
+        self.expect_bad(on, 'socket 2: the host has one root complex', regex=r'study\.yaml:3:\d+: workloads\.0\.node: ')
+        self.expect_bad(on.replace('node: 2', 'node: middle'), "'middle' is not a node: near, far or a socket's number",
+                        regex=r'study\.yaml:3:\d+: workloads\.0\.node: ')
         # Peers below different sockets: no route between them.
         self.expect_bad(study, 'peer-to-peer across the socket link is not modelled', topo=topo)
 

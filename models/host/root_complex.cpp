@@ -26,7 +26,7 @@ RootComplex::RootComplex(sc_core::sc_module_name name, const RootComplexConfig& 
       m_mem(std::string(name) + ".memory", memory_of(cfg)),
       m_lines(cfg.line_interval) {
   m_data = &m_mem.store();
-  m_homes = {Home{&m_mem, nullptr}, Home{&m_mem, nullptr}};
+  m_homes.assign(2, Home{&m_mem, this, {}, 0});  // the two-node memory model's nodes, or this socket's
   for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
     m_ports.push_back(std::make_unique<pcie::PciePort>(*this, std::string(name) + ".rp" + std::to_string(i), cfg.ports[i]));
     m_ports.back()->index = static_cast<int>(i);
@@ -84,13 +84,24 @@ RootComplex::RootComplex(sc_core::sc_module_name name, const RootComplexConfig& 
 }
 
 
-void RootComplex::connect_socket(RootComplex& peer, SocketLink& link) {
+void RootComplex::connect_socket(RootComplex& peer, const std::vector<SocketHop>& route) {
   const int s = peer.m_cfg.socket;
-  if (s == m_cfg.socket || s < 0 || s > 1 || m_cfg.memory.numa_nodes > 1)
-    throw InputError(std::string(basename()) + ": a socket link joins the root complexes of sockets 0 and 1, each with one memory node");
-  m_peer = &peer;
-  m_homes[static_cast<std::size_t>(s)] = Home{&peer.m_mem, &link};
-  m_host_distance = m_cfg.socket == 0 ? 0 : link.latency();
+  if (s == m_cfg.socket || s < 0 || m_cfg.memory.numa_nodes > 1 || route.empty())
+    throw InputError(std::string(basename()) + ": socket links join the root complexes of different sockets, each with one memory node");
+  int at = m_cfg.socket;
+  Tick latency = 0;
+  for (const SocketHop& h : route) {  // a chain of links from this socket to s
+    if (!h.link || h.from != at || (h.link->end(0) != at && h.link->end(1) != at))
+      throw InputError(std::string(basename()) + ": a route to socket " + std::to_string(s) + " that is not a chain of socket links");
+    at = h.link->other(at);
+    latency += h.link->latency();
+  }
+  if (at != s) throw InputError(std::string(basename()) + ": a route to socket " + std::to_string(s) + " that ends on socket " + std::to_string(at));
+  m_sockets = true;
+  if (m_homes.size() <= static_cast<std::size_t>(std::max(s, m_cfg.socket))) m_homes.resize(static_cast<std::size_t>(std::max(s, m_cfg.socket)) + 1);
+  m_homes[static_cast<std::size_t>(m_cfg.socket)] = Home{&m_mem, this, {}, 0};
+  m_homes[static_cast<std::size_t>(s)] = Home{&peer.m_mem, &peer, route, latency};
+  if (s == 0) m_host_distance = latency;
   using K = AddressTarget::Kind;
   std::vector<std::string> bad{m_map.add(peer.m_cfg.dram_base, peer.m_cfg.dram_size, {K::Dram, s}, "DRAM of socket " + std::to_string(s))};
   for (const auto& r : peer.m_cfg.routes)
@@ -101,19 +112,26 @@ void RootComplex::connect_socket(RootComplex& peer, SocketLink& link) {
   m_last_range = nullptr;
 }
 
+// The request crosses every link of the route; the line comes back over
+// them in turn, each taking a slot of its direction.
 Tick RootComplex::read_home(std::uint64_t line, Tick t) {
-  if (!m_peer) return m_mem.read_line(line, t);
-  const int s = target_of(line).index;
-  const Home& h = m_homes[static_cast<std::size_t>(s)];
-  if (!h.link) return h.mem->read_line(line, t);
-  return h.link->carry_line(s, h.mem->read_line(line, t + h.link->latency()));
+  if (!m_sockets) return m_mem.read_line(line, t);
+  const Home& h = m_homes[static_cast<std::size_t>(target_of(line).index)];
+  if (h.route.empty()) return h.mem->read_line(line, t);
+  Tick at = h.mem->read_line(line, t + h.latency);
+  for (auto hop = h.route.rbegin(); hop != h.route.rend(); ++hop) at = hop->link->carry_line(hop->link->other(hop->from), at);
+  return at;
 }
 
+// The line crosses every link of the route in turn; the acknowledgement
+// comes back over them.
 Tick RootComplex::write_home(std::uint64_t addr, std::uint32_t len, Tick t) {
-  if (!m_peer) return m_mem.write(addr, len, t);
+  if (!m_sockets) return m_mem.write(addr, len, t);
   const Home& h = m_homes[static_cast<std::size_t>(target_of(addr).index)];
-  if (!h.link) return h.mem->write(addr, len, t);
-  return h.mem->write(addr, len, h.link->carry_line(m_cfg.socket, t)) + h.link->latency();
+  if (h.route.empty()) return h.mem->write(addr, len, t);
+  Tick at = t;
+  for (const SocketHop& hop : h.route) at = hop.link->carry_line(hop.from, at);
+  return h.mem->write(addr, len, at) + h.latency;
 }
 
 int RootComplex::port_for_addr(std::uint64_t a) const {
@@ -626,14 +644,15 @@ void RootComplex::ats_invalidate(pcie::Rid rid, std::uint64_t va, std::uint64_t 
 
 void RootComplex::issue_mmio(Tlp* t) {
   const AddressTarget to = target_of(t->addr);
-  if (m_peer && to.kind == AddressTarget::Kind::Socket) {
-    // To a device below the other socket: it crosses the link, then leaves
-    // that root complex's root port.
-    const int port = m_peer->port_for_addr(t->addr);
-    if (port < 0) sim_fail(basename(), "MMIO to an address no root port of the other socket claims");
-    const Tick ready = now_tick() + m_cfg.outbound_latency + m_homes[static_cast<std::size_t>(to.index)].link->latency();
+  if (m_sockets && to.kind == AddressTarget::Kind::Socket) {
+    // To a device below another socket: it crosses the links to it, then
+    // leaves that root complex's root port.
+    const Home& h = m_homes[static_cast<std::size_t>(to.index)];
+    const int port = h.rc->port_for_addr(t->addr);
+    if (port < 0) sim_fail(basename(), "MMIO to an address no root port of socket " + std::to_string(to.index) + " claims");
+    const Tick ready = now_tick() + m_cfg.outbound_latency + h.latency;
     if (t->ledger) t->ledger->charge(Stage::RootComplex, ready);
-    m_peer->enqueue(port, t, ready);
+    h.rc->enqueue(port, t, ready);
     return;
   }
   const int port = port_for_addr(t->addr);

@@ -45,20 +45,22 @@
 //    arrival order, still holding their link credits (back-pressure). A
 //    translation miss then costs the read rate its walk in full: while the
 //    missed read holds its tracker, the hits behind it cannot use it.
-//  - with a root complex on each of two sockets (connect_socket), a line
-//    homed on the other socket is read and written in that socket's memory
-//    controller across the socket link (socket_link.h): a read's request
-//    crosses (latency), its line comes back (a slot each way and latency);
-//    a write's line crosses and its acknowledgement comes back. Core MMIO
-//    to a device below the other socket's root complex crosses to it, and
-//    this root complex's interrupts and MMIO completions cross to the
-//    host's cores (on socket 0) on their way.
+//  - with a root complex on each of several sockets (connect_socket), a
+//    line homed on another socket is read and written in that socket's
+//    memory controller across the socket links of the route to it
+//    (socket_link.h): a read's request crosses each (latency), its line
+//    comes back over each (a slot each way and latency); a write's line
+//    crosses each and its acknowledgement comes back. Core MMIO to a
+//    device below another socket's root complex crosses to it, and this
+//    root complex's interrupts and MMIO completions cross to the host's
+//    cores (on socket 0) on their way.
 // Simplifications: the LLC holds tags only (memory.h) and no data comes from
 // a core's cache; the posted-write buffer and read trackers are shared by
 // all VCs; AtomicOps take no read tracker and are not ordered against each
-// other beyond the memory's own line order; a line homed on the other
-// socket is cached in that socket's LLC only (as the home's) and the host's
-// memory contents are one store (socket 0's controller's).
+// other beyond the memory's own line order; a line homed on another
+// socket is cached in that socket's LLC only (as the home's), the host's
+// memory contents are one store (socket 0's controller's), and a socket
+// that passes a line on to the next link adds no time of its own.
 
 #pragma once
 #include <systemc>
@@ -143,10 +145,16 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   // when its invalidate completion arrives.
   void ats_invalidate(pcie::Rid rid, std::uint64_t va, std::uint64_t len, std::function<void(Tick)> done);
   bool idle() const;
-  // The root complex of the other socket, across `link`: lines of its DRAM
-  // are read and written in its memory controller, and core MMIO to its
-  // root ports' windows is handed to it. Call on both, before the run.
-  void connect_socket(RootComplex& peer, SocketLink& link);
+  // A socket link crossed from socket `from` (one of its ends).
+  struct SocketHop {
+    SocketLink* link = nullptr;
+    int from = 0;
+  };
+  // The root complex of another socket, across the socket links of
+  // `route` (from this socket to its, in order): lines of its DRAM are read
+  // and written in its memory controller, and core MMIO to its root ports'
+  // windows is handed to it. Call on every pair both ways, before the run.
+  void connect_socket(RootComplex& peer, const std::vector<SocketHop>& route);
   // The host's memory contents: `s` (socket 0's) instead of this root
   // complex's own controller's.
   void share_store(mem::SparseMemory& s) { m_data = &s; }
@@ -183,15 +191,18 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   // committed and this root complex knows it (a write).
   Tick read_home(std::uint64_t line, Tick t);
   Tick write_home(std::uint64_t addr, std::uint32_t len, Tick t);
-  // Per socket: the memory controller that homes its DRAM, and the link
-  // to it (none for this socket's own and for the two-node memory model).
+  // Per socket: the memory controller that homes its DRAM, its root
+  // complex, and the links to it (none for this socket's own and for the
+  // two-node memory model), with their latencies' sum.
   struct Home {
     mem::MemoryController* mem = nullptr;
-    SocketLink* link = nullptr;
+    RootComplex* rc = nullptr;
+    std::vector<SocketHop> route;
+    Tick latency = 0;
   };
-  std::array<Home, 2> m_homes;
-  RootComplex* m_peer = nullptr;  // the other socket's root complex
-  Tick m_host_distance = 0;       // from here to the host's cores (socket 0)
+  std::vector<Home> m_homes;
+  bool m_sockets = false;     // connected to another socket's root complex
+  Tick m_host_distance = 0;   // from here to the host's cores (socket 0)
   mem::SparseMemory* m_data = nullptr;
   void serve_atomic(Tlp* t, int port);
   void enqueue(int port, Tlp* t, Tick ready);

@@ -47,7 +47,8 @@ std::string params_reference() {
           ccix_home_params());
   section(os, "sockets", "Under `sockets:` of a root complex: the host's sockets as coherent agents (their DRAM takes the "
           "root complex's `memory:` parameters, one controller per socket).", socket_params());
-  section(os, "socket_link", "Under `socket_link:` at the top of a topology with a root complex on each of two sockets: the link "
+  section(os, "socket_link", "Under `socket_link:` at the top of a topology with a root complex on each of two sockets (or in each "
+          "item of `socket_links:`, with its `sockets: [a, b]`, for any number): the link "
           "their memory traffic and core MMIO cross.", socket_link_params());
   section(os, "coherent_nic", "Under `coherent_nic:` of a root complex with `sockets:`: the costs of a NIC's software on the socket "
           "interconnect (its design options and traffic are the `nic_loop` workload's).", coherent_nic_params());

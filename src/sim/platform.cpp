@@ -22,10 +22,11 @@ Platform::Platform(const topo::Topology& t) : m_topo(t) {
       pc.infinite_completion_credits();  // root ports advertise infinite completion credits
       c.ports.assign(np, pc);
       c.routes = n.routes;
-      auto& rc = n.socket ? m_rc1 : m_rc;
+      if (m_rcs.size() < t.roots.size()) m_rcs.resize(t.roots.size());
+      auto& rc = m_rcs[static_cast<std::size_t>(n.socket)];
       rc = std::make_unique<host::RootComplex>(n.name.c_str(), c);
       // The host's cores are on socket 0.
-      if (!n.socket) m_cpu = std::make_unique<host::HostCpu>((n.name + "_cpu").c_str(), n.cpu, *m_rc);
+      if (!n.socket) m_cpu = std::make_unique<host::HostCpu>((n.name + "_cpu").c_str(), n.cpu, *rc);
       for (std::size_t k = 0; k < n.child_links.size(); ++k) down[{ni, static_cast<int>(k)}] = &rc->root_port(k);
     } else if (n.type == NodeType::Switch) {
       pcie::SwitchConfig c;
@@ -72,31 +73,41 @@ Platform::Platform(const topo::Topology& t) : m_topo(t) {
     pcie::PciePort::connect(*a, *b, l.cfg);
   }
   const auto& root = t.nodes[static_cast<std::size_t>(t.root)];
-  // A root complex on each socket: one memory image, the host's cores
-  // told of what the second one sees, the socket link between them.
-  if (m_rc1) {
-    m_socket_link = std::make_unique<host::SocketLink>("socket_link", t.socket_link);
-    m_rc->connect_socket(*m_rc1, *m_socket_link);
-    m_rc1->connect_socket(*m_rc, *m_socket_link);
-    m_rc1->share_store(m_rc->memory().store());
-    m_rc1->attach_host(m_cpu.get());
-    m_cpu->attach_far_memory(m_rc1->memory());
+  // A root complex on each of several sockets: one memory image, the
+  // host's cores told of what the others see, each pair joined by the
+  // socket links of its route; the far cores' memory is socket 1's.
+  for (const auto& s : t.socket_links) m_socket_links.push_back(std::make_unique<host::SocketLink>(s.name, s.cfg, s.a, s.b));
+  for (std::size_t a = 0; a < m_rcs.size() && m_rcs.size() > 1; ++a) {
+    for (std::size_t b = 0; b < m_rcs.size(); ++b) {
+      if (a == b) continue;
+      std::vector<host::RootComplex::SocketHop> route;
+      int at = static_cast<int>(a);
+      for (const int l : t.socket_route(static_cast<int>(a), static_cast<int>(b))) {
+        route.push_back({m_socket_links[static_cast<std::size_t>(l)].get(), at});
+        at = route.back().link->other(at);
+      }
+      m_rcs[a]->connect_socket(*m_rcs[b], route);
+    }
+    if (a == 0) continue;
+    m_rcs[a]->share_store(m_rcs[0]->memory().store());
+    m_rcs[a]->attach_host(m_cpu.get());
   }
-  m_heap = std::make_unique<HostHeap>(root.rc, m_rc1 ? &m_rc1->config() : nullptr);
+  if (m_rcs.size() > 1) m_cpu->attach_far_memory(m_rcs[1]->memory());
+  m_heap = std::make_unique<HostHeap>(t);
   // CCIX: the home on host memory, one link to each request agent through
   // the root port above it (the topology gave each its agent id).
   for (const auto& n : t.nodes) {
     auto* ra = n.type == NodeType::Endpoint && n.device == "ccix_ra" ? device<ccix::RequestAgent>(n.name) : nullptr;
     if (!ra) continue;
     m_ras.push_back(ra);
-    if (!m_ccix) m_ccix = std::make_unique<ccix::HomePort>(root.name + ".ccix", root.ccix_home, *m_rc);
+    if (!m_ccix) m_ccix = std::make_unique<ccix::HomePort>(root.name + ".ccix", root.ccix_home, rc());
     int port = -1;
     for (std::size_t k = 0; k < root.routes.size(); ++k)
       if (root.routes[k].claims_id(n.rid)) port = static_cast<int>(k);
     if (port < 0) throw SimError(n.name + ": a CCIX request agent below no root port");
     ccix::CcixLink::connect(ra->link(), m_ccix->add_agent(n.ccix_ra.agent.id, port, n.rid, n.ccix_ra.ccix.format));
   }
-  if (!m_ccix && root.ccix_home.cores > 0) m_ccix = std::make_unique<ccix::HomePort>(root.name + ".ccix", root.ccix_home, *m_rc);
+  if (!m_ccix && root.ccix_home.cores > 0) m_ccix = std::make_unique<ccix::HomePort>(root.name + ".ccix", root.ccix_home, rc());
   if (root.has_sockets) m_sockets = std::make_unique<coherence::SocketSystem>(root.name + ".sockets", root.sockets);
 }
 
@@ -117,31 +128,36 @@ std::uint64_t heap_end(const host::RootComplexConfig& c) {
 }
 }  // namespace
 
-HostHeap::HostHeap(const host::RootComplexConfig& c, const host::RootComplexConfig* socket1)
-    : m_next_near(heap_start(c)), m_near_end(heap_end(c)) {
-  if (socket1) {
-    m_next_far = heap_start(*socket1);
-    m_far_end = heap_end(*socket1);
+HostHeap::HostHeap(const topo::Topology& t) {
+  const host::RootComplexConfig& c = t.nodes[static_cast<std::size_t>(t.root)].rc;
+  m_nodes.push_back({heap_start(c), heap_end(c)});
+  if (t.roots.size() > 1) {
+    for (std::size_t s = 1; s < t.roots.size(); ++s) {
+      const host::RootComplexConfig& o = t.nodes[static_cast<std::size_t>(t.roots[s])].rc;
+      m_nodes.push_back({heap_start(o), heap_end(o)});
+    }
   } else if (c.memory.numa_nodes > 1) {
-    m_next_far = c.dram_base + c.dram_size / 2;
-    m_far_end = m_near_end;
-    m_near_end = m_next_far;
+    m_nodes.push_back({c.dram_base + c.dram_size / 2, m_nodes[0].end});
+    m_nodes[0].end = m_nodes[1].next;
   }
 }
 
 std::uint64_t HostHeap::alloc(const BufferNeed& b) {
-  if (b.backing.far && !m_far_end)
-    throw InputError("a buffer on the far NUMA node needs memory.numa_nodes: 2 on the host, or a root complex on socket 1");
+  if (b.backing.node < 0 || static_cast<std::size_t>(b.backing.node) >= m_nodes.size())
+    throw InputError(b.backing.node == 1 ? "a buffer on the far NUMA node needs memory.numa_nodes: 2 on the host, or a root complex on socket 1"
+                                         : "a buffer on socket " + std::to_string(b.backing.node) + ", which has no root complex");
   const std::uint64_t page = 1ull << b.backing.page_shift;
   const std::uint64_t align = std::max(b.align, page);
-  std::uint64_t& next = b.backing.far ? m_next_far : m_next_near;
-  const std::uint64_t end = b.backing.far ? m_far_end : m_near_end;
+  Node& node = m_nodes[static_cast<std::size_t>(b.backing.node)];
+  std::uint64_t& next = node.next;
+  const std::uint64_t end = node.end;
   const std::uint64_t at = (next + align - 1) / align * align;
   // A buffer in huge pages owns whole pages.
   const std::uint64_t len = b.backing.page_shift > 12 ? (b.bytes + page - 1) / page * page : b.bytes;
   if (at > end || len > end - at)
     throw InputError("host memory exhausted by workload buffers: " + std::to_string(len) + " B more do not fit in the " +
-                     std::to_string(end - std::min(end, next)) + " B left on the " + (b.backing.far ? "far" : "near") +
+                     std::to_string(end - std::min(end, next)) + " B left on the " +
+                     (b.backing.node == 0 ? std::string("near") : b.backing.node == 1 ? std::string("far") : "socket " + std::to_string(b.backing.node)) +
                      " node");
   next = at + len;
   return at;
@@ -150,8 +166,8 @@ std::uint64_t HostHeap::alloc(const BufferNeed& b) {
 std::uint64_t Platform::alloc(std::uint64_t bytes, std::uint64_t align, const Backing& b) {
   const std::uint64_t a = m_heap->alloc(BufferNeed{bytes, align, b});
   const std::uint64_t page = 1ull << b.page_shift;
-  for (auto* rc : {m_rc.get(), m_rc1.get()})
-    if (auto* mmu = rc ? rc->iommu() : nullptr) mmu->map_buffer(a, b.page_shift > 12 ? (bytes + page - 1) / page * page : bytes, b.page_shift);
+  for (const auto& rc : m_rcs)
+    if (auto* mmu = rc->iommu()) mmu->map_buffer(a, b.page_shift > 12 ? (bytes + page - 1) / page * page : bytes, b.page_shift);
   return a;
 }
 
@@ -163,8 +179,8 @@ std::vector<std::uint64_t> Platform::alloc(const std::vector<BufferNeed>& needs)
 
 std::vector<pcie::PciePort*> Platform::ports() const {
   std::vector<pcie::PciePort*> out;
-  for (auto* rc : {m_rc.get(), m_rc1.get()})
-    for (std::size_t i = 0; rc && i < rc->num_ports(); ++i) out.push_back(&rc->root_port(i));
+  for (const auto& rc : m_rcs)
+    for (std::size_t i = 0; i < rc->num_ports(); ++i) out.push_back(&rc->root_port(i));
   for (const auto& s : m_switches)
     for (std::size_t i = 0; i < s->num_ports(); ++i) out.push_back(&s->port(i));
   for (const auto& [n, e] : m_eps) out.push_back(&e->upstream());
@@ -180,7 +196,9 @@ bool Platform::fabric_idle() const {
   for (const auto* ra : m_ras)
     if (!ra->link_whole()) return false;
   if (m_sockets && !m_sockets->idle()) return false;
-  return m_rc->idle() && (!m_rc1 || m_rc1->idle()) && (!m_ccix || m_ccix->idle());
+  for (const auto& rc : m_rcs)
+    if (!rc->idle()) return false;
+  return !m_ccix || m_ccix->idle();
 }
 
 std::string Platform::diagnose() const {

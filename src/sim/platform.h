@@ -22,11 +22,13 @@
 namespace hx::sim {
 
 // How a buffer's host memory is backed: the OS page size behind it and its
-// NUMA node: the far one is the upper half of DRAM (memory.numa_nodes: 2)
-// or, with a root complex on each socket, socket 1's memory.
+// NUMA node: 0 the near one (socket 0's memory); 1 the far one, the upper
+// half of DRAM (memory.numa_nodes: 2) or, with a root complex on each of
+// several sockets, socket 1's memory; n > 1 socket n's memory.
 struct Backing {
   unsigned page_shift = 12;
-  bool far = false;
+  int node = 0;
+  bool far() const { return node == 1; }
 };
 
 // One buffer a workload asks for.
@@ -42,31 +44,37 @@ struct BufferNeed {
 // which asks it whether every workload's buffers fit before anything runs.
 class HostHeap {
  public:
-  // `socket1`: the root complex of socket 1, whose DRAM is the far node.
-  explicit HostHeap(const host::RootComplexConfig& c, const host::RootComplexConfig* socket1 = nullptr);
+  // Nodes: each socket's root complex's DRAM, or the two halves of socket
+  // 0's (memory.numa_nodes: 2), or socket 0's alone.
+  explicit HostHeap(const topo::Topology& t);
   // Its address; InputError when the memory is exhausted.
   std::uint64_t alloc(const BufferNeed& b);
 
  private:
-  std::uint64_t m_next_near = 0, m_near_end = 0;
-  std::uint64_t m_next_far = 0, m_far_end = 0;
+  struct Node {
+    std::uint64_t next = 0, end = 0;
+  };
+  std::vector<Node> m_nodes;
 };
 
 class Platform {
  public:
   explicit Platform(const topo::Topology& t);
   const topo::Topology& topo() const { return m_topo; }
-  host::RootComplex& rc() { return *m_rc; }  // socket 0's, the host's cores'
-  // The memory controller that homes `addr` (socket 1's root complex's for
-  // its DRAM), and that of the cores of socket 0 or 1 (the far one).
+  host::RootComplex& rc() { return *m_rcs[0]; }  // socket 0's, the host's cores'
+  // The memory controller that homes `addr` (another socket's root
+  // complex's for its DRAM), and that of the cores of socket 0 or 1 (the
+  // far one).
   mem::MemoryController& home_memory(std::uint64_t addr) {
-    return m_rc1 && addr - m_rc1->config().dram_base < m_rc1->config().dram_size ? m_rc1->memory() : m_rc->memory();
+    for (std::size_t s = 1; s < m_rcs.size(); ++s)
+      if (addr - m_rcs[s]->config().dram_base < m_rcs[s]->config().dram_size) return m_rcs[s]->memory();
+    return m_rcs[0]->memory();
   }
-  mem::MemoryController& cores_memory(bool far) { return far && m_rc1 ? m_rc1->memory() : m_rc->memory(); }
-  bool two_root_complexes() const { return m_rc1 != nullptr; }
+  mem::MemoryController& cores_memory(bool far) { return far && m_rcs.size() > 1 ? m_rcs[1]->memory() : m_rcs[0]->memory(); }
+  bool several_root_complexes() const { return m_rcs.size() > 1; }
   // The root complex at the top of endpoint `name`'s hierarchy.
   host::RootComplex& rc_above(const std::string& name) {
-    return m_rc1 && m_topo.nodes[static_cast<std::size_t>(m_topo.find(name))].socket ? *m_rc1 : *m_rc;
+    return *m_rcs[static_cast<std::size_t>(m_topo.nodes[static_cast<std::size_t>(m_topo.find(name))].socket)];
   }
   host::HostCpu& cpu() { return *m_cpu; }
   pcie::Endpoint& endpoint(const std::string& name);
@@ -91,9 +99,8 @@ class Platform {
 
  private:
   const topo::Topology& m_topo;
-  std::unique_ptr<host::RootComplex> m_rc;
-  std::unique_ptr<host::RootComplex> m_rc1;           // socket 1's, if the host has one
-  std::unique_ptr<host::SocketLink> m_socket_link;    // between them
+  std::vector<std::unique_ptr<host::RootComplex>> m_rcs;         // by socket (socket 0's: the host's cores')
+  std::vector<std::unique_ptr<host::SocketLink>> m_socket_links;  // between them (topo::Topology::socket_links)
   std::unique_ptr<host::HostCpu> m_cpu;
   std::vector<std::unique_ptr<pcie::Switch>> m_switches;
   std::map<std::string, std::unique_ptr<pcie::Endpoint>> m_eps;

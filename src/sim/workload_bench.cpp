@@ -52,7 +52,7 @@ class BenchDmaLoad final : public Workload {
     // host_node: the socket of the core that warmed the window (pcie-bench's
     // control socket), by default the buffer's own; its LLC holds the lines
     // (with host_cache cold nothing is warmed and it has no effect).
-    m_warm_far = far_node(c, p, "host_node", m_backing.far);
+    m_warm_far = far_node(c, p, "host_node", m_backing.far());
     m_invalidate = c.has("invalidate") && c.child("invalidate").boolean();
     if (m_invalidate && !latency) c.child("invalidate").fail("invalidate applies to bench_lat");
     if (m_invalidate && !p.node(m_dev).bench.ats) c.child("invalidate").fail("the device has no ATC (bench.ats: false)");
@@ -78,7 +78,7 @@ class BenchDmaLoad final : public Workload {
       const std::uint64_t buf = m_p->alloc(buffers()).at(0);
       if (m_warm) {
         // The warming core's socket's LLC: the two-node model keeps both in one controller.
-        if (m_p->two_root_complexes()) m_p->cores_memory(m_warm_far).warm(buf, m_window);
+        if (m_p->several_root_complexes()) m_p->cores_memory(m_warm_far).warm(buf, m_window);
         else m_p->rc().memory().warm(buf, m_window, m_warm_far);
       }
       Rng rng(global_seed(), m_name);

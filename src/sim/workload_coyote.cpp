@@ -47,7 +47,7 @@ class CoyotePerf final : public Workload {
     m_driver->set_writeback(at[2]);  // a driver buffer, written by physical address
     auto& cpu = m_p->cpu();
     // An application with its buffers on the far node runs there too.
-    cpu.set_far(m_core, m_backing.far);
+    cpu.set_far(m_core, m_backing.far());
     m_driver->spawn_miss_handler(m_name + "_driver", m_driver_core);
     cpu.spawn(m_name, m_core, [this, src, dst](int core) {
       auto& cpu = m_p->cpu();

@@ -71,10 +71,25 @@ bool far_node(const Cursor& c, const topo::Topology& p, const char* key, bool de
   return far;
 }
 
+// `node: near | far | n`: socket 0's memory, the far one (socket 1's or
+// the two-node model's upper half), or socket n's.
 Backing backing_of(const Cursor& c, const topo::Topology& p) {
   Backing b;
   if (c.has("page_size")) b.page_shift = cfg::page_shift(c.child("page_size"));
-  b.far = far_node(c, p, "node", false);
+  if (!c.has("node")) return b;
+  const Cursor v = c.child("node");
+  const std::string s = v.node.IsScalar() ? v.str() : "";
+  if (s == "near" || s == "far") {
+    b.node = far_node(c, p, "node", false) ? 1 : 0;
+    return b;
+  }
+  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
+    v.fail("'" + s + "' is not a node: near, far or a socket's number");
+  const int sockets = static_cast<int>(p.roots.size());
+  b.node = static_cast<int>(v.integer(0, 63));
+  const bool two_nodes = sockets < 2 && p.nodes[static_cast<std::size_t>(p.root)].rc.memory.numa_nodes > 1;
+  if (b.node >= sockets && !(b.node == 1 && two_nodes))
+    v.fail("socket " + std::to_string(b.node) + ": the host has " + (sockets == 1 ? std::string("one root complex") : std::to_string(sockets) + " sockets with a root complex"));
   return b;
 }
 

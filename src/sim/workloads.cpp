@@ -79,8 +79,7 @@ std::vector<std::unique_ptr<Workload>> make_workloads(const Cursor& list, const 
   // Every workload's buffers, taken in order from the host's memory as the
   // platform will: one that does not fit is this study's error, not a
   // point's at run time.
-  HostHeap heap(p.nodes[static_cast<std::size_t>(p.root)].rc,
-                p.roots.size() > 1 ? &p.nodes[static_cast<std::size_t>(p.roots[1])].rc : nullptr);
+  HostHeap heap(p);
   for (std::size_t i = 0; i < out.size(); ++i)
     for (const BufferNeed& b : out[i]->buffers()) {
       try {

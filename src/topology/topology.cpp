@@ -1,6 +1,7 @@
 #include "src/topology/topology.h"
 
 #include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/connected_components.hpp>
 
 #include <algorithm>
@@ -89,6 +90,8 @@ const cfg::KeyTable& topology_keys() {
       {"nodes", "a map of node name -> node"},
       {"links", "the list of links"},
       {"socket_link", "with a root complex on each of two sockets: the link between them (socket_link parameters)"},
+      {"socket_links", "with root complexes on several sockets: the links between them, each {sockets: [a, b]} and socket_link "
+                       "parameters; traffic between sockets no link joins takes a shortest route"},
   };
   return t;
 }
@@ -147,7 +150,8 @@ void check_ccix(Topology& t, NodeSpec& n, coherence::AgentId id) {
 
 const cfg::KeyTable& root_complex_keys() {
   static const cfg::KeyTable t = {
-      {"socket", "the socket it is on, 0 or 1 (default: 0 for the first root complex, 1 for a second); the host's cores are on socket 0"},
+      {"socket", "the socket it is on, 0 to n - 1 with n root complexes (default: the free numbers in file order); the host's cores "
+                 "are on socket 0"},
       {"root_ports", "root ports (default: one per link below it)"},
       {"segment_per_root_port", "each root port heads a PCI segment of its own (256 buses each)"},
       {"rc", "root-complex parameters"},
@@ -251,7 +255,7 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults, Arena& a
   if (n.type == NodeType::RootComplex) {
     c.keys(cfg::key_names(root_complex_keys(), common));
     n.root_ports = c.has("root_ports") ? static_cast<int>(c.child("root_ports").integer(1, 64)) : 0;
-    n.socket = c.has("socket") ? static_cast<int>(c.child("socket").integer(0, 1)) : -1;  // -1: by order, below
+    n.socket = c.has("socket") ? static_cast<int>(c.child("socket").integer(0, 4095)) : -1;  // -1: by order, below
     n.segment_per_root_port = c.has("segment_per_root_port") && c.child("segment_per_root_port").boolean();
     cfg::load_params(c.child("rc"), n.rc, cfg::rc_params());
     cfg::load_params(c.child("memory"), n.rc.memory, cfg::memory_params());
@@ -331,28 +335,109 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults, Arena& a
 // Where key `key` of `c` is, or `c` itself when it is not there.
 Cursor at_key(const Cursor& c, const char* key) { return c.has(key) ? c.child(key) : c; }
 
-// One root complex on socket 0, or one on each of two sockets joined by
-// the top level's `socket_link:`: sets each one's socket and t.roots.
+// The socket links (`socket_link:` between two sockets, or `socket_links:`
+// between any), the sockets they leave unreachable from socket 0 as an
+// error, and the routes between every two sockets.
+void load_socket_links(Topology& t, const Cursor& root) {
+  const int n = static_cast<int>(t.roots.size());
+  if (root.has("socket_link") && root.has("socket_links"))
+    root.child("socket_links").fail("socket_link: and socket_links: both given: one link between two sockets, or the list");
+  if (root.has("socket_link") || !root.has("socket_links")) {
+    if (n != 2 && root.has("socket_link"))
+      root.child("socket_link").fail("socket_link: joins the root complexes of two sockets; with " + std::to_string(n) +
+                                     " give every link in socket_links: [{sockets: [a, b], latency: ..., bandwidth: ...}]");
+    Topology::SocketLinkSpec s;
+    cfg::load_params(root.child("socket_link"), s.cfg, cfg::socket_link_params());
+    s.name = "socket_link";
+    t.socket_links.push_back(s);
+  } else {
+    const Cursor list = root.child("socket_links");
+    if (!list.node.IsSequence()) list.fail("socket_links: a list of links, each {sockets: [a, b], latency: ..., bandwidth: ...}");
+    for (std::size_t i = 0; i < list.node.size(); ++i) {
+      const Cursor c = list.item(i);
+      Topology::SocketLinkSpec s;
+      cfg::load_params(c, s.cfg, cfg::socket_link_params(), {"sockets"});
+      const Cursor ends = c.child("sockets");
+      if (!ends.node.IsSequence() || ends.node.size() != 2) ends.fail("the two sockets a link joins, as [a, b]");
+      const auto socket_at = [&](std::size_t k) {
+        const long long v = ends.item(k).integer(0, 4095);
+        if (v >= n)
+          ends.item(k).fail("socket " + std::to_string(v) + ": the sockets with a root complex are 0 to " + std::to_string(n - 1));
+        return static_cast<int>(v);
+      };
+      s.a = socket_at(0);
+      s.b = socket_at(1);
+      if (s.a == s.b) ends.fail("a socket link joins two different sockets");
+      for (const auto& o : t.socket_links)
+        if (std::min(o.a, o.b) == std::min(s.a, s.b) && std::max(o.a, o.b) == std::max(s.a, s.b))
+          ends.fail("sockets " + std::to_string(s.a) + " and " + std::to_string(s.b) + " are already joined (" + o.name + ")");
+      s.name = n == 2 ? "socket_link" : "socket_link_" + std::to_string(s.a) + "_" + std::to_string(s.b);
+      t.socket_links.push_back(s);
+    }
+  }
+  using G = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
+  G g(static_cast<std::size_t>(n));
+  for (const auto& s : t.socket_links) boost::add_edge(static_cast<std::size_t>(s.a), static_cast<std::size_t>(s.b), g);
+  std::vector<int> comp(static_cast<std::size_t>(n));
+  boost::connected_components(g, comp.data());
+  std::string lone;
+  for (int s = 1; s < n; ++s)
+    if (comp[static_cast<std::size_t>(s)] != comp[0]) lone += (lone.empty() ? "" : ", ") + std::to_string(s);
+  if (!lone.empty()) root.child("socket_links").fail("no socket link reaches socket(s) " + lone + " from socket 0");
+  t.socket_next.assign(static_cast<std::size_t>(n * n), -1);
+  for (int to = 0; to < n; ++to) {
+    std::vector<std::size_t> pred(static_cast<std::size_t>(n));
+    for (std::size_t v = 0; v < pred.size(); ++v) pred[v] = v;
+    boost::breadth_first_search(g, static_cast<std::size_t>(to),
+                                boost::visitor(boost::make_bfs_visitor(boost::record_predecessors(pred.data(), boost::on_tree_edge()))));
+    for (int from = 0; from < n; ++from) t.socket_next[static_cast<std::size_t>(from * n + to)] = static_cast<int>(pred[static_cast<std::size_t>(from)]);
+  }
+}
+
+// One root complex on socket 0, or one on each of several sockets (0 to
+// n - 1; those without `socket:` take the free numbers in file order)
+// joined by socket links: sets each one's socket, t.roots and the links.
 void check_sockets(Topology& t, const std::vector<std::size_t>& rcs, const Cursor& root) {
   if (rcs.size() == 1) {
     NodeSpec& n = t.nodes[rcs[0]];
     if (n.socket > 0) n.where.child("socket").fail("the host's only root complex is on socket 0, with its cores");
     n.socket = 0;
-    if (root.has("socket_link")) root.child("socket_link").fail("a socket link joins the root complexes of two sockets: this host has one");
+    for (const char* k : {"socket_link", "socket_links"})
+      if (root.has(k)) root.child(k).fail("a socket link joins the root complexes of two sockets: this host has one");
     t.roots = {static_cast<int>(rcs[0])};
     t.root = t.roots[0];
     return;
   }
-  NodeSpec& a = t.nodes[rcs[0]];
-  NodeSpec& b = t.nodes[rcs[1]];
-  if (a.socket < 0 && b.socket < 0) a.socket = 0, b.socket = 1;
-  else if (a.socket < 0) a.socket = 1 - b.socket;
-  else if (b.socket < 0) b.socket = 1 - a.socket;
-  if (a.socket == b.socket) b.where.child("socket").fail("root complexes '" + a.name + "' and '" + b.name + "' are both on socket " + std::to_string(a.socket));
-  cfg::load_params(root.child("socket_link"), t.socket_link, cfg::socket_link_params());
-  t.roots = {static_cast<int>(a.socket == 0 ? rcs[0] : rcs[1]), static_cast<int>(a.socket == 0 ? rcs[1] : rcs[0])};
+  const int count = static_cast<int>(rcs.size());
+  std::vector<int> by_socket(rcs.size(), -1);
+  for (const std::size_t i : rcs) {
+    NodeSpec& r = t.nodes[i];
+    if (r.socket < 0) continue;
+    if (r.socket >= count)
+      r.where.child("socket").fail("socket " + std::to_string(r.socket) + ": with " + std::to_string(count) +
+                                   " root complexes the sockets are 0 to " + std::to_string(count - 1));
+    int& at = by_socket[static_cast<std::size_t>(r.socket)];
+    if (at >= 0)
+      r.where.child("socket").fail("root complexes '" + t.nodes[static_cast<std::size_t>(at)].name + "' and '" + r.name + "' are both on socket " +
+                                   std::to_string(r.socket));
+    at = static_cast<int>(i);
+  }
+  int free_socket = 0;
+  for (const std::size_t i : rcs) {
+    NodeSpec& r = t.nodes[i];
+    if (r.socket >= 0) continue;
+    while (by_socket[static_cast<std::size_t>(free_socket)] >= 0) ++free_socket;
+    r.socket = free_socket;
+    by_socket[static_cast<std::size_t>(free_socket)] = static_cast<int>(i);
+  }
+  t.roots = by_socket;
   t.root = t.roots[0];
-  for (NodeSpec* n : {&a, &b}) {
+  if (count > 2 && !root.has("socket_links") && !root.has("socket_link"))
+    t.nodes[rcs[2]].where.fail("a third root complex: with " + std::to_string(count) +
+                               ", socket_links: [{sockets: [a, b], latency: ..., bandwidth: ...}] names the links between their sockets");
+  load_socket_links(t, root);
+  for (const int ri : t.roots) {
+    NodeSpec* n = &t.nodes[static_cast<std::size_t>(ri)];
     n->rc.socket = n->socket;
     const Cursor mem = at_key(n->where, "memory");
     if (n->rc.memory.numa_nodes > 1)
@@ -360,18 +445,36 @@ void check_sockets(Topology& t, const std::vector<std::size_t>& rcs, const Curso
                                      "(the two-node model of a host with one root complex)");
     if (n->has_sockets) n->where.child("sockets").fail("the coherent sockets (sockets:) belong to a host with one root complex");
     if (n->segment_per_root_port)
-      n->where.child("segment_per_root_port").fail("with a root complex on each socket, the two hierarchies share PCI segment 0");
+      n->where.child("segment_per_root_port").fail("with a root complex on each socket, their hierarchies share PCI segment 0");
   }
-  const NodeSpec& hi = b.rc.dram_base >= a.rc.dram_base ? b : a;
-  const NodeSpec& lo = &hi == &a ? b : a;
-  if (hi.rc.dram_base - lo.rc.dram_base < lo.rc.dram_size)
-    at_key(at_key(hi.where, "rc"), "dram_base")
-        .fail("the DRAM of socket " + std::to_string(hi.socket) + " (" + hex(hi.rc.dram_base) + " +" + cfg::format_size(hi.rc.dram_size) +
-              ") overlaps socket " + std::to_string(lo.socket) + "'s (" + hex(lo.rc.dram_base) + " +" + cfg::format_size(lo.rc.dram_size) +
-              "): set rc.dram_base apart");
+  for (std::size_t i = 0; i < t.roots.size(); ++i)
+    for (std::size_t j = i + 1; j < t.roots.size(); ++j) {
+      const NodeSpec& a = t.nodes[static_cast<std::size_t>(t.roots[i])];
+      const NodeSpec& b = t.nodes[static_cast<std::size_t>(t.roots[j])];
+      const NodeSpec& hi = b.rc.dram_base >= a.rc.dram_base ? b : a;
+      const NodeSpec& lo = &hi == &a ? b : a;
+      if (hi.rc.dram_base - lo.rc.dram_base < lo.rc.dram_size)
+        at_key(at_key(hi.where, "rc"), "dram_base")
+            .fail("the DRAM of socket " + std::to_string(hi.socket) + " (" + hex(hi.rc.dram_base) + " +" + cfg::format_size(hi.rc.dram_size) +
+                  ") overlaps socket " + std::to_string(lo.socket) + "'s (" + hex(lo.rc.dram_base) + " +" + cfg::format_size(lo.rc.dram_size) +
+                  "): set rc.dram_base apart");
+    }
 }
 
 }  // namespace
+
+std::vector<int> Topology::socket_route(int from, int to) const {
+  const int n = static_cast<int>(roots.size());
+  std::vector<int> route;
+  for (int at = from; at != to;) {
+    const int next = socket_next[static_cast<std::size_t>(at * n + to)];
+    for (std::size_t i = 0; i < socket_links.size(); ++i)
+      if ((socket_links[i].a == at && socket_links[i].b == next) || (socket_links[i].b == at && socket_links[i].a == next))
+        route.push_back(static_cast<int>(i));
+    at = next;
+  }
+  return route;
+}
 
 int Topology::find(const std::string& name) const {
   auto it = index.find(name);
@@ -500,13 +603,12 @@ Topology load_topology(const Cursor& root, const std::string& file) {
   using G = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
   G g(t.nodes.size());
   for (const auto& l : t.links) boost::add_edge(static_cast<std::size_t>(l.up_node), static_cast<std::size_t>(l.down_node), g);
-  // Two root complexes are joined by the socket link.
+  // Root complexes are joined by socket links (whose own graph is checked
+  // with the sockets).
   std::vector<std::size_t> rcs;
   for (std::size_t i = 0; i < t.nodes.size(); ++i)
     if (t.nodes[i].type == NodeType::RootComplex) rcs.push_back(i);
-  if (rcs.size() > 2)
-    t.nodes[rcs[2]].where.fail("a third root complex: hxsim models a root complex on each of at most two sockets");
-  if (rcs.size() == 2) boost::add_edge(rcs[0], rcs[1], g);
+  for (std::size_t i = 1; i < rcs.size(); ++i) boost::add_edge(rcs[0], rcs[i], g);
   std::vector<int> comp(t.nodes.size());
   const int ncomp = boost::connected_components(g, comp.data());
   if (ncomp != 1) {
@@ -715,9 +817,19 @@ std::string describe(const Topology& t) {
     os << "  " << l.up << " -> " << l.down << ": gen" << l.cfg.gen << " x" << l.cfg.width << ", latency "
        << cfg::format_time(l.cfg.latency) << "\n";
   }
-  if (t.roots.size() == 2)
-    os << "  socket link " << t.nodes[static_cast<std::size_t>(t.roots[0])].name << " - " << t.nodes[static_cast<std::size_t>(t.roots[1])].name
-       << ": latency " << cfg::format_time(t.socket_link.latency) << ", " << t.socket_link.GBps << " GB/s each way\n";
+  for (const auto& s : t.socket_links)
+    os << "  socket link " << t.nodes[static_cast<std::size_t>(t.roots[static_cast<std::size_t>(s.a)])].name << " - "
+       << t.nodes[static_cast<std::size_t>(t.roots[static_cast<std::size_t>(s.b)])].name << ": latency " << cfg::format_time(s.cfg.latency)
+       << ", " << s.cfg.GBps << " GB/s each way\n";
+  // Routes that pass a socket between (with three sockets or more).
+  const int ns = static_cast<int>(t.roots.size());
+  for (int a = 0; a < ns; ++a)
+    for (int b = 0; b < ns; ++b)
+      if (a != b && t.socket_route(a, b).size() > 1) {
+        os << "  route socket " << a;
+        for (int s = a; s != b; s = t.socket_next[static_cast<std::size_t>(s * ns + b)]) os << " -> " << t.socket_next[static_cast<std::size_t>(s * ns + b)];
+        os << "\n";
+      }
   for (const auto& n : t.nodes) {
     if (!n.has_sockets) continue;
     // The coherent sockets under a root complex: their graph, and every
@@ -773,9 +885,9 @@ std::string to_dot(const Topology& t) {
   }
   for (const auto& l : t.links)
     os << "  \"" << l.up << "\" -- \"" << l.down << "\" [label=\"gen" << l.cfg.gen << " x" << l.cfg.width << "\"];\n";
-  if (t.roots.size() == 2)
-    os << "  \"" << t.nodes[static_cast<std::size_t>(t.roots[0])].name << "\" -- \"" << t.nodes[static_cast<std::size_t>(t.roots[1])].name
-       << "\" [style=bold, label=\"socket link\"];\n";
+  for (const auto& s : t.socket_links)
+    os << "  \"" << t.nodes[static_cast<std::size_t>(t.roots[static_cast<std::size_t>(s.a)])].name << "\" -- \""
+       << t.nodes[static_cast<std::size_t>(t.roots[static_cast<std::size_t>(s.b)])].name << "\" [style=bold, label=\"socket link\"];\n";
   // A host's coherent sockets: a cluster of its sockets and their pairs,
   // socket 0 (the host's cores) joined to its root complex.
   for (const auto& n : t.nodes) {

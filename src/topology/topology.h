@@ -64,8 +64,20 @@ struct Topology {
   std::map<std::string, int> index;
   std::vector<LinkSpec> links;
   int root = -1;           // the root complex of socket 0 (the host's cores')
-  std::vector<int> roots;  // every root complex, by socket (one or two)
-  host::SocketLinkConfig socket_link;  // between the two sockets' root complexes (with two)
+  std::vector<int> roots;  // every root complex, by socket
+  // The socket links between the root complexes' sockets (none with one):
+  // `socket_link:` (two sockets) or each of `socket_links:`.
+  struct SocketLinkSpec {
+    int a = 0, b = 1;  // the sockets it joins
+    host::SocketLinkConfig cfg;
+    std::string name;  // its statistics' prefix
+  };
+  std::vector<SocketLinkSpec> socket_links;
+  // The links a socket's traffic crosses to reach socket `to`, in order
+  // (indexes into socket_links): a shortest route (Boost.Graph's breadth-
+  // first search; of routes as short, the one the search meets first).
+  std::vector<int> socket_route(int from, int to) const;
+  std::vector<int> socket_next;  // [from * sockets + to]: the next socket on that route
 
   const NodeSpec& node(const std::string& name) const;
   int find(const std::string& name) const;

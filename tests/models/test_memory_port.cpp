@@ -111,8 +111,8 @@ TEST(MemoryPort, WithARootComplexOnEachSocketAFarCoresStoresAreInItsSocketsLlc) 
   c1.dram_base = 1ull << 40;
   RootComplex rc0("rc0", rc_config(1)), rc1("rc1", c1);
   SocketLink link("link", SocketLinkConfig{});
-  rc0.connect_socket(rc1, link);
-  rc1.connect_socket(rc0, link);
+  rc0.connect_socket(rc1, {{&link, 0}});
+  rc1.connect_socket(rc0, {{&link, 1}});
   rc1.share_store(rc0.memory().store());
   HostCpu cpu("cpu", cpu_config(), rc0);
   cpu.attach_far_memory(rc1.memory());
