@@ -136,7 +136,7 @@ void HostCpu::uc_store(int core, const std::function<void()>& send, Ledger* led)
   if (m_far.at(static_cast<std::size_t>(core))) {
     if (led) led->charge(Stage::Software, now_tick());
     // The store crosses the socket interconnect behind the lines queued on it.
-    wait_until(m_rc.memory().cross_in_order(now_tick()));
+    wait_until(m_far_rc ? m_far_rc->store_toward(m_rc.config().socket, now_tick()) : m_rc.memory().cross_in_order(now_tick()));
     compute(core, m_cfg.far_mmio);
     if (led) led->charge(Stage::Memory, now_tick());
   }
@@ -338,7 +338,9 @@ HostCpu::PollSeen HostCpu::poll_sees(int core, std::uint64_t addr, Tick commit) 
   // other socket than the polling core (S003's far run: the application
   // polls the driver's writeback buffer, near the card, from the far node).
   const Tick phase = m_cfg.poll_period ? m_rng.below(m_cfg.poll_period) : 0;
-  const Tick fetch = m_rc.memory().fetch_from_socket(addr, m_far[static_cast<std::size_t>(core)], commit + phase);
+  const bool far = m_far[static_cast<std::size_t>(core)];
+  const Tick fetch = m_far_rc ? (far ? *m_far_rc : m_rc).fetch_line(addr, commit + phase)
+                              : m_rc.memory().fetch_from_socket(addr, far, commit + phase);
   return PollSeen{commit + phase, fetch + m_cfg.poll_miss, noisy_end(core, commit, fetch + m_cfg.poll_miss)};
 }
 

@@ -143,6 +143,9 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   // controller (its LLC is the far cores'); none: one controller holds
   // both sockets' LLCs (memory.numa_nodes 2), or there is one socket.
   void attach_far_memory(mem::MemoryController& m) { m_far_mem = &m; }
+  // With a root complex on each socket, socket 1's: the far cores' way to
+  // other sockets' lines and to the devices below socket 0.
+  void attach_far_rc(RootComplex& rc) { m_far_rc = &rc; }
   mem::MemoryController* far_memory() const { return m_far_mem; }
 
   // HostSide
@@ -229,6 +232,7 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   std::vector<bool> m_far;
   std::vector<MemoryPort> m_ports;  // one per core
   mem::MemoryController* m_far_mem = nullptr;
+  RootComplex* m_far_rc = nullptr;
   // Watches armed and not yet waited for, by id; a write is compared only
   // with those not yet detected, in arming order (the order of the RNG draws).
   std::unordered_map<int, Watch> m_watches;

@@ -134,6 +134,22 @@ Tick RootComplex::write_home(std::uint64_t addr, std::uint32_t len, Tick t) {
   return h.mem->write(addr, len, at) + h.latency;
 }
 
+Tick RootComplex::fetch_line(std::uint64_t addr, Tick t) {
+  if (!m_sockets) return t;
+  const AddressTarget home = target_of(addr);
+  if (home.kind != AddressTarget::Kind::Dram) return t;
+  const Home& h = m_homes[static_cast<std::size_t>(home.index)];
+  Tick at = t + h.latency;
+  for (auto hop = h.route.rbegin(); hop != h.route.rend(); ++hop) at = hop->link->carry_line(hop->link->other(hop->from), at);
+  return at;
+}
+
+Tick RootComplex::store_toward(int to, Tick t) {
+  if (!m_sockets || to == m_cfg.socket) return t;
+  const Home& h = m_homes.at(static_cast<std::size_t>(to));
+  return h.route.empty() ? t : h.route.front().link->carry_store(h.route.front().from, t);
+}
+
 int RootComplex::port_for_addr(std::uint64_t a) const {
   const AddressTarget t = target_of(a);
   return t.kind == AddressTarget::Kind::Mmio ? t.index : -1;

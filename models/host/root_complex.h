@@ -155,6 +155,15 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   // and written in its memory controller, and core MMIO to its root ports'
   // windows is handed to it. Call on every pair both ways, before the run.
   void connect_socket(RootComplex& peer, const std::vector<SocketHop>& route);
+  // For a core of this socket (the host's cores on socket 0, its far ones
+  // on socket 1): when a line it fetches at `t` is here, crossing the
+  // route to the line's home socket and back if that is another (the
+  // line comes from that socket's cache, not its DRAM); and when a posted
+  // store it sends at `t` toward socket `to` goes on the first link's wire,
+  // in order behind the lines queued there (socket_link.h; `t` if `to` is
+  // this socket).
+  Tick fetch_line(std::uint64_t addr, Tick t);
+  Tick store_toward(int to, Tick t);
   // The host's memory contents: `s` (socket 0's) instead of this root
   // complex's own controller's.
   void share_store(mem::SparseMemory& s) { m_data = &s; }

@@ -33,4 +33,11 @@ Tick SocketLink::carry_line(int from, Tick t) {
   return (c.interval() ? c.reserve(t, now_tick()) : t) + m_cfg.latency;
 }
 
+Tick SocketLink::carry_store(int from, Tick t) {
+  if (from != m_end[0] && from != m_end[1])
+    sim_fail("socket link", "a store from socket " + std::to_string(from) + ", which this link does not join");
+  SlotCalendar& c = m_dir[from == m_end[0] ? 0 : 1];
+  return c.interval() ? c.reserve(t, now_tick()) : t;
+}
+
 }  // namespace hx::host

@@ -33,6 +33,10 @@ class SocketLink {
   // A line sent at `t` from socket `from` (one of its ends) toward the
   // other one: when it arrives there.
   Tick carry_line(int from, Tick t);
+  // A core's posted store leaving socket `from` at `t`: when it starts on
+  // the wire, in the first slot of that direction no line holds (the lines
+  // ready before it go first). The core does not wait for its flight.
+  Tick carry_store(int from, Tick t);
 
   Counter lines[2];  // lines carried from socket a, from socket b
 

@@ -92,7 +92,10 @@ Platform::Platform(const topo::Topology& t) : m_topo(t) {
     m_rcs[a]->share_store(m_rcs[0]->memory().store());
     m_rcs[a]->attach_host(m_cpu.get());
   }
-  if (m_rcs.size() > 1) m_cpu->attach_far_memory(m_rcs[1]->memory());
+  if (m_rcs.size() > 1) {
+    m_cpu->attach_far_memory(m_rcs[1]->memory());
+    m_cpu->attach_far_rc(*m_rcs[1]);
+  }
   m_heap = std::make_unique<HostHeap>(t);
   // CCIX: the home on host memory, one link to each request agent through
   // the root port above it (the topology gave each its agent id).

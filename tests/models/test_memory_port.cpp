@@ -105,14 +105,27 @@ TEST(MemoryPort, AFarCoresStoresAreInTheFarSocketsLlc) {
   EXPECT_EQ(h.rc.memory().llc_misses.value, miss_before);
 }
 
+// A root complex on each of two sockets, a socket link of default
+// parameters between them (53 ns each way, 16 GB/s).
+struct TwoRootComplexes {
+  RootComplexConfig c1 = [] {
+    RootComplexConfig c = rc_config(1);
+    c.socket = 1;
+    c.dram_base = 1ull << 40;
+    return c;
+  }();
+  RootComplex rc0{"rc0", rc_config(1)}, rc1{"rc1", c1};
+  SocketLink link{"link", SocketLinkConfig{}};
+  TwoRootComplexes() {
+    rc0.connect_socket(rc1, {{&link, 0}});
+    rc1.connect_socket(rc0, {{&link, 1}});
+  }
+};
+
 TEST(MemoryPort, WithARootComplexOnEachSocketAFarCoresStoresAreInItsSocketsLlc) {
-  RootComplexConfig c1 = rc_config(1);
-  c1.socket = 1;
-  c1.dram_base = 1ull << 40;
-  RootComplex rc0("rc0", rc_config(1)), rc1("rc1", c1);
-  SocketLink link("link", SocketLinkConfig{});
-  rc0.connect_socket(rc1, {{&link, 0}});
-  rc1.connect_socket(rc0, {{&link, 1}});
+  TwoRootComplexes s;
+  RootComplexConfig& c1 = s.c1;
+  RootComplex &rc0 = s.rc0, &rc1 = s.rc1;
   rc1.share_store(rc0.memory().store());
   HostCpu cpu("cpu", cpu_config(), rc0);
   cpu.attach_far_memory(rc1.memory());
@@ -195,6 +208,30 @@ TEST(MemoryPort, ALoadOfMoreThanAWordIsRefused) {
   Host h;
   EXPECT_THROW(h.cpu.port(0).load_le(h.dram(), 9), SimError);
   EXPECT_THROW(h.cpu.port(2), SimError);
+}
+
+// With a root complex on each socket, a core of socket 1 fetches a line
+// homed on socket 0 across the link and back (53 ns each way, the line in
+// a 4 ns slot of 64 B at 16 GB/s), its own socket's lines where they are;
+// its posted store toward socket 0 takes the first slot of that direction
+// that no line holds, and does not wait for the flight.
+TEST(MemoryPort, AFarCoresFetchOfANearLineCrossesTheSocketLinkBothWays) {
+  TwoRootComplexes s;
+  RootComplex &rc0 = s.rc0, &rc1 = s.rc1;
+  SocketLink& link = s.link;
+  const std::uint64_t near = rc0.config().dram_base + (1 << 20), far = s.c1.dram_base + (1 << 20);
+  const Tick t = 1000 * kNs;
+  const Tick fetched = rc1.fetch_line(near, t);
+  EXPECT_GE(fetched, t + 106 * kNs);
+  EXPECT_LE(fetched, t + 110 * kNs);
+  EXPECT_EQ(rc1.fetch_line(far, t), t);
+  EXPECT_EQ(rc0.fetch_line(near, t), t);
+  EXPECT_EQ(link.lines[0].value, 1u);  // the one line, from socket 0
+  // A line from socket 1 takes a slot at 2 us; a store sent then goes in the next one.
+  const Tick line_at = link.carry_line(1, 2000 * kNs) - 53 * kNs;
+  const Tick store_at = rc1.store_toward(0, 2000 * kNs);
+  EXPECT_EQ(store_at, line_at + 4 * kNs);
+  EXPECT_EQ(rc1.store_toward(1, 2000 * kNs), 2000 * kNs);
 }
 
 }  // namespace
