@@ -135,7 +135,9 @@ void HostCpu::send_write(std::uint64_t addr, std::uint32_t len, std::uint64_t st
 void HostCpu::uc_store(int core, const std::function<void()>& send, Ledger* led) {
   if (m_far.at(static_cast<std::size_t>(core))) {
     if (led) led->charge(Stage::Software, now_tick());
-    // The store crosses the socket interconnect behind the lines queued on it.
+    // The store goes on the socket interconnect toward the card's socket:
+    // behind the lines queued on it (the two-node model), or in the first
+    // slot of the link that no line holds (a root complex on each socket).
     wait_until(m_far_rc ? m_far_rc->store_toward(m_rc.config().socket, now_tick()) : m_rc.memory().cross_in_order(now_tick()));
     compute(core, m_cfg.far_mmio);
     if (led) led->charge(Stage::Memory, now_tick());
