@@ -4,11 +4,8 @@
 #include <set>
 #include <sstream>
 
-#include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/breadth_first_search.hpp>
-#include <boost/graph/connected_components.hpp>
-
 #include "models/core/error.h"
+#include "models/core/graph_routes.h"
 #include "models/core/pool.h"
 
 namespace hx::coherence {
@@ -16,14 +13,6 @@ namespace hx::coherence {
 namespace {
 constexpr int kMaxAgents = 64;  // a home's directory keeps one bit per agent id
 constexpr int kMaxSockets = 8;
-
-using SocketGraphBoost = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
-
-SocketGraphBoost graph_of(int sockets, const std::vector<std::array<int, 2>>& pairs) {
-  SocketGraphBoost g(static_cast<std::size_t>(sockets));
-  for (const auto& p : pairs) boost::add_edge(static_cast<std::size_t>(p[0]), static_cast<std::size_t>(p[1]), g);
-  return g;
-}
 }  // namespace
 
 std::vector<std::array<int, 2>> socket_pairs(const SocketSystemConfig& cfg) {
@@ -57,31 +46,12 @@ std::string socket_graph_error(const SocketSystemConfig& cfg) {
     if (p[0] == p[1]) return what + " joins a socket to itself";
     if (!seen.insert({std::min(p[0], p[1]), std::max(p[0], p[1])}).second) return what + " is given twice";
   }
-  const SocketGraphBoost g = graph_of(n, pairs);
-  std::vector<int> comp(static_cast<std::size_t>(n));
-  if (boost::connected_components(g, comp.data()) > 1) {
-    for (int s = 1; s < n; ++s)
-      if (comp[static_cast<std::size_t>(s)] != comp[0])
-        return "no route of socket links joins socket 0 and socket " + std::to_string(s);
-  }
+  const std::vector<int> lone = graph_unreachable_from_0(n, pairs);
+  if (!lone.empty()) return "no route of socket links joins socket 0 and socket " + std::to_string(lone.front());
   return {};
 }
 
-std::vector<int> socket_next_hops(const SocketSystemConfig& cfg) {
-  const int n = cfg.sockets;
-  const SocketGraphBoost g = graph_of(n, socket_pairs(cfg));
-  std::vector<int> next(static_cast<std::size_t>(n * n), -1);
-  for (int to = 0; to < n; ++to) {
-    std::vector<std::size_t> pred(static_cast<std::size_t>(n));
-    for (std::size_t v = 0; v < pred.size(); ++v) pred[v] = v;
-    boost::breadth_first_search(
-        g, static_cast<std::size_t>(to),
-        boost::visitor(boost::make_bfs_visitor(boost::record_predecessors(pred.data(), boost::on_tree_edge()))));
-    for (int from = 0; from < n; ++from)
-      next[static_cast<std::size_t>(from * n + to)] = static_cast<int>(pred[static_cast<std::size_t>(from)]);
-  }
-  return next;
-}
+std::vector<int> socket_next_hops(const SocketSystemConfig& cfg) { return graph_next_hops(cfg.sockets, socket_pairs(cfg)); }
 
 // An agent's channel into the fabric: what it sends is routed by its
 // destination. A message that came over a socket link holds that link's

@@ -112,15 +112,19 @@ void RootComplex::connect_socket(RootComplex& peer, const std::vector<SocketHop>
   m_last_range = nullptr;
 }
 
-// The request crosses every link of the route; the line comes back over
-// them in turn, each taking a slot of its direction.
+// A line leaving home h's socket at `t` back over its route, each link
+// taking a slot of its direction: when it is here.
+Tick RootComplex::line_back(const Home& h, Tick t) {
+  for (auto hop = h.route.rbegin(); hop != h.route.rend(); ++hop) t = hop->link->carry_line(hop->link->other(hop->from), t);
+  return t;
+}
+
+// The request crosses every link of the route; the line comes back.
 Tick RootComplex::read_home(std::uint64_t line, Tick t) {
   if (!m_sockets) return m_mem.read_line(line, t);
   const Home& h = m_homes[static_cast<std::size_t>(target_of(line).index)];
   if (h.route.empty()) return h.mem->read_line(line, t);
-  Tick at = h.mem->read_line(line, t + h.latency);
-  for (auto hop = h.route.rbegin(); hop != h.route.rend(); ++hop) at = hop->link->carry_line(hop->link->other(hop->from), at);
-  return at;
+  return line_back(h, h.mem->read_line(line, t + h.latency));
 }
 
 // The line crosses every link of the route in turn; the acknowledgement
@@ -139,9 +143,7 @@ Tick RootComplex::fetch_line(std::uint64_t addr, Tick t) {
   const AddressTarget home = target_of(addr);
   if (home.kind != AddressTarget::Kind::Dram) return t;
   const Home& h = m_homes[static_cast<std::size_t>(home.index)];
-  Tick at = t + h.latency;
-  for (auto hop = h.route.rbegin(); hop != h.route.rend(); ++hop) at = hop->link->carry_line(hop->link->other(hop->from), at);
-  return at;
+  return line_back(h, t + h.latency);
 }
 
 Tick RootComplex::store_toward(int to, Tick t) {

@@ -210,6 +210,7 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
     Tick latency = 0;
   };
   std::vector<Home> m_homes;
+  Tick line_back(const Home& h, Tick t);
   bool m_sockets = false;     // connected to another socket's root complex
   Tick m_host_distance = 0;   // from here to the host's cores (socket 0)
   mem::SparseMemory* m_data = nullptr;

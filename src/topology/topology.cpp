@@ -1,15 +1,16 @@
 #include "src/topology/topology.h"
 
 #include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/connected_components.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <functional>
 #include <iomanip>
 #include <sstream>
 
+#include "models/core/graph_routes.h"
 #include "src/config/units.h"
 
 namespace hx::topo {
@@ -375,23 +376,12 @@ void load_socket_links(Topology& t, const Cursor& root) {
       t.socket_links.push_back(s);
     }
   }
-  using G = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
-  G g(static_cast<std::size_t>(n));
-  for (const auto& s : t.socket_links) boost::add_edge(static_cast<std::size_t>(s.a), static_cast<std::size_t>(s.b), g);
-  std::vector<int> comp(static_cast<std::size_t>(n));
-  boost::connected_components(g, comp.data());
+  std::vector<std::array<int, 2>> pairs;
+  for (const auto& s : t.socket_links) pairs.push_back({s.a, s.b});
   std::string lone;
-  for (int s = 1; s < n; ++s)
-    if (comp[static_cast<std::size_t>(s)] != comp[0]) lone += (lone.empty() ? "" : ", ") + std::to_string(s);
+  for (const int s : graph_unreachable_from_0(n, pairs)) lone += (lone.empty() ? "" : ", ") + std::to_string(s);
   if (!lone.empty()) root.child("socket_links").fail("no socket link reaches socket(s) " + lone + " from socket 0");
-  t.socket_next.assign(static_cast<std::size_t>(n * n), -1);
-  for (int to = 0; to < n; ++to) {
-    std::vector<std::size_t> pred(static_cast<std::size_t>(n));
-    for (std::size_t v = 0; v < pred.size(); ++v) pred[v] = v;
-    boost::breadth_first_search(g, static_cast<std::size_t>(to),
-                                boost::visitor(boost::make_bfs_visitor(boost::record_predecessors(pred.data(), boost::on_tree_edge()))));
-    for (int from = 0; from < n; ++from) t.socket_next[static_cast<std::size_t>(from * n + to)] = static_cast<int>(pred[static_cast<std::size_t>(from)]);
-  }
+  t.socket_next = graph_next_hops(n, pairs);
 }
 
 // One root complex on socket 0, or one on each of several sockets (0 to
