@@ -946,6 +946,94 @@ TEST(TwoSockets, MmioToTheOtherSocketCrossesTheLinkBothWays) {
   EXPECT_NEAR(r["metrics"]["m1.median_ns"].get<double>() - r["metrics"]["m0.median_ns"].get<double>(), 120.0, 1e-6);
 }
 
+// The two sockets with an LLC each (1 MiB; a hit 80 ns, a miss 50 ns
+// more; a line a snoop from the other socket finds leaves 30 ns after it
+// arrives; a write commits 400 ns after it is taken, so that the read
+// behind it waits for it), a bench device below each. Neither the
+// memory channels nor the socket link limit the rate, so no slot of theirs
+// moves a line to its calendar's grid and every sum below is exact.
+std::string two_sockets_with_llcs() {
+  const std::string mem = "{llc_size: 1MiB, llc_miss: 50ns, llc_forward: 30ns, partial_rmw: false, write_latency: 400ns, channel_bw: 64000GB/s}";
+  return R"(platform: two_sockets_llc
+nodes:
+  cpu0: {type: root_complex, memory: )" + mem + R"(}
+  cpu1: {type: root_complex, socket: 1, rc: {dram_base: 128GiB}, memory: )" + mem + R"(}
+  dev0: {type: endpoint, device: bench}
+  dev1: {type: endpoint, device: bench}
+links:
+  - {up: cpu0, down: dev0, gen: 3, width: 8}
+  - {up: cpu1, down: dev1, gen: 3, width: 8}
+socket_link: {latency: 60ns, bandwidth: 0GB/s}
+)";
+}
+
+// Socket 0's LLC serves a line it holds whatever its home: socket 1's
+// memory, warmed by a core of socket 0, reads as socket 0's own warm
+// memory. A line of socket 1 that socket 0's LLC lacks is read at its home
+// across the link (the request 60 ns, the line 60 ns back), cold or warm
+// there alike: the home starts its memory read as
+// it looks the line up, so no LLC miss is paid, unlike socket 0's own cold
+// memory (50 ns more).
+TEST(TwoSockets, AnLlcServesLinesOfAnyHomeAndAHomeReadsForAnotherSocketAtOnce) {
+  const auto r = simulate(two_sockets_with_llcs(),
+                          "[{type: bench_lat, name: local, device: dev0, op: rd, size: 64B, window: 8KiB, reps: 100},"
+                          " {type: bench_lat, name: local_cold, device: dev0, op: rd, size: 64B, window: 8KiB, reps: 100, host_cache: cold},"
+                          " {type: bench_lat, name: far_held_here, device: dev0, op: rd, size: 64B, window: 8KiB, reps: 100, node: far, host_node: near},"
+                          " {type: bench_lat, name: far_warm, device: dev0, op: rd, size: 64B, window: 8KiB, reps: 100, node: far},"
+                          " {type: bench_lat, name: far_cold, device: dev0, op: rd, size: 64B, window: 8KiB, reps: 100, node: far, host_cache: cold}]");
+  const auto median = [&](const char* n) { return r["metrics"][std::string(n) + ".median_ns"].get<double>(); };
+  const double local = median("local");
+  EXPECT_DOUBLE_EQ(median("local_cold") - local, 50.0);
+  EXPECT_DOUBLE_EQ(median("far_held_here"), local);
+  for (const char* n : {"far_warm", "far_cold"}) EXPECT_DOUBLE_EQ(median(n) - local, 120.0) << n;
+  EXPECT_EQ(stat(r, "socket_link.lines_1to0"), 200);  // far_warm's and far_cold's lines
+  EXPECT_EQ(stat(r, "cpu0.memory.llc_misses"), 100);  // local_cold's: the home's reads for socket 0 pay none
+}
+
+// A line of socket 0's memory that only socket 1's LLC holds (a core of
+// socket 1 wrote it) is snooped there: the snoop crosses (60 ns), the line
+// leaves 30 ns after it arrives and comes back (60 ns): 150 ns where a hit
+// in socket 0's LLC takes its read latency (80 ns).
+TEST(TwoSockets, ALineOnlyTheOtherSocketsLlcHoldsIsForwardedFromThere) {
+  const auto r = simulate(two_sockets_with_llcs(),
+                          "[{type: bench_lat, name: local, device: dev0, op: rd, size: 64B, window: 8KiB, reps: 100},"
+                          " {type: bench_lat, name: snooped, device: dev0, op: rd, size: 64B, window: 8KiB, reps: 100, host_node: far}]");
+  EXPECT_DOUBLE_EQ(r["metrics"]["snooped.median_ns"].get<double>() - r["metrics"]["local.median_ns"].get<double>(), 70.0);
+  EXPECT_EQ(stat(r, "socket_link.lines_1to0"), 100);
+  EXPECT_EQ(stat(r, "cpu0.memory.llc_misses"), 0);
+  EXPECT_EQ(stat(r, "cpu1.memory.lines_read"), 0);  // forwarded from the LLC, not read from memory
+}
+
+// A DMA write goes into the writer's socket's LLC (DDIO). A line homed on
+// the other socket first takes its ownership there (a request over the
+// link and an acknowledgement back, 120 ns, no line carried): the device of
+// socket 1 writing socket 0's memory, then reading it back (the read waits
+// for the write's commit), takes 120 ns longer than socket 0's device
+// doing the same, and the line stays in socket 1's LLC.
+TEST(TwoSockets, AWriteOfAnotherSocketsLineTakesItsOwnershipFirst) {
+  const auto r = simulate(two_sockets_with_llcs(),
+                          "[{type: bench_lat, name: own, device: dev0, op: wrrd, size: 64B, window: 8KiB, reps: 100, host_cache: cold},"
+                          " {type: bench_lat, name: other, device: dev1, op: wrrd, size: 64B, window: 8KiB, reps: 100, host_cache: cold}]");
+  EXPECT_DOUBLE_EQ(r["metrics"]["other.median_ns"].get<double>() - r["metrics"]["own.median_ns"].get<double>(), 120.0);
+  EXPECT_EQ(stat(r, "socket_link.lines_0to1") + stat(r, "socket_link.lines_1to0"), 0);
+  EXPECT_EQ(stat(r, "cpu0.memory.lines_written"), 100);  // the own writes'; the other's went into socket 1's LLC
+  EXPECT_EQ(stat(r, "cpu1.memory.lines_written"), 100);
+}
+
+// Ownership is taken once: after a long run's untimed writes socket 0's
+// LLC holds socket 1's lines, and a write-then-read of them takes as long
+// as socket 1's device takes on its own memory. A write also leaves the
+// other socket's LLC: socket 1's lines that socket 0's core had written
+// are gone from socket 0's LLC once socket 1's device writes them, and the
+// read behind the write hits socket 1's LLC rather than the snoop.
+TEST(TwoSockets, OwnershipIsTakenOnceAndAWriteLeavesTheOtherLlc) {
+  const auto r = simulate(two_sockets_with_llcs(),
+                          "[{type: bench_lat, name: owned, device: dev0, op: wrrd, size: 64B, window: 8KiB, reps: 100, node: far, host_cache: cold, untimed: 128},"
+                          " {type: bench_lat, name: own, device: dev1, op: wrrd, size: 64B, window: 8KiB, reps: 100, node: far, host_node: near}]");
+  EXPECT_DOUBLE_EQ(r["metrics"]["owned.median_ns"].get<double>(), r["metrics"]["own.median_ns"].get<double>());
+  EXPECT_EQ(stat(r, "socket_link.lines_0to1") + stat(r, "socket_link.lines_1to0"), 0);
+}
+
 // Root complexes on three sockets in a line, 0 - 1 - 2 (no link joins 0
 // and 2), a bench device below each.
 std::string three_sockets() {

@@ -268,7 +268,7 @@ class FoundBeforeTheRun(Workdir):
                         'socket_links: [{sockets: [0, 1]}, {sockets: [1, 2]}]\n', regex=r's001_rosta\.yaml:5:\d+: nodes\.cpu2\.socket: ')
         # A buffer on a socket the host does not have, or on no node at all.
         on = self.one_workload('s011_bdw_e5_2630v4', '{type: bench_lat, device: nfp, op: rd, reps: 5, node: 2}')
-        self.expect_bad(on, 'socket 2: the host has one root complex', regex=r'study\.yaml:3:\d+: workloads\.0\.node: ')
+        self.expect_bad(on, 'socket 2: the host has 2 sockets with a root complex', regex=r'study\.yaml:3:\d+: workloads\.0\.node: ')
         self.expect_bad(on.replace('node: 2', 'node: middle'), "'middle' is not a node: near, far or a socket's number",
                         regex=r'study\.yaml:3:\d+: workloads\.0\.node: ')
         # Peers below different sockets: no route between them.

@@ -119,23 +119,50 @@ Tick RootComplex::line_back(const Home& h, Tick t) {
   return t;
 }
 
-// The request crosses every link of the route; the line comes back.
+// This socket's LLC serves a line it holds, whatever its home. Otherwise
+// a line homed here that another socket's LLC holds is snooped there (the
+// first such socket's) and forwarded back over the route; one homed on
+// another socket is read there: the request crosses every link of the
+// route and the line comes back.
 Tick RootComplex::read_home(std::uint64_t line, Tick t) {
   if (!m_sockets) return m_mem.read_line(line, t);
   const Home& h = m_homes[static_cast<std::size_t>(target_of(line).index)];
-  if (h.route.empty()) return h.mem->read_line(line, t);
-  return line_back(h, h.mem->read_line(line, t + h.latency));
+  if (m_mem.llc_holds(line)) return m_mem.read_line(line, t);
+  if (h.route.empty()) {
+    for (const Home& o : m_homes)
+      if (o.mem && !o.route.empty() && o.mem->llc_holds(line)) return line_back(o, o.mem->forward_line(line, t + o.latency));
+    return m_mem.read_line(line, t);
+  }
+  return line_back(h, h.mem->read_line(line, t + h.latency, true));
 }
 
-// The line crosses every link of the route in turn; the acknowledgement
-// comes back over them.
+// The written line leaves every other socket's LLC. With an LLC here (DDIO)
+// it is written into it; a line homed on another socket first has its
+// ownership from the home (a request over the route and an acknowledgement
+// back) unless this LLC holds it already. Without one it goes to its home's
+// memory: the line crosses every link of the route in turn, and the
+// acknowledgement comes back over them.
 Tick RootComplex::write_home(std::uint64_t addr, std::uint32_t len, Tick t) {
   if (!m_sockets) return m_mem.write(addr, len, t);
+  const std::uint64_t line = addr / static_cast<std::uint64_t>(m_cfg.memory.line_B) * static_cast<std::uint64_t>(m_cfg.memory.line_B);
+  const bool llc_here = m_cfg.memory.llc_size > 0, held = m_mem.llc_holds(line);
+  for (const Home& o : m_homes)
+    if (o.mem && o.mem != &m_mem) o.mem->llc_drop(line);
   const Home& h = m_homes[static_cast<std::size_t>(target_of(addr).index)];
-  if (h.route.empty()) return h.mem->write(addr, len, t);
+  if (h.route.empty()) return m_mem.write(addr, len, t);
+  if (llc_here) return m_mem.write(addr, len, held ? t : t + 2 * h.latency);
   Tick at = t;
   for (const SocketHop& hop : h.route) at = hop.link->carry_line(hop.from, at);
   return h.mem->write(addr, len, at) + h.latency;
+}
+
+void RootComplex::dma_written(std::uint64_t addr, std::uint64_t len) {
+  m_mem.dma_written(addr, len);
+  if (!m_sockets || len == 0) return;
+  const std::uint64_t L = static_cast<std::uint64_t>(m_cfg.memory.line_B);
+  for (const Home& o : m_homes)
+    if (o.mem && o.mem != &m_mem)
+      for (std::uint64_t a = addr / L * L; a < addr + len; a += L) o.mem->llc_drop(a);
 }
 
 Tick RootComplex::fetch_line(std::uint64_t addr, Tick t) {

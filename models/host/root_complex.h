@@ -45,22 +45,32 @@
 //    arrival order, still holding their link credits (back-pressure). A
 //    translation miss then costs the read rate its walk in full: while the
 //    missed read holds its tracker, the hits behind it cannot use it.
-//  - with a root complex on each of several sockets (connect_socket), a
-//    line homed on another socket is read and written in that socket's
-//    memory controller across the socket links of the route to it
-//    (socket_link.h): a read's request crosses each (latency), its line
-//    comes back over each (a slot each way and latency); a write's line
-//    crosses each and its acknowledgement comes back. Core MMIO to a
-//    device below another socket's root complex crosses to it, and this
+//  - with a root complex on each of several sockets (connect_socket), each
+//    socket's LLC holds lines of any home. A DMA read that this socket's
+//    LLC holds is served here; one homed here that another socket's LLC
+//    holds is snooped there and forwarded (the route's latency, the
+//    snooped LLC's llc_forward, the line back); one homed on another
+//    socket is read in that socket's memory controller across the socket
+//    links of the route to it (socket_link.h): its request crosses each
+//    (latency), the home reads memory as it looks the line up (no
+//    llc_miss), and its line comes back over each (a slot each way and
+//    latency). A DMA write leaves every other socket's LLC; with an LLC
+//    here (DDIO) it goes into it, after a request for ownership to a
+//    remote home and its acknowledgement (latency each way) unless this
+//    LLC holds the line already; without one its line crosses each link
+//    to the home's memory and its acknowledgement comes back. Core MMIO to
+//    a device below another socket's root complex crosses to it, and this
 //    root complex's interrupts and MMIO completions cross to the host's
 //    cores (on socket 0) on their way.
 // Simplifications: the LLC holds tags only (memory.h) and no data comes from
 // a core's cache; the posted-write buffer and read trackers are shared by
 // all VCs; AtomicOps take no read tracker and are not ordered against each
-// other beyond the memory's own line order; a line homed on another
-// socket is cached in that socket's LLC only (as the home's), the host's
-// memory contents are one store (socket 0's controller's), and a socket
-// that passes a line on to the next link adds no time of its own.
+// other beyond the memory's own line order; a remote home serves a line
+// from its LLC or its memory alike and snoops no third socket's LLC (of
+// several LLCs holding a line homed here, the lowest socket's forwards
+// it), the request for ownership and the snoop take no link slot, the
+// host's memory contents are one store (socket 0's controller's), and a
+// socket that passes a line on to the next link adds no time of its own.
 
 #pragma once
 #include <systemc>
@@ -164,6 +174,11 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   // this socket).
   Tick fetch_line(std::uint64_t addr, Tick t);
   Tick store_toward(int to, Tick t);
+  // The caches as a DMA write of [addr, addr+len) through this root
+  // complex leaves them, at no time and with nothing else of the write (a
+  // long run's earlier transactions): its lines in this socket's LLC
+  // (DDIO) and in no other socket's.
+  void dma_written(std::uint64_t addr, std::uint64_t len);
   // The host's memory contents: `s` (socket 0's) instead of this root
   // complex's own controller's.
   void share_store(mem::SparseMemory& s) { m_data = &s; }
@@ -195,9 +210,10 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   }
   bool is_dram(const Tlp& t) const { return target_of(t.addr).kind == AddressTarget::Kind::Dram; }
   void serve_read(Tlp* t, int port);
-  // A line read (one line) or write of DRAM at `t`, in the memory of the
-  // socket that homes it: when its data is here (a read) or it is
-  // committed and this root complex knows it (a write).
+  // A line read or write (of part of one line) of DRAM at `t`, as the
+  // sockets' LLCs and the memory of the socket that homes it serve it:
+  // when its data is here (a read) or it is committed and this root
+  // complex knows it (a write).
   Tick read_home(std::uint64_t line, Tick t);
   Tick write_home(std::uint64_t addr, std::uint32_t len, Tick t);
   // Per socket: the memory controller that homes its DRAM, its root

@@ -8,7 +8,7 @@
 // an acknowledgement carries no line and pays the latency alone.
 // Simplifications: no flits, credits or message classes (the coherent
 // sockets' links of models/coherence have them); one link between a pair
-// of sockets; no snoop of the other sockets' LLCs.
+// of sockets (two QPI links are one of twice the rate).
 #pragma once
 #include <string>
 

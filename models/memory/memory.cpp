@@ -247,7 +247,7 @@ void MemoryController::on_action(std::uint32_t, std::uint64_t, void* ptr) {
   client->memory_done(r, now_tick());
 }
 
-Tick MemoryController::read_line(std::uint64_t line_addr, Tick t) {
+Tick MemoryController::read_line(std::uint64_t line_addr, Tick t, bool remote) {
   ++lines_read;
   Tick latency = m_cfg.read_latency;
   // DDIO: a DMA read miss does not allocate. A far-homed line the near LLC
@@ -258,7 +258,7 @@ Tick MemoryController::read_line(std::uint64_t line_addr, Tick t) {
       t = cross(t);
     } else if (m_far_llc.enabled() && m_far_llc.access(line_addr, false)) {
       t = cross(t, m_cfg.far_snoop);  // the home snoops the far socket's LLC, which forwards the line
-    } else if (m_llc.enabled()) {
+    } else if (m_llc.enabled() && !remote) {
       ++llc_misses;
       latency += m_cfg.llc_miss;
     }
@@ -303,6 +303,11 @@ bool LineCache::access(std::uint64_t line_addr, bool fill, unsigned fill_ways) {
   bool hit = false;
   m_tags->place(set, is_line, nullptr, &hit, fill_ways) = line;  // one scan: a hit is touched, a miss filled
   return hit;
+}
+
+bool LineCache::holds(std::uint64_t line_addr) const {
+  const std::uint64_t line = line_addr >> m_line_shift;
+  return m_tags->find(m_tags->set_of(line), [line](std::uint64_t t) { return t == line; }, false) != nullptr;
 }
 
 void LineCache::drop(std::uint64_t line_addr) {

@@ -27,7 +27,11 @@
 // forwarded (far_snoop), and a near-homed line in neither LLC pays
 // llc_miss; a DMA write of a far-homed line crosses for ownership unless
 // the near LLC holds it (pcie-bench's device, memory and control sockets,
-// S011).
+// S011). With a root complex on each socket (root_complex.h) the same
+// mechanisms span several controllers, one per socket: the root complexes
+// cross the socket links, a home reads for another socket at once
+// (read_line's `remote`: no llc_miss), and an LLC that a snoop finds
+// holding a line forwards it (forward_line: llc_forward).
 // Simplifications: no banks/rows/refresh; an LLC holds tags only and is
 // shared by DMA and its socket's cores alike (DMA writes allocating in
 // their ways only, ddio_ways);
@@ -64,6 +68,9 @@ struct MemoryConfig {
   double far_GBps = 0;         // socket interconnect bandwidth for far lines (0: not a limit)
   std::uint64_t far_base = 0;  // first far address (0: one node); set by the root complex
   Tick far_snoop = 0;          // extra latency of a near-homed line held only in the far socket's LLC
+  // With a root complex on each socket: a snoop from another socket that
+  // finds its line in this LLC sends it on this long after it arrives.
+  Tick llc_forward = 0;
   // The last-level cache as DMA sees it (0 bytes: none; every read at
   // read_latency). Reads that miss pay llc_miss more and are served from
   // DRAM without allocating; DMA writes allocate (DDIO), and so do the
@@ -90,6 +97,8 @@ class LineCache {
   // miss it is filled if `fill`, into one of its set's first `fill_ways`
   // ways (0: any).
   bool access(std::uint64_t line_addr, bool fill = true, unsigned fill_ways = 0);
+  // Whether the line is held; nothing changes (not even its age).
+  bool holds(std::uint64_t line_addr) const;
   // Drops the line if held (another socket has written it).
   void drop(std::uint64_t line_addr);
 
@@ -179,7 +188,22 @@ class MemoryController final : public Actor {
   // committed.
   Tick write(std::uint64_t addr, std::uint32_t len, Tick t);
   // One line read issued at `t`: returns when its data is available.
-  Tick read_line(std::uint64_t line_addr, Tick t);
+  // `remote`: from another socket, to this home, which starts the memory
+  // read as it looks the line up (no llc_miss).
+  Tick read_line(std::uint64_t line_addr, Tick t, bool remote = false);
+  // Whether this socket's LLC holds the line (nothing changes).
+  bool llc_holds(std::uint64_t line_addr) const { return m_llc.enabled() && m_llc.holds(line_addr); }
+  // Another socket took the line for a write: this LLC drops it.
+  void llc_drop(std::uint64_t line_addr) {
+    if (m_llc.enabled()) m_llc.drop(line_addr);
+  }
+  // A snoop from another socket that finds the line in this LLC, arriving
+  // at `t`: when the line leaves (a channel slot, then llc_forward).
+  // The hit counts as a use of the line.
+  Tick forward_line(std::uint64_t line_addr, Tick t) {
+    if (m_llc.enabled()) m_llc.access(line_addr, false);
+    return occupy(line_addr, t, 1) + m_cfg.llc_forward;
+  }
   // The host touches [addr, addr+len) in address order (a buffer it has just
   // written): its lines are in the LLC of the socket whose cores did it
   // (`far_socket`: the other one; needs numa_nodes 2), the last ones most

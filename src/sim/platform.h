@@ -62,14 +62,7 @@ class Platform {
   explicit Platform(const topo::Topology& t);
   const topo::Topology& topo() const { return m_topo; }
   host::RootComplex& rc() { return *m_rcs[0]; }  // socket 0's, the host's cores'
-  // The memory controller that homes `addr` (another socket's root
-  // complex's for its DRAM), and that of the cores of socket 0 or 1 (the
-  // far one).
-  mem::MemoryController& home_memory(std::uint64_t addr) {
-    for (std::size_t s = 1; s < m_rcs.size(); ++s)
-      if (addr - m_rcs[s]->config().dram_base < m_rcs[s]->config().dram_size) return m_rcs[s]->memory();
-    return m_rcs[0]->memory();
-  }
+  // The memory controller of the cores of socket 0 or 1 (the far one).
   mem::MemoryController& cores_memory(bool far) { return far && m_rcs.size() > 1 ? m_rcs[1]->memory() : m_rcs[0]->memory(); }
   bool several_root_complexes() const { return m_rcs.size() > 1; }
   // The root complex at the top of endpoint `name`'s hierarchy.

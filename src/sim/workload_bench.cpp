@@ -103,7 +103,7 @@ class BenchDmaLoad final : public Workload {
         Rng earlier(global_seed(), m_name + ".untimed");
         const std::uint64_t n = offs.size(), back = n - m_untimed % n;
         for (std::uint64_t k = 0; k < m_untimed; ++k)
-          m_p->home_memory(buf).dma_written(buf + offs[m_seq ? (back + k) % n : earlier.below(n)], m_size);
+          m_p->rc_above(m_dev).dma_written(buf + offs[m_seq ? (back + k) % n : earlier.below(n)], m_size);
       }
       m_t0 = now_tick();
       if (m_lat_test) {

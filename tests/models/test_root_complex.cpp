@@ -11,6 +11,7 @@
 
 #include "models/core/error.h"
 #include "models/host/root_complex.h"
+#include "models/host/socket_link.h"
 #include "tests/models/port_stub.h"
 
 namespace hx::host {
@@ -263,6 +264,40 @@ TEST(RootComplexPayload, ACorruptedByteIsCaught) {
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("payload check failed on a write to 0x100000040"), std::string::npos) << e.what();
   }
+}
+
+// Two sockets, each a root complex with a 1 MiB LLC, socket 1's with no
+// device, joined by a socket link: a DMA write from socket 0's device
+// takes its line into socket 0's LLC and out of socket 1's, whatever the
+// line's home, and so does a long run's untimed write (dma_written).
+TEST(RootComplexSockets, ADmaWriteTakesItsLineIntoItsSocketsLlcAndOutOfTheOthers) {
+  RootComplexConfig c0 = config(false), c1 = config(false);
+  c0.memory.llc_size = c1.memory.llc_size = 1 << 20;
+  c1.socket = 1;
+  c1.dram_base = 128ull << 30;
+  RootComplex rc0("host", c0), rc1("host1", c1);
+  Stub dev("dev", pcie::PortConfig{});
+  pcie::PciePort::connect(rc0.root_port(0), dev.port, pcie::gen(3, 8, 10 * kNs));
+  SocketLink link("socket_link", SocketLinkConfig{}, 0, 1);
+  rc0.connect_socket(rc1, {{&link, 0}});
+  rc1.connect_socket(rc0, {{&link, 1}});
+  const std::uint64_t home0 = kDram + 0x1000, home1 = c1.dram_base + 0x1000, untimed = kDram + 0x2000;
+  for (const std::uint64_t a : {home0, home1, untimed}) rc1.memory().warm(a, 64);  // socket 1's core wrote them
+  for (const std::uint64_t a : {home0, home1}) {
+    pcie::Tlp* w = dev.send(TlpKind::MemWr, 64, 0, a);
+    w->addr64 = true;
+    w->data_stream = kMemoryStream;
+    w->data_off = a;
+    w->checksum = pattern_checksum(kMemoryStream, a, 64);
+  }
+  sc_core::sc_start();
+  rc0.dma_written(untimed, 64);
+  for (const std::uint64_t a : {home0, home1, untimed}) {
+    EXPECT_TRUE(rc0.memory().llc_holds(a)) << std::hex << a;
+    EXPECT_FALSE(rc1.memory().llc_holds(a)) << std::hex << a;
+  }
+  EXPECT_EQ(rc0.memory().lines_written.value, 2u);  // both lines went into socket 0's LLC
+  EXPECT_EQ(rc1.memory().lines_written.value, 0u);
 }
 
 }  // namespace

@@ -29,6 +29,10 @@ const ParamTable<mem::MemoryConfig>& memory_params() {
            "extra latency of a DMA read of a near-homed line that only the far socket's LLC "
            "holds (snoop and forward across the socket interconnect)",
            [](C& c, const Cursor& v) { c.far_snoop = v.time(); }),
+      P<C>("llc_forward", "time", "0ns", {},
+           "with a root complex on each socket: from a snoop's arrival from another socket to the line leaving "
+           "this LLC when it holds it (a DMA read of a line homed there that only this LLC holds)",
+           [](C& c, const Cursor& v) { c.llc_forward = v.time(); }),
       P<C>("far_bw", "bandwidth", "0GB/s", {},
            "socket interconnect bandwidth available to far-node lines (0 = no limit)",
            [](C& c, const Cursor& v) { c.far_GBps = v.bandwidth() / 1e9; }),
