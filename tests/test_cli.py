@@ -1102,7 +1102,7 @@ class HostCaches(unittest.TestCase):
             med = {(p['point']['workloads.0.window'], p['point']['workloads.0.untimed'],
                     p['point']['topology.nodes.host.memory.ddio_ways']): p['metrics']['lat.median_ns'] for p in pts}
             near, far = med[('1MiB', 2097152, 2)], med[('1MiB', 0, 2)]
-            self.assertGreater(far - near, 80)  # the crossing for ownership: far_latency, 107 ns
+            self.assertGreater(far - near, 80)  # ownership from socket 1: the socket link both ways, 107 ns
             # Without the untimed transactions 400 draws from 16 Ki lines mostly touch a line first.
             self.assertEqual(med[('1MiB', 0, 20)], far)
             # 16 MiB: beyond DDIO's 2.5 MiB the median write crosses; with every way it stays near.

@@ -127,7 +127,7 @@ class NoHang(Workdir):
     def test_bandwidth_near_zero(self):
         self.expect_bad(GOOD, 'outside 1KB/s to 1000000GB/s', '--set',
                         'topology.nodes.host.memory.channel_bw=1e-300GB/s')
-        self.expect_bad(GOOD, 'outside 1KB/s to 1000000GB/s', '--set', 'topology.nodes.host.memory.far_bw=1e-9GB/s')
+        self.expect_bad(GOOD, 'outside 1KB/s to 1000000GB/s', '--set', 'topology.nodes.host.memory.channel_bw=1e-9GB/s')
 
 
 class InternalErrors(Workdir):
@@ -212,7 +212,7 @@ class FoundBeforeTheRun(Workdir):
         study = ('study: t\ntopology: %s\n'
                  'workloads: [{type: bench_lat, device: nfp, op: rd, reps: 5, host_node: far}]\n'
                  % os.path.join(ROOT, 'topologies', 's011_hsw_e3_1226v3.yaml'))
-        self.expect_bad(study, 'the far socket needs memory.numa_nodes: 2 on the host', regex=r'study\.yaml:3:\d+: workloads\.0\.host_node: ')
+        self.expect_bad(study, 'the far socket needs a root complex on socket 1', regex=r'study\.yaml:3:\d+: workloads\.0\.host_node: ')
 
     def test_a_ddio_share_above_the_llc_ways(self):
         study = self.one_workload('s011_bdw_e5_2630v4', '{type: bench_lat, device: nfp, op: wrrd, reps: 5}')
@@ -247,8 +247,11 @@ class FoundBeforeTheRun(Workdir):
                         regex=r's001_rosta\.yaml:4:\d+: nodes\.cpu1\.socket: ')
         self.expect_bad(study, 'a third root complex', topo=topo.replace('  dev0:', '  cpu2: {type: root_complex, rc: {dram_base: 256GiB}}\n  dev0:'),
                         regex=r's001_rosta\.yaml:5:\d+: nodes\.cpu2: ')
-        self.expect_bad(study, 'remove memory.numa_nodes', topo=topo.replace('{type: root_complex}', '{type: root_complex, memory: {numa_nodes: 2}}'),
-                        regex=r's001_rosta\.yaml:3:\d+: nodes\.cpu0\.memory\.numa_nodes: ')
+        # The two-node memory model is gone; its keys say what replaced it.
+        for key in ('numa_nodes: 2', 'far_latency: 100ns', 'far_snoop: 80ns', 'far_bw: 10GB/s'):
+            self.expect_bad(study, 'the far NUMA node is a root complex of its own now',
+                            topo=topo.replace('{type: root_complex}', '{type: root_complex, memory: {%s}}' % key),
+                            regex=r's001_rosta\.yaml:3:\d+: nodes\.cpu0\.memory\.%s: ' % key.split(':')[0])
         self.expect_bad(study, 'a socket link joins the root complexes of two sockets',
                         topo=TOPO_TEXT + 'socket_link: {latency: 50ns}\n', regex=r's001_rosta\.yaml:\d+:\d+: socket_link: ')
         # Three sockets: every link names its two sockets, once, and every

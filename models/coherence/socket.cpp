@@ -95,10 +95,7 @@ SocketSystem::SocketSystem(const std::string& name, const SocketSystemConfig& cf
     m_agents[id].channel = std::make_unique<Attachment>(*this, m_agents[id].socket);
   }
   for (int s = 0; s < cfg.sockets; ++s) {
-    mem::MemoryConfig m = cfg.memory;
-    m.numa_nodes = 1;  // each socket's DRAM is a controller of its own
-    m.far_base = 0;
-    m_memory.push_back(std::make_unique<mem::MemoryController>(name + ".s" + std::to_string(s) + ".dram", m));
+    m_memory.push_back(std::make_unique<mem::MemoryController>(name + ".s" + std::to_string(s) + ".dram", cfg.memory));
   }
   for (int s = 0; s < cfg.sockets; ++s)
     for (int k = 0; k < cfg.slices; ++k) {

@@ -135,10 +135,9 @@ void HostCpu::send_write(std::uint64_t addr, std::uint32_t len, std::uint64_t st
 void HostCpu::uc_store(int core, const std::function<void()>& send, Ledger* led) {
   if (m_far.at(static_cast<std::size_t>(core))) {
     if (led) led->charge(Stage::Software, now_tick());
-    // The store goes on the socket interconnect toward the card's socket:
-    // behind the lines queued on it (the two-node model), or in the first
-    // slot of the link that no line holds (a root complex on each socket).
-    wait_until(m_far_rc ? m_far_rc->store_toward(m_rc.config().socket, now_tick()) : m_rc.memory().cross_in_order(now_tick()));
+    // The store goes on the socket link toward the card's socket, in the
+    // first slot of the link that no line holds.
+    wait_until(m_far_rc->store_toward(m_rc.config().socket, now_tick()));
     compute(core, m_cfg.far_mmio);
     if (led) led->charge(Stage::Memory, now_tick());
   }
@@ -209,6 +208,7 @@ void HostCpu::fence(int core) { compute(core, m_cfg.fence_cost); }
 
 void HostCpu::set_far(int core, bool far) {
   if (core < 0 || core >= m_cfg.cores) sim_fail(name(), "no core " + std::to_string(core));
+  if (far && (!m_far_rc || !m_far_mem)) sim_fail(name(), "core " + std::to_string(core) + " on socket 1, which has no root complex");
   m_far[static_cast<std::size_t>(core)] = far;
 }
 
@@ -341,8 +341,7 @@ HostCpu::PollSeen HostCpu::poll_sees(int core, std::uint64_t addr, Tick commit) 
   // polls the driver's writeback buffer, near the card, from the far node).
   const Tick phase = m_cfg.poll_period ? m_rng.below(m_cfg.poll_period) : 0;
   const bool far = m_far[static_cast<std::size_t>(core)];
-  const Tick fetch = m_far_rc ? (far ? *m_far_rc : m_rc).fetch_line(addr, commit + phase)
-                              : m_rc.memory().fetch_from_socket(addr, far, commit + phase);
+  const Tick fetch = (far && m_far_rc ? *m_far_rc : m_rc).fetch_line(addr, commit + phase);
   return PollSeen{commit + phase, fetch + m_cfg.poll_miss, noisy_end(core, commit, fetch + m_cfg.poll_miss)};
 }
 

@@ -136,12 +136,12 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   bool wait_msi(int core, std::uint32_t vector, Tick until = kNever);
   void kick_msi(std::uint32_t vector);
   Tick now() const;
-  // Place core `core` on the socket without the root complex.
+  // Place core `core` on socket 1 (far), whose root complex must be
+  // attached (attach_far_rc), or on socket 0.
   void set_far(int core, bool far);
   bool far(int core) const { return m_far.at(static_cast<std::size_t>(core)); }
-  // With a root complex on each socket, the other socket's memory
-  // controller (its LLC is the far cores'); none: one controller holds
-  // both sockets' LLCs (memory.numa_nodes 2), or there is one socket.
+  // With a root complex on each socket, socket 1's memory controller (its
+  // LLC is the far cores'); none with one socket.
   void attach_far_memory(mem::MemoryController& m) { m_far_mem = &m; }
   // With a root complex on each socket, socket 1's: the far cores' way to
   // other sockets' lines and to the devices below socket 0.

@@ -22,9 +22,8 @@ void each_chunk(std::uint64_t len, const F& f) {
 }  // namespace
 
 void MemoryPort::wrote(std::uint64_t addr, std::uint64_t len) {
-  const bool far = m_cpu.far(m_core);
-  if (far && m_cpu.far_memory()) m_cpu.far_memory()->warm(addr, len);  // the other socket's own controller
-  else m_mem.warm(addr, len, far);
+  // Into the LLC of the core's socket (set_far checked that socket 1 has one).
+  (m_cpu.far(m_core) ? *m_cpu.far_memory() : m_mem).warm(addr, len);
 }
 
 void MemoryPort::copied(std::uint64_t len) {

@@ -11,11 +11,6 @@ namespace hx::host {
 using pcie::TlpKind;
 
 namespace {
-mem::MemoryConfig memory_of(const RootComplexConfig& c) {
-  mem::MemoryConfig m = c.memory;
-  m.far_base = m.numa_nodes > 1 ? c.dram_base + c.dram_size / 2 : 0;
-  return m;
-}
 enum : std::uint32_t { kAdmit, kArrive, kInbound, kWriteDone, kToHost, kTrackerFree, kMessage, kMsiToHost };
 }
 
@@ -23,10 +18,11 @@ RootComplex::RootComplex(sc_core::sc_module_name name, const RootComplexConfig& 
     : sc_core::sc_module(name),
       m_cfg(cfg),
       m_sched(basename()),
-      m_mem(std::string(name) + ".memory", memory_of(cfg)),
+      m_mem(std::string(name) + ".memory", cfg.memory),
       m_lines(cfg.line_interval) {
   m_data = &m_mem.store();
-  m_homes.assign(2, Home{&m_mem, this, {}, 0});  // the two-node memory model's nodes, or this socket's
+  m_homes.assign(static_cast<std::size_t>(cfg.socket) + 1, Home{});
+  m_homes[static_cast<std::size_t>(cfg.socket)] = Home{&m_mem, this, {}, 0};
   for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
     m_ports.push_back(std::make_unique<pcie::PciePort>(*this, std::string(name) + ".rp" + std::to_string(i), cfg.ports[i]));
     m_ports.back()->index = static_cast<int>(i);
@@ -42,18 +38,12 @@ RootComplex::RootComplex(sc_core::sc_module_name name, const RootComplexConfig& 
   }
   for (const auto& pc : cfg.ports) m_vcs = std::max(m_vcs, std::min(pc.vcs, pcie::kMaxVcs));
   const auto vcs = static_cast<std::size_t>(m_vcs);
-  // The address map: DRAM (its upper half on the far socket when there are
-  // two), the MSI page, and each root port's windows from enumeration.
+  // The address map: DRAM, the MSI page, and each root port's windows from
+  // enumeration (connect_socket adds the other sockets').
   using K = AddressTarget::Kind;
   std::vector<std::string> bad;
-  const std::uint64_t far = memory_of(cfg).far_base;
-  if (far) {
-    bad.push_back(m_map.add(cfg.dram_base, far - cfg.dram_base, {K::Dram, 0}, "DRAM of socket 0"));
-    bad.push_back(m_map.add(far, cfg.dram_base + cfg.dram_size - far, {K::Dram, 1}, "DRAM of socket 1"));
-  } else {
-    bad.push_back(m_map.add(cfg.dram_base, cfg.dram_size, {K::Dram, cfg.socket},
-                            cfg.socket ? "DRAM of socket " + std::to_string(cfg.socket) : std::string("DRAM")));
-  }
+  bad.push_back(m_map.add(cfg.dram_base, cfg.dram_size, {K::Dram, cfg.socket},
+                          cfg.socket ? "DRAM of socket " + std::to_string(cfg.socket) : std::string("DRAM")));
   bad.push_back(m_map.add(cfg.msi_base, 4096, {K::Msi, 0}, "the MSI page"));
   for (std::size_t i = 0; i < cfg.routes.size(); ++i)
     for (const auto& w : cfg.routes[i].windows)
@@ -86,8 +76,8 @@ RootComplex::RootComplex(sc_core::sc_module_name name, const RootComplexConfig& 
 
 void RootComplex::connect_socket(RootComplex& peer, const std::vector<SocketHop>& route) {
   const int s = peer.m_cfg.socket;
-  if (s == m_cfg.socket || s < 0 || m_cfg.memory.numa_nodes > 1 || route.empty())
-    throw InputError(std::string(basename()) + ": socket links join the root complexes of different sockets, each with one memory node");
+  if (s == m_cfg.socket || s < 0 || route.empty())
+    throw InputError(std::string(basename()) + ": socket links join the root complexes of different sockets");
   int at = m_cfg.socket;
   Tick latency = 0;
   for (const SocketHop& h : route) {  // a chain of links from this socket to s

@@ -156,16 +156,14 @@ MemoryController::MemoryController(const std::string& name, const MemoryConfig& 
       m_line_time(line_time(cfg.line_B, cfg.channel_GBps)),
       m_rmw_slots(static_cast<unsigned>((2 * m_line_time + cfg.rmw_extra + m_line_time - 1) / m_line_time)),
       m_channels(static_cast<std::size_t>(std::max(1, cfg.channels)), SlotCalendar(m_line_time)),
-      m_link(cfg.far_GBps > 0 ? line_time(cfg.line_B, cfg.far_GBps) : 0),
-      m_llc(cfg.llc_size, cfg.llc_ways, cfg.line_B, cfg.llc_replacement, name + ".llc"),
-      m_far_llc(cfg.numa_nodes > 1 ? cfg.llc_size : 0, cfg.llc_ways, cfg.line_B, cfg.llc_replacement, name + ".far_llc") {
+      m_llc(cfg.llc_size, cfg.llc_ways, cfg.line_B, cfg.llc_replacement, name + ".llc") {
   const std::size_t n = m_channels.size();
   m_channels_pow2 = (n & (n - 1)) == 0;
   m_channel_mask = n - 1;
   auto& reg = StatsRegistry::instance();
   reg.add_counter(name + ".lines_read", &lines_read, "line", "DRAM line reads");
   reg.add_counter(name + ".lines_written", &lines_written, "line", "DRAM line writes");
-  reg.add_counter(name + ".far_lines", &far_lines, "line", "lines across the socket interconnect (DMA to the far node, cores fetching a line homed on the other socket)");
+  reg.add_counter(name + ".far_lines", &far_lines, "line", "lines read, forwarded or written here for another socket");
   reg.add_counter(name + ".partial_writes", &partial_writes, "line", "partial-line writes (read-modify-write)");
   if (m_llc.enabled()) reg.add_counter(name + ".llc_misses", &llc_misses, "line", "line reads that missed the LLC");
   reg.add_resource(name + ".channels", [this] {
@@ -173,8 +171,6 @@ MemoryController::MemoryController(const std::string& name, const MemoryConfig& 
     for (const auto& c : m_channels) b += c.busy();
     return b;
   }, static_cast<int>(n), "DRAM channels (a line each per line time)");
-  if (m_link.interval() > 0)
-    reg.add_resource(name + ".socket_link", [this] { return m_link.busy(); }, 1, "socket interconnect (far lines)");
 }
 
 Tick MemoryController::occupy(std::uint64_t line_addr, Tick t, unsigned slots) {
@@ -183,22 +179,7 @@ Tick MemoryController::occupy(std::uint64_t line_addr, Tick t, unsigned slots) {
   return m_channels[ch].reserve(t, now_tick(), slots);
 }
 
-Tick MemoryController::cross(Tick t, Tick latency) {
-  ++far_lines;
-  if (m_link.interval() == 0) return t + latency;
-  const Tick s = m_link.reserve(t, now_tick());
-  m_link_booked = std::max(m_link_booked, s + m_link.interval());
-  return s + latency;
-}
-
-Tick MemoryController::cross_in_order(Tick t) {
-  if (m_link.interval() == 0) return t;
-  const Tick s = m_link.reserve(std::max(t, m_link_booked), now_tick());
-  m_link_booked = s + m_link.interval();
-  return s;
-}
-
-Tick MemoryController::write(std::uint64_t addr, std::uint32_t len, Tick t0) {
+Tick MemoryController::write(std::uint64_t addr, std::uint32_t len, Tick t0, bool remote) {
   const std::uint64_t L = static_cast<std::uint64_t>(m_cfg.line_B);
   Tick done = t0;
   std::uint64_t a = addr;
@@ -206,17 +187,15 @@ Tick MemoryController::write(std::uint64_t addr, std::uint32_t len, Tick t0) {
   while (a < end) {
     const std::uint64_t line = a / L * L;
     const std::uint64_t stop = std::min(end, line + L);
-    // A far-homed line crosses to its home for ownership, unless the near
-    // LLC already holds it (owned there since an earlier write or a near core's).
-    const Tick t = far(line) && !(m_llc.enabled() && m_llc.access(line, false)) ? cross(t0) : t0;
+    if (remote) ++far_lines;
     const bool partial = m_cfg.partial_rmw && ((a != line) || (stop != line + L));
     Tick commit;
     if (partial) {
-      const Tick start = occupy(line, t, m_rmw_slots);
+      const Tick start = occupy(line, t0, m_rmw_slots);
       commit = start + m_cfg.read_latency + m_cfg.write_latency;
       ++partial_writes;
     } else {
-      const Tick start = occupy(line, t, 1);
+      const Tick start = occupy(line, t0, 1);
       commit = start + m_cfg.write_latency;
     }
     ++lines_written;
@@ -250,27 +229,19 @@ void MemoryController::on_action(std::uint32_t, std::uint64_t, void* ptr) {
 Tick MemoryController::read_line(std::uint64_t line_addr, Tick t, bool remote) {
   ++lines_read;
   Tick latency = m_cfg.read_latency;
-  // DDIO: a DMA read miss does not allocate. A far-homed line the near LLC
-  // lacks is the far home's to serve, from its LLC or its memory alike (it
-  // reads memory while it looks the line up): far_latency either way.
-  if (!m_llc.enabled() || !m_llc.access(line_addr, false)) {
-    if (far(line_addr)) {
-      t = cross(t);
-    } else if (m_far_llc.enabled() && m_far_llc.access(line_addr, false)) {
-      t = cross(t, m_cfg.far_snoop);  // the home snoops the far socket's LLC, which forwards the line
-    } else if (m_llc.enabled() && !remote) {
-      ++llc_misses;
-      latency += m_cfg.llc_miss;
-    }
+  // DDIO: a DMA read miss does not allocate. A home reading for another
+  // socket starts its memory read as it looks the line up: no llc_miss.
+  if (remote) ++far_lines;
+  if (m_llc.enabled() && !m_llc.access(line_addr, false) && !remote) {
+    ++llc_misses;
+    latency += m_cfg.llc_miss;
   }
   return occupy(line_addr, t, 1) + latency;
 }
 
-// DDIO: the written line is allocated in the near LLC (within its DMA ways)
-// and no longer valid in the other socket's.
+// DDIO: the written line is allocated in the LLC (within its DMA ways).
 void MemoryController::allocate_written(std::uint64_t line) {
   if (m_llc.enabled()) m_llc.access(line, true, static_cast<unsigned>(m_cfg.ddio_ways));
-  if (m_far_llc.enabled()) m_far_llc.drop(line);
 }
 
 void MemoryController::dma_written(std::uint64_t addr, std::uint64_t len) {
@@ -278,11 +249,10 @@ void MemoryController::dma_written(std::uint64_t addr, std::uint64_t len) {
   for (std::uint64_t a = addr / L * L; a < addr + len; a += L) allocate_written(a);
 }
 
-void MemoryController::warm(std::uint64_t addr, std::uint64_t len, bool far_socket) {
-  LineCache& llc = far_socket ? m_far_llc : m_llc;
-  if (!llc.enabled() || len == 0) return;
+void MemoryController::warm(std::uint64_t addr, std::uint64_t len) {
+  if (!m_llc.enabled() || len == 0) return;
   const std::uint64_t L = static_cast<std::uint64_t>(m_cfg.line_B);
-  for (std::uint64_t a = addr / L * L; a < addr + len; a += L) llc.access(a);
+  for (std::uint64_t a = addr / L * L; a < addr + len; a += L) m_llc.access(a);
 }
 
 LineCache::LineCache(std::uint64_t size_B, int ways, int line_B, cache::Policy policy, const std::string& name) {

@@ -7,35 +7,22 @@
 // bursts"). With DDIO (Intel Xeon E5 v2 onwards) inbound writes allocate in
 // the last-level cache, which merges partial lines: partial_rmw = false.
 // Lines interleave across channels by line address.
-// NUMA: with `far_base` set, lines at or above it belong to the other
-// socket's memory: each such line also crosses the socket interconnect
-// (QPI/UPI: one line per 64 B / far_bw, shared by both directions) and
-// pays far_latency on top of the memory's own latency. A core's store to a
-// device from the far socket crosses the same interconnect in order, behind
-// every line already queued on it (`cross_in_order`).
 // Requests come two ways: synchronous calls that return the time they are
 // done (the root complex's line pipeline), and asynchronous requests that
 // carry their requester and call it back (agents that wait: a home agent
 // for a line, a core's memory port).
-// Each socket has its own LLC (two with numa_nodes 2): a line a socket's
-// cores touched is in that socket's LLC, whatever its home; DMA writes
-// (DDIO) allocate in the device's socket, the near one. A DMA read is served
-// by the near LLC without crossing (even a far-homed line); otherwise a
-// far-homed line crosses to its home (far_latency, whether the far LLC or
-// the far memory has it: the home reads memory while it looks it up), a
-// near-homed line that only the far LLC holds is snooped there and
-// forwarded (far_snoop), and a near-homed line in neither LLC pays
-// llc_miss; a DMA write of a far-homed line crosses for ownership unless
-// the near LLC holds it (pcie-bench's device, memory and control sockets,
-// S011). With a root complex on each socket (root_complex.h) the same
-// mechanisms span several controllers, one per socket: the root complexes
-// cross the socket links, a home reads for another socket at once
-// (read_line's `remote`: no llc_miss), and an LLC that a snoop finds
-// holding a line forwards it (forward_line: llc_forward).
+// One controller is one socket's memory and LLC: a line the socket's cores
+// touched is in its LLC, whatever its home, and DMA writes (DDIO) allocate
+// in it. Several sockets are several controllers, one per socket's root
+// complex, which cross the socket links between them (root_complex.h): a
+// home reads for another socket at once (read_line's `remote`: it starts
+// the memory read as it looks the line up, no llc_miss), and an LLC that a
+// snoop from another socket finds holding a line forwards it
+// (forward_line: llc_forward) (pcie-bench's device, memory and control
+// sockets, S011).
 // Simplifications: no banks/rows/refresh; an LLC holds tags only and is
 // shared by DMA and its socket's cores alike (DMA writes allocating in
-// their ways only, ddio_ways);
-// the far socket's channels are modelled by the same channel servers.
+// their ways only, ddio_ways).
 #pragma once
 #include <array>
 #include <cstdint>
@@ -63,13 +50,8 @@ struct MemoryConfig {
   // A cache line: every host of the sources uses 64 B. A constant, so line
   // arithmetic on the write path is shifts, not 64-bit divisions.
   static constexpr int line_B = 64;
-  int numa_nodes = 1;          // 2: the upper half of DRAM is on the far node
-  Tick far_latency = 0;        // extra latency of a line on the far NUMA node
-  double far_GBps = 0;         // socket interconnect bandwidth for far lines (0: not a limit)
-  std::uint64_t far_base = 0;  // first far address (0: one node); set by the root complex
-  Tick far_snoop = 0;          // extra latency of a near-homed line held only in the far socket's LLC
-  // With a root complex on each socket: a snoop from another socket that
-  // finds its line in this LLC sends it on this long after it arrives.
+  // A snoop from another socket that finds its line in this LLC sends it
+  // on this long after it arrives.
   Tick llc_forward = 0;
   // The last-level cache as DMA sees it (0 bytes: none; every read at
   // read_latency). Reads that miss pay llc_miss more and are served from
@@ -185,8 +167,8 @@ class MemoryController final : public Actor {
  public:
   MemoryController(const std::string& name, const MemoryConfig& cfg);
   // A write of [addr, addr+len) accepted at `t`: returns when the last line is
-  // committed.
-  Tick write(std::uint64_t addr, std::uint32_t len, Tick t);
+  // committed. `remote`: from another socket (its device's line, to this home).
+  Tick write(std::uint64_t addr, std::uint32_t len, Tick t, bool remote = false);
   // One line read issued at `t`: returns when its data is available.
   // `remote`: from another socket, to this home, which starts the memory
   // read as it looks the line up (no llc_miss).
@@ -202,25 +184,17 @@ class MemoryController final : public Actor {
   // The hit counts as a use of the line.
   Tick forward_line(std::uint64_t line_addr, Tick t) {
     if (m_llc.enabled()) m_llc.access(line_addr, false);
+    ++far_lines;
     return occupy(line_addr, t, 1) + m_cfg.llc_forward;
   }
-  // The host touches [addr, addr+len) in address order (a buffer it has just
-  // written): its lines are in the LLC of the socket whose cores did it
-  // (`far_socket`: the other one; needs numa_nodes 2), the last ones most
-  // recently used.
-  void warm(std::uint64_t addr, std::uint64_t len, bool far_socket = false);
+  // The socket's cores touch [addr, addr+len) in address order (a buffer
+  // they have just written): its lines are in this LLC, the last ones
+  // most recently used.
+  void warm(std::uint64_t addr, std::uint64_t len);
   // The caches as a DMA write of [addr, addr+len) leaves them, at no time
   // and with nothing else of the write (a long run's earlier transactions,
   // which a study does not time one by one).
   void dma_written(std::uint64_t addr, std::uint64_t len);
-  // A core on the far socket sends a store at `t` toward the root complex:
-  // it takes the interconnect after every line already booked on it and
-  // returns when it has its slot.
-  Tick cross_in_order(Tick t);
-  // A core fetches the line at `addr` at `t`, from the far socket or the
-  // near one: a line homed on the other socket crosses the interconnect.
-  // Returns when the fetch has crossed (`t` when it stays on its socket).
-  Tick fetch_from_socket(std::uint64_t addr, bool far_core, Tick t) { return far(addr) == far_core ? t : cross(t); }
   const MemoryConfig& config() const { return m_cfg; }
   SparseMemory& store() { return m_store; }
   // The asynchronous path: `r` issued at `t` (>= now); `client` is told
@@ -230,13 +204,11 @@ class MemoryController final : public Actor {
   void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
   std::size_t requests_pending() const { return m_pending; }
 
+  // far_lines: lines read, forwarded or written here for another socket.
   Counter lines_read, lines_written, partial_writes, far_lines, llc_misses;
 
  private:
   Tick occupy(std::uint64_t line_addr, Tick t, unsigned slots);
-  bool far(std::uint64_t a) const { return m_cfg.far_base && a >= m_cfg.far_base; }
-  Tick cross(Tick t, Tick latency);  // a line's trip over the socket interconnect
-  Tick cross(Tick t) { return cross(t, m_cfg.far_latency); }
   void allocate_written(std::uint64_t line);  // a DMA write's line in the caches (DDIO)
   MemoryConfig m_cfg;
   Tick m_line_time;
@@ -244,10 +216,7 @@ class MemoryController final : public Actor {
   std::vector<SlotCalendar> m_channels;
   bool m_channels_pow2 = true;        // a power of two: interleave by mask, not by a division
   std::uint64_t m_channel_mask = 0;   // channels - 1 then
-  SlotCalendar m_link;
-  Tick m_link_booked = 0;  // end of the latest slot booked on the interconnect
-  LineCache m_llc;      // the near socket's (the root complex's)
-  LineCache m_far_llc;  // the far socket's (numa_nodes 2 with an LLC)
+  LineCache m_llc;
   SparseMemory m_store;
   // An asynchronous request in flight, from the process's pool (nothing is
   // allocated per request once the pool has grown to the peak).

@@ -134,20 +134,15 @@ std::uint64_t heap_end(const host::RootComplexConfig& c) {
 HostHeap::HostHeap(const topo::Topology& t) {
   const host::RootComplexConfig& c = t.nodes[static_cast<std::size_t>(t.root)].rc;
   m_nodes.push_back({heap_start(c), heap_end(c)});
-  if (t.roots.size() > 1) {
-    for (std::size_t s = 1; s < t.roots.size(); ++s) {
-      const host::RootComplexConfig& o = t.nodes[static_cast<std::size_t>(t.roots[s])].rc;
-      m_nodes.push_back({heap_start(o), heap_end(o)});
-    }
-  } else if (c.memory.numa_nodes > 1) {
-    m_nodes.push_back({c.dram_base + c.dram_size / 2, m_nodes[0].end});
-    m_nodes[0].end = m_nodes[1].next;
+  for (std::size_t s = 1; s < t.roots.size(); ++s) {
+    const host::RootComplexConfig& o = t.nodes[static_cast<std::size_t>(t.roots[s])].rc;
+    m_nodes.push_back({heap_start(o), heap_end(o)});
   }
 }
 
 std::uint64_t HostHeap::alloc(const BufferNeed& b) {
   if (b.backing.node < 0 || static_cast<std::size_t>(b.backing.node) >= m_nodes.size())
-    throw InputError(b.backing.node == 1 ? "a buffer on the far NUMA node needs memory.numa_nodes: 2 on the host, or a root complex on socket 1"
+    throw InputError(b.backing.node == 1 ? "a buffer on the far NUMA node needs a root complex on socket 1"
                                          : "a buffer on socket " + std::to_string(b.backing.node) + ", which has no root complex");
   const std::uint64_t page = 1ull << b.backing.page_shift;
   const std::uint64_t align = std::max(b.align, page);

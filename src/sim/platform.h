@@ -22,9 +22,8 @@
 namespace hx::sim {
 
 // How a buffer's host memory is backed: the OS page size behind it and its
-// NUMA node: 0 the near one (socket 0's memory); 1 the far one, the upper
-// half of DRAM (memory.numa_nodes: 2) or, with a root complex on each of
-// several sockets, socket 1's memory; n > 1 socket n's memory.
+// NUMA node: socket n's memory (0 the near one, 1 the far one), each
+// socket's a root complex's.
 struct Backing {
   unsigned page_shift = 12;
   int node = 0;
@@ -44,8 +43,7 @@ struct BufferNeed {
 // which asks it whether every workload's buffers fit before anything runs.
 class HostHeap {
  public:
-  // Nodes: each socket's root complex's DRAM, or the two halves of socket
-  // 0's (memory.numa_nodes: 2), or socket 0's alone.
+  // Nodes: each socket's root complex's DRAM.
   explicit HostHeap(const topo::Topology& t);
   // Its address; InputError when the memory is exhausted.
   std::uint64_t alloc(const BufferNeed& b);
@@ -64,7 +62,6 @@ class Platform {
   host::RootComplex& rc() { return *m_rcs[0]; }  // socket 0's, the host's cores'
   // The memory controller of the cores of socket 0 or 1 (the far one).
   mem::MemoryController& cores_memory(bool far) { return far && m_rcs.size() > 1 ? m_rcs[1]->memory() : m_rcs[0]->memory(); }
-  bool several_root_complexes() const { return m_rcs.size() > 1; }
   // The root complex at the top of endpoint `name`'s hierarchy.
   host::RootComplex& rc_above(const std::string& name) {
     return *m_rcs[static_cast<std::size_t>(m_topo.nodes[static_cast<std::size_t>(m_topo.find(name))].socket)];

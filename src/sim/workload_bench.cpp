@@ -77,9 +77,7 @@ class BenchDmaLoad final : public Workload {
       if (!dev) dev = &m_p->device<ccix::RequestAgent>(m_dev)->dma();
       const std::uint64_t buf = m_p->alloc(buffers()).at(0);
       if (m_warm) {
-        // The warming core's socket's LLC: the two-node model keeps both in one controller.
-        if (m_p->several_root_complexes()) m_p->cores_memory(m_warm_far).warm(buf, m_window);
-        else m_p->rc().memory().warm(buf, m_window, m_warm_far);
+        m_p->cores_memory(m_warm_far).warm(buf, m_window);  // the warming core's socket's LLC
       }
       Rng rng(global_seed(), m_name);
       // pcie-bench's layout (pciebench-nfp, me/utils.c, dma_addr_init): the

@@ -36,8 +36,8 @@ std::uint32_t size32(const Cursor& c, std::uint64_t lo, std::uint64_t hi);
 // The host core named by optional key `key` (default `def`), checked against the host.
 int core_of(const Cursor& c, const topo::Topology& p, const char* key, int def);
 // Whether optional key `key` (near, far) names the far socket (socket 1;
-// near is socket 0, the host's cores'); far needs a host with two memory
-// nodes: memory.numa_nodes: 2, or a root complex on socket 1.
+// near is socket 0, the host's cores'); far needs a root complex on
+// socket 1.
 bool far_node(const Cursor& c, const topo::Topology& p, const char* key, bool def);
 // Socket `k`, as `v` gave it, checked against the host's coherent
 // `sockets` (sockets.count).

@@ -66,13 +66,11 @@ int host_socket(const Cursor& v, long long k, int sockets) {
 bool far_node(const Cursor& c, const topo::Topology& p, const char* key, bool def) {
   if (!c.has(key)) return def;
   const bool far = c.child(key).choice({"near", "far"}) == "far";
-  if (far && p.nodes[static_cast<std::size_t>(p.root)].rc.memory.numa_nodes < 2 && p.roots.size() < 2)
-    c.child(key).fail("the far socket needs memory.numa_nodes: 2 on the host, or a root complex on socket 1");
+  if (far && p.roots.size() < 2) c.child(key).fail("the far socket needs a root complex on socket 1");
   return far;
 }
 
-// `node: near | far | n`: socket 0's memory, the far one (socket 1's or
-// the two-node model's upper half), or socket n's.
+// `node: near | far | n`: socket 0's memory, socket 1's, or socket n's.
 Backing backing_of(const Cursor& c, const topo::Topology& p) {
   Backing b;
   if (c.has("page_size")) b.page_shift = cfg::page_shift(c.child("page_size"));
@@ -87,8 +85,7 @@ Backing backing_of(const Cursor& c, const topo::Topology& p) {
     v.fail("'" + s + "' is not a node: near, far or a socket's number");
   const int sockets = static_cast<int>(p.roots.size());
   b.node = static_cast<int>(v.integer(0, 63));
-  const bool two_nodes = sockets < 2 && p.nodes[static_cast<std::size_t>(p.root)].rc.memory.numa_nodes > 1;
-  if (b.node >= sockets && !(b.node == 1 && two_nodes))
+  if (b.node >= sockets)
     v.fail("socket " + std::to_string(b.node) + ": the host has " + (sockets == 1 ? std::string("one root complex") : std::to_string(sockets) + " sockets with a root complex"));
   return b;
 }

@@ -333,7 +333,7 @@ std::string workloads_reference() {
 | `rtl_script` | `device` (an endpoint with `device: rtl`), `core`, `buffers` (names to sizes), `values` (names to integers a sweep can set), `steps` | a scripted host driver for a design of your own; its steps are below |
 )" + coherent_latency_reference() + coherent_bandwidth_reference() + nic_loop_reference() + R"(| `mmio_lat` | `device` (any endpoint), `offset` (into its BAR), `size` (1-64 B, an aligned uncached load), `reps`, `core` | S002 MMIO read latency: one uncached load at a time, its round trip |
 
-`page_size` is the OS page backing the buffer (4KiB default; 64KiB, 2MiB, 32MiB, 1GiB huge pages): it bounds the IOMMU's mapping and the device MMU's TLB choice. `node: far` places the buffer on the other socket (`memory.numa_nodes: 2`, or socket 1's root complex); `node: n`, on socket n (a root complex on each of several sockets).
+`page_size` is the OS page backing the buffer (4KiB default; 64KiB, 2MiB, 32MiB, 1GiB huge pages): it bounds the IOMMU's mapping and the device MMU's TLB choice. `node: far` places the buffer on socket 1 (its root complex's memory); `node: n`, on socket n (a root complex on each of several sockets).
 )" + std::string("\n## Steps of `rtl_script`\n\n") + rtl_script_reference();
 }
 

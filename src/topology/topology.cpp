@@ -236,8 +236,6 @@ void parse_sockets(NodeSpec& n, const Cursor& c) {
               std::to_string(s.slices * s.llc_ways * 64) + " B)");
   if (s.forward && s.dirty_sharing)
     c.child("dirty_sharing").fail("a home that has owners forward lines (forward: true, the default) keeps no line shared dirty: set forward: false");
-  if (n.rc.memory.numa_nodes != 1)
-    c.fail("the sockets model each socket's DRAM itself: remove memory.numa_nodes (the root complex's two-node model)");
 }
 
 void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults, Arena& arena) {
@@ -259,6 +257,13 @@ void parse_node(NodeSpec& n, const Cursor& raw, const Cursor& defaults, Arena& a
     n.socket = c.has("socket") ? static_cast<int>(c.child("socket").integer(0, 4095)) : -1;  // -1: by order, below
     n.segment_per_root_port = c.has("segment_per_root_port") && c.child("segment_per_root_port").boolean();
     cfg::load_params(c.child("rc"), n.rc, cfg::rc_params());
+    // The two-node memory model is gone: socket 1 is a root complex of its own.
+    for (const char* gone : {"numa_nodes", "far_latency", "far_snoop", "far_bw"})
+      if (c.child("memory").has(gone))
+        c.child("memory").child(gone).fail(
+            "the far NUMA node is a root complex of its own now: give it `socket: 1`, its `memory:` and an `rc: {dram_base}` "
+            "of its own, and join the sockets with `socket_link: {latency, bandwidth}` (half the old far_latency each way; "
+            "far_snoop is the far socket's memory.llc_forward plus twice that latency less the near read_latency)");
     cfg::load_params(c.child("memory"), n.rc.memory, cfg::memory_params());
     if (n.rc.memory.ddio_ways > n.rc.memory.llc_ways)
       c.child("memory").child("ddio_ways").fail("ddio_ways (" + std::to_string(n.rc.memory.ddio_ways) + ") above llc_ways (" +
@@ -429,10 +434,6 @@ void check_sockets(Topology& t, const std::vector<std::size_t>& rcs, const Curso
   for (const int ri : t.roots) {
     NodeSpec* n = &t.nodes[static_cast<std::size_t>(ri)];
     n->rc.socket = n->socket;
-    const Cursor mem = at_key(n->where, "memory");
-    if (n->rc.memory.numa_nodes > 1)
-      at_key(mem, "numa_nodes").fail("with a root complex on each socket, each has its socket's memory: remove memory.numa_nodes "
-                                     "(the two-node model of a host with one root complex)");
     if (n->has_sockets) n->where.child("sockets").fail("the coherent sockets (sockets:) belong to a host with one root complex");
     if (n->segment_per_root_port)
       n->where.child("segment_per_root_port").fail("with a root complex on each socket, their hierarchies share PCI segment 0");

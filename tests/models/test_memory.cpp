@@ -150,78 +150,35 @@ TEST(MemoryController, DdioWritesAllocateInTheirWaysOnly) {
   EXPECT_TRUE(hits(m, b));
 }
 
-// Two sockets: the far node from 1 GiB, 10 ns per line on the interconnect.
-mem::MemoryConfig two_sockets() {
+// One socket's controller as the other sockets see it (the root complexes
+// do the crossing): a read for another socket pays no LLC miss (the home
+// starts its memory read as it looks the line up), a snoop that finds the
+// line in this LLC sends it on llc_forward after its channel slot, and
+// each line read, forwarded or written for another socket is counted.
+// Looking a line up for another socket's sake (llc_holds) changes nothing;
+// a line another socket took for a write leaves this LLC.
+TEST(MemoryController, ItServesOtherSocketsAtOnceAndForwardsWhatItsLlcHolds) {
   mem::MemoryConfig c;
-  c.numa_nodes = 2;
-  c.far_base = 1ull << 30;
-  c.far_GBps = 6.4;  // 10 ns per 64 B line
-  c.far_latency = 100 * kNs;
-  return c;
-}
-
-// A store from a core on the far socket crosses the interconnect behind the
-// far lines already booked on it, even where an earlier slot is free; near
-// lines book nothing there.
-TEST(Memory, AFarStoreCrossesBehindTheQueuedLines) {
-  const mem::MemoryConfig c = two_sockets();
-  mem::MemoryController m("test_far_memory", c);
-  EXPECT_EQ(m.cross_in_order(10 * kNs), 10 * kNs);  // nothing queued: at once
-  m.read_line(0, 0);  // near: no interconnect slot
-  for (int i = 0; i < 8; ++i) m.read_line(c.far_base + 64 * static_cast<std::uint64_t>(i), 100 * kNs);
-  // The lines took 100-170 ns; the store goes at 180 ns, not in the free 20-90 ns.
-  EXPECT_EQ(m.cross_in_order(20 * kNs), 180 * kNs);
-  EXPECT_EQ(m.cross_in_order(20 * kNs), 190 * kNs);
-  EXPECT_EQ(m.far_lines.value, 8u);
-}
-
-// A core fetching a line crosses the interconnect only when the line is
-// homed on the other socket: a far core polling a near line pays the
-// crossing (and books a slot), as does a near core reading a far line.
-TEST(Memory, ALineFetchCrossesOnlyBetweenSockets) {
-  const mem::MemoryConfig c = two_sockets();
-  mem::MemoryController m("test_socket_fetch", c);
-  const std::uint64_t near_line = 4096, far_line = c.far_base + 4096;
-  EXPECT_EQ(m.fetch_from_socket(near_line, false, 50 * kNs), 50 * kNs);
-  EXPECT_EQ(m.fetch_from_socket(far_line, true, 50 * kNs), 50 * kNs);
-  EXPECT_EQ(m.far_lines.value, 0u);
-  EXPECT_EQ(m.fetch_from_socket(near_line, true, 50 * kNs), 150 * kNs);
-  EXPECT_EQ(m.fetch_from_socket(far_line, false, 50 * kNs), 160 * kNs);  // the next slot: 60 ns, then across
-  EXPECT_EQ(m.far_lines.value, 2u);
-}
-
-// Two sockets, each with its LLC (pcie-bench's memory and control sockets):
-// a DMA read is served by the near LLC without crossing, even for a
-// far-homed line; a near-homed line only the far LLC holds is snooped
-// there (far_snoop); a far-homed line the near LLC lacks costs far_latency,
-// cached at its home or not; a near-homed line in neither pays llc_miss.
-// A DMA write allocates near and drops the far copy; it crosses for a
-// far-homed line only if the near LLC lacks it.
-TEST(MemoryController, EachSocketHasItsLlc) {
-  mem::MemoryConfig c = two_sockets();
-  c.far_GBps = 0;
   c.llc_size = 64 * 64;
   c.llc_ways = 4;
   c.llc_miss = 50 * kNs;
-  c.far_snoop = 70 * kNs;
-  mem::MemoryController m("test_socket_llcs", c);
-  const std::uint64_t near_line = 4096, far_line = c.far_base + 4096;
-  m.warm(near_line, 64, true);   // near home, warmed by a far core
-  m.warm(far_line, 64, false);   // far home, warmed by a near core
-  EXPECT_EQ(m.read_line(near_line, 0), 70 * kNs + 80 * kNs);    // snooped on the far socket
-  EXPECT_EQ(m.read_line(far_line, 1000 * kNs), 1080 * kNs);     // a near hit: no crossing
-  EXPECT_EQ(m.read_line(far_line + 64, 2000 * kNs), 2180 * kNs);  // far home, cached nowhere: far_latency only
-  m.warm(far_line + 128, 64, true);
-  EXPECT_EQ(m.read_line(far_line + 128, 3000 * kNs), 3180 * kNs);  // far home and cache: the same
-  EXPECT_EQ(m.read_line(near_line + 64, 4000 * kNs), 4130 * kNs);  // near home, cached nowhere: llc_miss
-  EXPECT_EQ(m.far_lines.value, 3u);
-  m.write(near_line, 64, 5000 * kNs);  // DDIO allocates near; the far copy is gone
-  EXPECT_EQ(m.read_line(near_line, 6000 * kNs), 6080 * kNs);
+  c.llc_forward = 30 * kNs;
+  mem::MemoryController m("test_socket_home", c);
+  const std::uint64_t held = 4096, cold = 8192;
+  m.warm(held, 64);
+  EXPECT_EQ(m.read_line(cold, 0), 130 * kNs);  // its own socket's read misses: llc_miss
   EXPECT_EQ(m.llc_misses.value, 1u);
-  // A far-homed line: the first write crosses for ownership, the next finds it near.
-  EXPECT_EQ(m.write(far_line + 192, 64, 7000 * kNs), 7000 * kNs + 100 * kNs + c.write_latency);
-  EXPECT_EQ(m.write(far_line + 192, 64, 8000 * kNs), 8000 * kNs + c.write_latency);
-  EXPECT_EQ(m.far_lines.value, 4u);
+  EXPECT_EQ(m.read_line(cold + 64, 1000 * kNs, true), 1080 * kNs);  // another socket's: at once
+  EXPECT_EQ(m.llc_misses.value, 1u);
+  EXPECT_TRUE(m.llc_holds(held));
+  EXPECT_FALSE(m.llc_holds(cold + 128));
+  EXPECT_FALSE(m.llc_holds(cold + 128));  // a look-up fills nothing
+  EXPECT_EQ(m.forward_line(held, 2000 * kNs), 2030 * kNs);
+  m.write(cold + 192, 64, 3000 * kNs, true);
+  EXPECT_EQ(m.far_lines.value, 3u);  // the remote read, the forward, the remote write
+  m.llc_drop(held);
+  EXPECT_FALSE(m.llc_holds(held));
+  EXPECT_EQ(m.read_line(held, 4000 * kNs), 4130 * kNs);
 }
 
 // One set of four ways: the least recently used line is the one replaced.

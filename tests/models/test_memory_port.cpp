@@ -16,14 +16,11 @@
 namespace hx::host {
 namespace {
 
-RootComplexConfig rc_config(int numa_nodes) {
+RootComplexConfig rc_config() {
   RootComplexConfig c;
   c.memory.llc_size = 1 << 20;
   c.memory.llc_ways = 16;
   c.memory.llc_miss = 30 * kNs;
-  c.memory.numa_nodes = numa_nodes;
-  c.memory.far_latency = 100 * kNs;
-  c.memory.far_snoop = 50 * kNs;
   return c;
 }
 
@@ -38,14 +35,13 @@ HostCpuConfig cpu_config() {
 }
 
 struct Host {
-  explicit Host(int numa_nodes = 1) : rc("host", rc_config(numa_nodes)), cpu("cpu", cpu_config(), rc) {}
+  Host() : rc("host", rc_config()), cpu("cpu", cpu_config(), rc) {}
   std::uint64_t dram() const { return rc.config().dram_base; }
-  // Whether a DMA read of the line at `a` now misses the near LLC (it is
-  // then served by memory, or by the far socket's LLC).
+  // Whether a DMA read of the line at `a` now misses the LLC.
   bool dma_read_misses(std::uint64_t a) {
-    const std::uint64_t before = rc.memory().llc_misses.value + rc.memory().far_lines.value;
+    const std::uint64_t before = rc.memory().llc_misses.value;
     rc.memory().read_line(a, 0);
-    return rc.memory().llc_misses.value + rc.memory().far_lines.value != before;
+    return rc.memory().llc_misses.value != before;
   }
   RootComplex rc;
   HostCpu cpu;
@@ -92,29 +88,16 @@ TEST(MemoryPort, ACopyCostsEach64BAndItsLinesAreInTheLlc) {
   EXPECT_TRUE(h.dma_read_misses(a + 8192 + 640));
 }
 
-TEST(MemoryPort, AFarCoresStoresAreInTheFarSocketsLlc) {
-  Host h(2);
-  const std::uint64_t near = h.dram() + (1 << 20);
-  h.cpu.set_far(1, true);
-  h.cpu.spawn("sw", 1, [&](int core) { h.cpu.port(core).fill(near, 1, 128); });
-  sc_core::sc_start();
-  // A near-homed line only the far LLC holds: a DMA read snoops it there, across the socket link.
-  const std::uint64_t far_before = h.rc.memory().far_lines.value, miss_before = h.rc.memory().llc_misses.value;
-  h.rc.memory().read_line(near, 0);
-  EXPECT_EQ(h.rc.memory().far_lines.value, far_before + 1);
-  EXPECT_EQ(h.rc.memory().llc_misses.value, miss_before);
-}
-
 // A root complex on each of two sockets, a socket link of default
 // parameters between them (53 ns each way, 16 GB/s).
 struct TwoRootComplexes {
   RootComplexConfig c1 = [] {
-    RootComplexConfig c = rc_config(1);
+    RootComplexConfig c = rc_config();
     c.socket = 1;
     c.dram_base = 1ull << 40;
     return c;
   }();
-  RootComplex rc0{"rc0", rc_config(1)}, rc1{"rc1", c1};
+  RootComplex rc0{"rc0", rc_config()}, rc1{"rc1", c1};
   SocketLink link{"link", SocketLinkConfig{}};
   TwoRootComplexes() {
     rc0.connect_socket(rc1, {{&link, 0}});
@@ -129,6 +112,7 @@ TEST(MemoryPort, WithARootComplexOnEachSocketAFarCoresStoresAreInItsSocketsLlc) 
   rc1.share_store(rc0.memory().store());
   HostCpu cpu("cpu", cpu_config(), rc0);
   cpu.attach_far_memory(rc1.memory());
+  cpu.attach_far_rc(rc1);
   cpu.set_far(1, true);
   const std::uint64_t a = c1.dram_base + (1 << 20), b = rc0.config().dram_base + (1 << 20);
   cpu.spawn("far", 1, [&](int core) { cpu.port(core).fill(a, 3, 64); });

@@ -1,4 +1,4 @@
-// Memory parameters: a socket's controller, its channels, LLC and far node.
+// Memory parameters: a socket's controller, its channels and LLC.
 #include "src/config/params/declare.h"
 
 namespace hx::cfg {
@@ -20,22 +20,10 @@ const ParamTable<mem::MemoryConfig>& memory_params() {
       P<C>("partial_rmw", "bool", "true", {},
            "partial-line writes read-modify-write DRAM (false: DDIO, the LLC merges them)",
            [](C& c, const Cursor& v) { c.partial_rmw = v.boolean(); }),
-      P<C>("numa_nodes", "int", "1", ints(1, 2),
-           "memory nodes: 2 puts the upper half of DRAM on the far socket (buffers choose with `node: far`)",
-           [](C& c, const Cursor& v) { c.numa_nodes = static_cast<int>(v.integer()); }),
-      P<C>("far_latency", "time", "0ns", {}, "extra latency of a far-node line (socket interconnect round trip)",
-           [](C& c, const Cursor& v) { c.far_latency = v.time(); }),
-      P<C>("far_snoop", "time", "0ns", {},
-           "extra latency of a DMA read of a near-homed line that only the far socket's LLC "
-           "holds (snoop and forward across the socket interconnect)",
-           [](C& c, const Cursor& v) { c.far_snoop = v.time(); }),
       P<C>("llc_forward", "time", "0ns", {},
            "with a root complex on each socket: from a snoop's arrival from another socket to the line leaving "
            "this LLC when it holds it (a DMA read of a line homed there that only this LLC holds)",
            [](C& c, const Cursor& v) { c.llc_forward = v.time(); }),
-      P<C>("far_bw", "bandwidth", "0GB/s", {},
-           "socket interconnect bandwidth available to far-node lines (0 = no limit)",
-           [](C& c, const Cursor& v) { c.far_GBps = v.bandwidth() / 1e9; }),
       P<C>("llc_size", "size", "0B", bytes(0, std::uint64_t{1} << 30),
            "last-level cache that DMA reads look up (0 = none: every read at read_latency); "
            "DMA writes allocate in it (DDIO)",
