@@ -143,7 +143,7 @@ Tick RootComplex::write_home(std::uint64_t addr, std::uint32_t len, Tick t) {
   if (llc_here) return m_mem.write(addr, len, held ? t : t + 2 * h.latency);
   Tick at = t;
   for (const SocketHop& hop : h.route) at = hop.link->carry_line(hop.from, at);
-  return h.mem->write(addr, len, at) + h.latency;
+  return h.mem->write(addr, len, at, true) + h.latency;
 }
 
 void RootComplex::dma_written(std::uint64_t addr, std::uint64_t len) {
