@@ -808,10 +808,13 @@ std::string describe(const Topology& t) {
     os << "  " << l.up << " -> " << l.down << ": gen" << l.cfg.gen << " x" << l.cfg.width << ", latency "
        << cfg::format_time(l.cfg.latency) << "\n";
   }
-  for (const auto& s : t.socket_links)
+  for (const auto& s : t.socket_links) {
     os << "  socket link " << t.nodes[static_cast<std::size_t>(t.roots[static_cast<std::size_t>(s.a)])].name << " - "
        << t.nodes[static_cast<std::size_t>(t.roots[static_cast<std::size_t>(s.b)])].name << ": latency " << cfg::format_time(s.cfg.latency)
-       << ", " << s.cfg.GBps << " GB/s each way\n";
+       << ", ";
+    if (s.cfg.GBps > 0) os << s.cfg.GBps << " GB/s each way\n";
+    else os << "no rate limit\n";
+  }
   // Routes that pass a socket between (with three sockets or more).
   const int ns = static_cast<int>(t.roots.size());
   for (int a = 0; a < ns; ++a)
