@@ -23,7 +23,8 @@ cmake --build "$train" --target hxsim
 rm -rf "$prof"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# study and point index: S001 eight-FPGA read, peer transfers and latency;
+# study and point index: S001 eight-FPGA read and write (the write is
+# `hxsim bench`'s S001 scenario), peer transfers and latency;
 # S004 ring DMA; S011 reads, writes and the IOMMU; S000 ATS; S003 Coyote;
 # the coherence engine: S000 CCIX contention and locks, S002 socket
 # latency and CC-NIC.
@@ -31,6 +32,7 @@ while read -r study point; do
   "$train/hxsim" _point "configs/$study.yaml" --index "$point" --out "$tmp/p.json"
 done <<'LIST'
 s001_concurrent_read 7
+s001_concurrent_write 7
 s001_p2p_concurrent 3
 s001_latency 0
 s004_fhf 2
