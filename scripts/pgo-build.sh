@@ -17,18 +17,26 @@ build=$1
 shift
 train=$build/pgo-train
 prof=$(mkdir -p "$build" && cd "$build" && pwd)/pgo-profile
-cmake -S . -B "$train" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHXSIM_BUILD_TESTS=OFF -DHXSIM_ENABLE_RTL=OFF \
+cmake -S . -B "$train" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHXSIM_BUILD_TESTS=OFF \
   -DHXSIM_ENABLE_MPI=OFF -DHXSIM_PGO=generate -DHXSIM_PGO_DIR="$prof" "$@"
 cmake --build "$train" --target hxsim
 rm -rf "$prof"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# study and point index: S001 eight-FPGA read and write (the write is
-# `hxsim bench`'s S001 scenario), peer transfers and latency;
-# S004 ring DMA; S011 reads, writes and the IOMMU; S000 ATS; S003 Coyote;
-# the coherence engine: S000 CCIX contention and locks, S002 socket
-# latency and CC-NIC.
-while read -r study point; do
+# The RTL co-simulation is trained where it is built (HXSIM_ENABLE_RTL, on
+# unless the options say otherwise): untrained, its code would be laid out
+# as never run.
+rtl=0
+grep -q '^HXSIM_ENABLE_RTL:BOOL=ON' "$train/CMakeCache.txt" && rtl=1
+# study, point index, and "rtl" for a point that needs the co-simulation:
+# S001 eight-FPGA read and write (the write is `hxsim bench`'s S001
+# scenario), peer transfers and latency; S004 ring DMA; S011 reads, writes
+# and the IOMMU; S000 ATS; S003 Coyote; the coherence engine: S000 CCIX
+# contention and locks, S002 socket latency and CC-NIC; the in-tree RTL
+# engine on its own adapter and on the generic path, and a design of the
+# user's own on the generic path (`hxsim bench`'s RTL scenarios).
+while read -r study point needs; do
+  [ "$needs" = rtl ] && [ "$rtl" = 0 ] && continue
   "$train/hxsim" _point "configs/$study.yaml" --index "$point" --out "$tmp/p.json"
 done <<'LIST'
 s001_concurrent_read 7
@@ -45,6 +53,9 @@ s000_contention 0
 s000_locks 0
 s002_latency 0
 s002_nic_peak 0
+s004_rtl 20 rtl
+s004_rtl_generic 6 rtl
+bench/rtl_generic 0 rtl
 LIST
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHXSIM_PGO=use -DHXSIM_PGO_DIR="$prof" "$@"
 cmake --build "$build"
