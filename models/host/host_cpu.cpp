@@ -208,7 +208,7 @@ void HostCpu::fence(int core) { compute(core, m_cfg.fence_cost); }
 
 void HostCpu::set_far(int core, bool far) {
   if (core < 0 || core >= m_cfg.cores) sim_fail(name(), "no core " + std::to_string(core));
-  if (far && (!m_far_rc || !m_far_mem)) sim_fail(name(), "core " + std::to_string(core) + " on socket 1, which has no root complex");
+  if (far && !m_far_rc) sim_fail(name(), "core " + std::to_string(core) + " on socket 1, which has no root complex");
   m_far[static_cast<std::size_t>(core)] = far;
 }
 

@@ -140,13 +140,11 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   // attached (attach_far_rc), or on socket 0.
   void set_far(int core, bool far);
   bool far(int core) const { return m_far.at(static_cast<std::size_t>(core)); }
-  // With a root complex on each socket, socket 1's memory controller (its
-  // LLC is the far cores'); none with one socket.
-  void attach_far_memory(mem::MemoryController& m) { m_far_mem = &m; }
   // With a root complex on each socket, socket 1's: the far cores' way to
-  // other sockets' lines and to the devices below socket 0.
+  // other sockets' lines and to the devices below socket 0, and its memory
+  // controller theirs (its LLC is the far cores'); none with one socket.
   void attach_far_rc(RootComplex& rc) { m_far_rc = &rc; }
-  mem::MemoryController* far_memory() const { return m_far_mem; }
+  mem::MemoryController* far_memory() const { return m_far_rc ? &m_far_rc->memory() : nullptr; }
 
   // HostSide
   void on_memory_write(std::uint64_t addr, std::uint32_t len, Tick commit, const Ledger* led) override;
@@ -231,7 +229,6 @@ class HostCpu final : public sc_core::sc_module, public HostSide {
   std::vector<Tick> m_tick_phase;
   std::vector<bool> m_far;
   std::vector<MemoryPort> m_ports;  // one per core
-  mem::MemoryController* m_far_mem = nullptr;
   RootComplex* m_far_rc = nullptr;
   // Watches armed and not yet waited for, by id; a write is compared only
   // with those not yet detected, in arming order (the order of the RNG draws).

@@ -89,7 +89,6 @@ void RootComplex::connect_socket(RootComplex& peer, const std::vector<SocketHop>
   if (at != s) throw InputError(std::string(basename()) + ": a route to socket " + std::to_string(s) + " that ends on socket " + std::to_string(at));
   m_sockets = true;
   if (m_homes.size() <= static_cast<std::size_t>(std::max(s, m_cfg.socket))) m_homes.resize(static_cast<std::size_t>(std::max(s, m_cfg.socket)) + 1);
-  m_homes[static_cast<std::size_t>(m_cfg.socket)] = Home{&m_mem, this, {}, 0};
   m_homes[static_cast<std::size_t>(s)] = Home{&peer.m_mem, &peer, route, latency};
   if (s == 0) m_host_distance = latency;
   using K = AddressTarget::Kind;
@@ -136,8 +135,7 @@ Tick RootComplex::write_home(std::uint64_t addr, std::uint32_t len, Tick t) {
   if (!m_sockets) return m_mem.write(addr, len, t);
   const std::uint64_t line = addr / static_cast<std::uint64_t>(m_cfg.memory.line_B) * static_cast<std::uint64_t>(m_cfg.memory.line_B);
   const bool llc_here = m_cfg.memory.llc_size > 0, held = m_mem.llc_holds(line);
-  for (const Home& o : m_homes)
-    if (o.mem && o.mem != &m_mem) o.mem->llc_drop(line);
+  leave_other_llcs(line);
   const Home& h = m_homes[static_cast<std::size_t>(target_of(addr).index)];
   if (h.route.empty()) return m_mem.write(addr, len, t);
   if (llc_here) return m_mem.write(addr, len, held ? t : t + 2 * h.latency);
@@ -150,9 +148,12 @@ void RootComplex::dma_written(std::uint64_t addr, std::uint64_t len) {
   m_mem.dma_written(addr, len);
   if (!m_sockets || len == 0) return;
   const std::uint64_t L = static_cast<std::uint64_t>(m_cfg.memory.line_B);
+  for (std::uint64_t a = addr / L * L; a < addr + len; a += L) leave_other_llcs(a);
+}
+
+void RootComplex::leave_other_llcs(std::uint64_t line) {
   for (const Home& o : m_homes)
-    if (o.mem && o.mem != &m_mem)
-      for (std::uint64_t a = addr / L * L; a < addr + len; a += L) o.mem->llc_drop(a);
+    if (o.mem && o.mem != &m_mem) o.mem->llc_drop(line);
 }
 
 Tick RootComplex::fetch_line(std::uint64_t addr, Tick t) {

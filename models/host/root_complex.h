@@ -227,6 +227,9 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
   };
   std::vector<Home> m_homes;
   Tick line_back(const Home& h, Tick t);
+  // A DMA write through this root complex took the line: every other
+  // socket's LLC drops it.
+  void leave_other_llcs(std::uint64_t line);
   bool m_sockets = false;     // connected to another socket's root complex
   Tick m_host_distance = 0;   // from here to the host's cores (socket 0)
   mem::SparseMemory* m_data = nullptr;

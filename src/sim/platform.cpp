@@ -93,7 +93,6 @@ Platform::Platform(const topo::Topology& t) : m_topo(t) {
     m_rcs[a]->attach_host(m_cpu.get());
   }
   if (m_rcs.size() > 1) {
-    m_cpu->attach_far_memory(m_rcs[1]->memory());
     m_cpu->attach_far_rc(*m_rcs[1]);
   }
   m_heap = std::make_unique<HostHeap>(t);

@@ -111,7 +111,6 @@ TEST(MemoryPort, WithARootComplexOnEachSocketAFarCoresStoresAreInItsSocketsLlc) 
   RootComplex &rc0 = s.rc0, &rc1 = s.rc1;
   rc1.share_store(rc0.memory().store());
   HostCpu cpu("cpu", cpu_config(), rc0);
-  cpu.attach_far_memory(rc1.memory());
   cpu.attach_far_rc(rc1);
   cpu.set_far(1, true);
   const std::uint64_t a = c1.dram_base + (1 << 20), b = rc0.config().dram_base + (1 << 20);
