@@ -188,8 +188,16 @@ class LinkEnd final : public Actor {
     Tick t;
     int vc, cls, hdr, data;
   };
-  template <class V>
-  using PerVcClass = std::array<std::array<V, kClasses>, kMaxVcs>;
+  // One VC's credit state, transmitter's and receiver's side by side: a
+  // link nearly always carries one VC, whose state then fits in two cache
+  // lines instead of one line of each of seven [VC][class] arrays.
+  struct VcState {
+    std::array<Credits, kClasses> tx{};                     // the peer's buffers this end may fill
+    std::array<int, kClasses> rx_hdr{}, rx_data{};          // occupancy of this end's receive buffer
+    std::array<int, kClasses> fc_hdr{}, fc_data{}, fc_units{};  // freed, unreported
+    std::array<bool, kClasses> fc_timer{};
+    std::array<int, kClasses> adv_hdr{}, adv_data{};        // this end's advertised buffer (0: infinite)
+  };
 
   void try_send();
   Tick wake_time_for(const Unit& u);
@@ -204,8 +212,6 @@ class LinkEnd final : public Actor {
   void flush_fc(int vc, int cls);
 
   Owner<T>& m_owner;
-  std::string m_name;
-  Config m_cfg;
   Link m_link;
   LinkEnd* m_peer = nullptr;
   Wire m_wire;
@@ -220,17 +226,19 @@ class LinkEnd final : public Actor {
   bool m_selecting = false;         // inside the owner's tx_select
   Tick m_deferred_wake = kNever;    // wakes asked for meanwhile
   std::vector<const Unit*> m_deferred_units;  // units queued meanwhile
-  PerVcClass<Credits> m_tx_credits{};
+  std::array<VcState, kMaxVcs> m_vc{};
   Fifo<InFlight> m_credit_inflight;  // in order of arrival
   bool m_blocked = false;
 
   // receiver
-  PerVcClass<int> m_rx_hdr{}, m_rx_data{};                  // occupancy
-  PerVcClass<int> m_fc_hdr{}, m_fc_data{}, m_fc_units{};    // freed, unreported
-  PerVcClass<bool> m_fc_timer{};
   int m_unacked = 0;
   Tick m_last_rx_tail = 0;
   Fifo<Tick> m_acks_due;  // ACKs this end owes its wire
+
+  // Read when the end is made, connected or fails (after the state above,
+  // which every unit touches).
+  std::string m_name;
+  Config m_cfg;
 };
 
 }  // namespace hx::link

@@ -13,6 +13,11 @@ namespace hx::link {
 template <class T>
 LinkEnd<T>::LinkEnd(Owner<T>& owner, std::string name, const Config& cfg)
     : m_owner(owner), m_name(std::move(name)), m_cfg(cfg) {
+  for (int vc = 0; vc < kMaxVcs; ++vc)
+    for (int c = 0; c < kClasses; ++c) {
+      m_vc[vc].adv_hdr[c] = m_cfg.hdr_credits(vc, c);
+      m_vc[vc].adv_data[c] = m_cfg.data_credits(vc, c);
+    }
   auto& reg = StatsRegistry::instance();
   reg.add_counter(m_name + "." + T::kUnitStat, &tx_units, T::kUnitUnit, T::kUnitStatDesc);
   reg.add_counter(m_name + ".tx_bytes", &tx_bytes, "B", T::kBytesStatDesc);
@@ -41,7 +46,7 @@ void LinkEnd<T>::connect(LinkEnd& a, LinkEnd& b, const Link& link) {
     const int vcs = std::min(p->m_cfg.vcs, rx->m_cfg.vcs);
     for (int vc = 0; vc < kMaxVcs; ++vc) {
       for (int c = 0; c < kClasses; ++c) {
-        Credits& cr = p->m_tx_credits[vc][c];
+        Credits& cr = p->m_vc[vc].tx[c];
         if (vc >= vcs) {
           cr = Credits{};  // no credits: VC not enabled on this link
           continue;
@@ -59,7 +64,7 @@ template <class T>
 void LinkEnd<T>::refresh_credits(Tick now) {
   while (!m_credit_inflight.empty() && m_credit_inflight.front().t <= now) {
     const InFlight& f = m_credit_inflight.front();
-    Credits& c = m_tx_credits[f.vc][f.cls];
+    Credits& c = m_vc[f.vc].tx[f.cls];
     c.hdr += f.hdr;
     c.data += f.data;
     m_credit_inflight.pop_front();
@@ -69,7 +74,7 @@ void LinkEnd<T>::refresh_credits(Tick now) {
 template <class T>
 bool LinkEnd<T>::can_send(const Unit& u) {
   refresh_credits(now_tick());
-  const Credits& c = m_tx_credits[u.vc][T::cls(u)];
+  const Credits& c = m_vc[u.vc].tx[T::cls(u)];
   const bool ok = c.cover(u);
   if (!ok) {
     check_vc(u);
@@ -92,7 +97,7 @@ void LinkEnd<T>::check_vc(const Unit& u) const {
 template <class T>
 bool LinkEnd<T>::credits_at(const Unit& u, Tick at) const {
   const int cls = T::cls(u);
-  Credits c = m_tx_credits[u.vc][cls];
+  Credits c = m_vc[u.vc].tx[cls];
   if (c.cover(u)) return true;  // returns in flight only add
   for (std::size_t i = 0; i < m_credit_inflight.size(); ++i) {
     const InFlight& f = m_credit_inflight[i];
@@ -225,7 +230,7 @@ void LinkEnd<T>::try_send() {
 
 template <class T>
 void LinkEnd<T>::transmit(Unit* u, Tick now) {
-  Credits& c = m_tx_credits[u->vc][T::cls(*u)];
+  Credits& c = m_vc[u->vc].tx[T::cls(*u)];
   if (!c.inf_hdr) c.hdr -= 1;
   if (!c.inf_data) c.data -= T::data_credits(*u);
   if (c.hdr < 0 || c.data < 0) sim_fail(m_name, "flow-control credits went negative");
@@ -281,12 +286,12 @@ void LinkEnd<T>::transmit(Unit* u, Tick now) {
 template <class T>
 void LinkEnd<T>::on_received(const Unit& u, Tick tail) {
   const int cls = T::cls(u);
-  m_rx_hdr[u.vc][cls] += 1;
-  m_rx_data[u.vc][cls] += T::data_credits(u);
-  const int adv_h = m_cfg.hdr_credits(u.vc, cls), adv_d = m_cfg.data_credits(u.vc, cls);
-  if (adv_h && m_rx_hdr[u.vc][cls] > adv_h)
+  m_vc[u.vc].rx_hdr[cls] += 1;
+  m_vc[u.vc].rx_data[cls] += T::data_credits(u);
+  const int adv_h = m_vc[u.vc].adv_hdr[cls], adv_d = m_vc[u.vc].adv_data[cls];
+  if (adv_h && m_vc[u.vc].rx_hdr[cls] > adv_h)
     sim_fail(m_name, "receive buffer overflow (header credits) on " + std::string(T::class_name(cls)));
-  if (adv_d && m_rx_data[u.vc][cls] > adv_d)
+  if (adv_d && m_vc[u.vc].rx_data[cls] > adv_d)
     sim_fail(m_name, "receive buffer overflow (data credits) on " + std::string(T::class_name(cls)));
   // ACK policy: after ack_every units, or ack_timeout after the last unit of
   // a batch that stopped short (known once the next unit's tail is known).
@@ -334,11 +339,11 @@ template <class T>
 void LinkEnd<T>::release(const Unit& u) {
   const int cls = T::cls(u);
   const int vc = u.vc;
-  m_rx_hdr[vc][cls] -= 1;
-  m_rx_data[vc][cls] -= T::data_credits(u);
-  if (m_rx_hdr[vc][cls] < 0 || m_rx_data[vc][cls] < 0)
+  m_vc[vc].rx_hdr[cls] -= 1;
+  m_vc[vc].rx_data[cls] -= T::data_credits(u);
+  if (m_vc[vc].rx_hdr[cls] < 0 || m_vc[vc].rx_data[cls] < 0)
     sim_fail(m_name, std::string("released a ") + T::kUnitUnit + " that was not buffered");
-  const int adv_h = m_cfg.hdr_credits(vc, cls), adv_d = m_cfg.data_credits(vc, cls);
+  const int adv_h = m_vc[vc].adv_hdr[cls], adv_d = m_vc[vc].adv_data[cls];
   const bool inf_h = adv_h == 0, inf_d = adv_d == 0;
   if (inf_h && inf_d) return;  // infinite credits are never returned
   if (m_link.credits_in_header) {
@@ -347,21 +352,21 @@ void LinkEnd<T>::release(const Unit& u) {
     if (m_peer->m_blocked) m_peer->wake_at(arrive);
     return;
   }
-  if (!inf_h) m_fc_hdr[vc][cls] += 1;
-  if (!inf_d) m_fc_data[vc][cls] += T::data_credits(u);
-  m_fc_units[vc][cls] += 1;
+  if (!inf_h) m_vc[vc].fc_hdr[cls] += 1;
+  if (!inf_d) m_vc[vc].fc_data[cls] += T::data_credits(u);
+  m_vc[vc].fc_units[cls] += 1;
   // The receiver knows what its partner can still send: advertised minus
   // what it holds unreported. When that would block a maximum-size unit, it
   // returns credits at once; otherwise it batches (PCIe spec 2.6.1.2 leaves
   // the policy to the implementation within the UpdateFC latency limits).
-  const int held_h = m_rx_hdr[vc][cls] + m_fc_hdr[vc][cls];
-  const int held_d = m_rx_data[vc][cls] + m_fc_data[vc][cls];
+  const int held_h = m_vc[vc].rx_hdr[cls] + m_vc[vc].fc_hdr[cls];
+  const int held_d = m_vc[vc].rx_data[cls] + m_vc[vc].fc_data[cls];
   const int max_data = T::max_data_credits(m_cfg);
   const bool starving = (!inf_h && adv_h - held_h < 1) || (!inf_d && adv_d - held_d < max_data);
-  if (starving || m_fc_units[vc][cls] >= m_link.fc_update_every) {
+  if (starving || m_vc[vc].fc_units[cls] >= m_link.fc_update_every) {
     flush_fc(vc, cls);
-  } else if (!m_fc_timer[vc][cls]) {
-    m_fc_timer[vc][cls] = true;
+  } else if (!m_vc[vc].fc_timer[cls]) {
+    m_vc[vc].fc_timer[cls] = true;
     m_owner.scheduler().at(now_tick() + m_link.fc_update_timeout, this, kFcDue,
                            static_cast<std::uint64_t>(vc * kClasses + cls));
   }
@@ -369,10 +374,10 @@ void LinkEnd<T>::release(const Unit& u) {
 
 template <class T>
 void LinkEnd<T>::flush_fc(int vc, int cls) {
-  if (m_fc_units[vc][cls] == 0) return;
+  if (m_vc[vc].fc_units[cls] == 0) return;
   const Tick arrive = send_ctrl(now_tick());
-  m_peer->m_credit_inflight.push_back(InFlight{arrive, vc, cls, m_fc_hdr[vc][cls], m_fc_data[vc][cls]});
-  m_fc_hdr[vc][cls] = m_fc_data[vc][cls] = m_fc_units[vc][cls] = 0;
+  m_peer->m_credit_inflight.push_back(InFlight{arrive, vc, cls, m_vc[vc].fc_hdr[cls], m_vc[vc].fc_data[cls]});
+  m_vc[vc].fc_hdr[cls] = m_vc[vc].fc_data[cls] = m_vc[vc].fc_units[cls] = 0;
   if (m_peer->m_blocked) m_peer->wake_at(arrive);
 }
 
@@ -385,7 +390,7 @@ void LinkEnd<T>::on_action(std::uint32_t kind, std::uint64_t arg, void*) {
       break;
     case kFcDue: {
       const int vc = static_cast<int>(arg) / kClasses, cls = static_cast<int>(arg) % kClasses;
-      m_fc_timer[vc][cls] = false;
+      m_vc[vc].fc_timer[cls] = false;
       flush_fc(vc, cls);
       break;
     }
@@ -396,7 +401,7 @@ template <class T>
 bool LinkEnd<T>::has_rx_occupancy() const {
   for (int vc = 0; vc < kMaxVcs; ++vc)
     for (int c = 0; c < kClasses; ++c)
-      if (m_rx_hdr[vc][c]) return true;
+      if (m_vc[vc].rx_hdr[c]) return true;
   return false;
 }
 
@@ -410,7 +415,7 @@ std::string LinkEnd<T>::blocked_reason() {
   const bool waiting = m_owner.tx_pending(*this);
   for (int vc = 0; vc < std::min(m_cfg.vcs, m_peer ? m_peer->m_cfg.vcs : 1); ++vc)
     for (int c = 0; c < kClasses; ++c) {
-      const Credits& cr = m_tx_credits[vc][c];
+      const Credits& cr = m_vc[vc].tx[c];
       const bool no_hdr = !cr.inf_hdr && cr.hdr <= 0;
       const bool few_data = !cr.inf_data && cr.data < max_data;
       if (!no_hdr && !few_data) continue;
@@ -422,9 +427,9 @@ std::string LinkEnd<T>::blocked_reason() {
       if (m_peer) {
         // Who holds them: units the receiver has taken and not released, and
         // credits it freed but has not returned.
-        os << "; " << m_peer->m_name << " holds " << m_peer->m_rx_hdr[vc][c] << " " << T::kUnitUnit << "s ("
-           << m_peer->m_rx_data[vc][c] << " data credits) unreleased and " << m_peer->m_fc_hdr[vc][c] << " header/"
-           << m_peer->m_fc_data[vc][c] << " data credits freed but not yet returned";
+        os << "; " << m_peer->m_name << " holds " << m_peer->m_vc[vc].rx_hdr[c] << " " << T::kUnitUnit << "s ("
+           << m_peer->m_vc[vc].rx_data[c] << " data credits) unreleased and " << m_peer->m_vc[vc].fc_hdr[c] << " header/"
+           << m_peer->m_vc[vc].fc_data[c] << " data credits freed but not yet returned";
       }
       os << (waiting ? std::string("; ") + T::kUnitUnit + "s are waiting to be sent" : std::string()) << ");";
     }
