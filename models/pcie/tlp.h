@@ -17,23 +17,35 @@
 
 namespace hx::pcie {
 
-struct Tlp {
+struct alignas(64) Tlp {
   static constexpr const char* kPoolName = "a TLP";
+  // What every hop reads, in the first 64 bytes (the rest is read where a
+  // TLP is made or consumed).
   TlpKind kind = TlpKind::MemWr;
   std::uint8_t vc = 0;
   bool addr64 = false;
   bool ecrc = false;
-  Rid requester = 0;             // segment, bus:dev.fn of the requester
-  Rid completer = 0;             // for completions
-  std::uint16_t tag = 0;
-  std::uint16_t msg_code = 0;    // message / coherence opcode; ATS completion: log2 page size
   std::uint8_t short_header_B = 0;  // a protocol's own header replacing PCIe's (CCIX optimised: 4 B); 0: none
   std::uint8_t at = 0;           // address type (sec. 2.2.4.1): 0 untranslated, 2 translated
   bool by_id = false;            // a message routed by ID to `target` (sec. 2.2.8)
-  Rid target = 0;                // its destination ID (0: the root complex)
-  std::uint64_t addr = 0;        // request address; for completions the address of its first byte
+  // MRd: the requester wants the data itself in its completions (a device
+  // that reads descriptors or data it will use), not only its checksum.
+  bool want_bytes = false;
   std::uint32_t len = 0;         // payload bytes carried (0 for MRd)
   std::uint32_t req_len = 0;     // MRd: bytes requested; CplD: byte count remaining incl. this one
+  std::uint64_t addr = 0;        // request address; for completions the address of its first byte
+  Tick ready = 0;                // earliest time it may be transmitted
+  Tick rx_start = 0;             // when its first byte reached the receiver of its latest hop
+  std::uint64_t seq = 0;         // arrival order inside a component (ordering rules)
+  std::uint16_t src_port = 0;    // ingress port inside a component
+  std::uint16_t hops = 0;
+  std::uint16_t tag = 0;
+  std::uint16_t msg_code = 0;    // message / coherence opcode; ATS completion: log2 page size
+  void* ctx = nullptr;           // originator's context (opaque to the fabric)
+
+  Rid requester = 0;             // segment, bus:dev.fn of the requester
+  Rid completer = 0;             // for completions
+  Rid target = 0;                // a message routed by ID: its destination ID (0: the root complex)
   std::uint64_t checksum = 0;    // of the payload bytes
   // What the payload bytes are: bytes [data_off, data_off+len) of the
   // deterministic pattern stream `data_stream` (see pattern_byte). A memory
@@ -43,22 +55,13 @@ struct Tlp {
   // Or the bytes themselves (then data_stream/data_off mean nothing): set
   // with set_bytes; a consumer reads them with payload().
   PayloadBytes* bytes = nullptr;
-  // MRd: the requester wants the data itself in its completions (a device
-  // that reads descriptors or data it will use), not only its checksum.
-  bool want_bytes = false;
+  Ledger* ledger = nullptr;      // where its time went, when a workload times it (models/core/ledger.h)
+  std::uint64_t id = 0;          // unique per simulation: conservation checks
   // AtomicOp operands (FetchAdd: the addend; Swap: the new value; CAS: the
   // compare value, then the swap value) and, in its completion, the
   // original value (operand[0]). Little-endian values of the operand size.
   std::uint64_t operand[2] = {0, 0};
-  std::uint64_t id = 0;          // unique per simulation: conservation checks
   Tick created = 0;              // when its producer made it
-  Tick ready = 0;                // earliest time it may be transmitted
-  Tick rx_start = 0;             // when its first byte reached the receiver of its latest hop
-  std::uint64_t seq = 0;         // arrival order inside a component (ordering rules)
-  std::uint16_t src_port = 0;    // ingress port inside a component
-  std::uint16_t hops = 0;
-  void* ctx = nullptr;           // originator's context (opaque to the fabric)
-  Ledger* ledger = nullptr;      // where its time went, when a workload times it (models/core/ledger.h)
   void release_parts() {
     drop_ledger(ledger);
     drop_bytes(bytes);
