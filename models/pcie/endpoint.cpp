@@ -31,7 +31,7 @@ void Endpoint::set_device(Device* d) {
 }
 
 int Endpoint::add_stream(const std::string& name, std::size_t depth) {
-  m_streams.push_back(Stream{name, depth, {}});
+  m_streams.push_back(Stream{{}, depth, name});
   return static_cast<int>(m_streams.size() - 1);
 }
 

@@ -22,11 +22,11 @@
 // back-pressures what arrives (the receive buffer drains at once).
 #pragma once
 #include <systemc>
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "models/core/fifo.h"
 #include "models/core/scheduler.h"
 #include "models/pcie/port.h"
 #include "models/pcie/routing.h"
@@ -110,9 +110,9 @@ class Endpoint final : public sc_core::sc_module, public PortOwner, public Actor
 
  private:
   struct Stream {
-    std::string name;
+    Fifo<Tlp*> q;  // its head is one load away (a deque's is two)
     std::size_t depth;
-    std::deque<Tlp*> q;
+    std::string name;
   };
   EndpointConfig m_cfg;
   Scheduler m_sched;

@@ -19,7 +19,9 @@ Switch::Switch(sc_core::sc_module_name name, const SwitchConfig& cfg)
   m_egress.resize(cfg.ports.size());
   for (std::size_t i = 0; i < m_egress.size(); ++i) {
     Egress& e = m_egress[i];
-    e.q.assign(cfg.ports.size(), std::vector<std::array<Fifo<Tlp*>, kFcClasses>>(static_cast<std::size_t>(m_vcs)));
+    e.ports = cfg.ports.size();
+    e.vcs = static_cast<std::size_t>(m_vcs);
+    e.q.assign(e.ports * e.vcs, {});
     e.per_in.assign(cfg.ports.size(), 0);
     e.busy.assign((cfg.ports.size() + 63) / 64, 0);
     e.rr.assign(static_cast<std::size_t>(m_vcs), 0);
@@ -85,7 +87,7 @@ void Switch::rx_arrive(PciePort& p, Tlp* t, Tick head, Tick tail) {
   // when its wire frees, so a hop under load costs one action, not two.
   t->ready = eligible;
   t->seq = m_seq++;
-  m_egress[out].q[t->src_port][t->vc][static_cast<int>(t->fc())].push_back(t);
+  m_egress[out].at(t->src_port, t->vc)[static_cast<int>(t->fc())].push_back(t);
   ++m_egress[out].queued;
   if (m_egress[out].per_in[t->src_port]++ == 0) m_egress[out].busy[t->src_port / 64] |= 1ull << (t->src_port % 64);
   ++m_queued;
@@ -94,7 +96,7 @@ void Switch::rx_arrive(PciePort& p, Tlp* t, Tick head, Tick tail) {
 
 
 std::size_t Switch::Egress::next_busy(std::size_t from) const {
-  const std::size_t n = q.size();
+  const std::size_t n = ports;
   std::size_t w = from / 64;
   if (w >= busy.size()) return n;
   std::uint64_t bits = busy[w] & (~0ull << (from % 64));
@@ -106,13 +108,13 @@ std::size_t Switch::Egress::next_busy(std::size_t from) const {
 }
 
 Tlp* Switch::select_vc(PciePort& p, Egress& e, int vc, Tick now, Tick& next_ready) {
-  const std::size_t n = e.q.size();
+  const std::size_t n = e.ports;
   std::size_t& rr = e.rr[static_cast<std::size_t>(vc)];
   // Round robin over the ingress ports with something queued: rr..n-1, then 0..rr-1.
   for (int pass = 0; pass < 2; ++pass) {
     const std::size_t lo = pass == 0 ? rr : 0, hi = pass == 0 ? n : rr;
     for (std::size_t in = e.next_busy(lo); in < hi; in = e.next_busy(in + 1)) {
-      auto& qs = e.q[in][static_cast<std::size_t>(vc)];
+      auto& qs = e.at(in, static_cast<std::size_t>(vc));
       // Ordering inside one ingress and VC: the oldest eligible head, but a
       // read or completion never passes an older posted write (spec table 2-40).
       auto& P = qs[0];
@@ -161,9 +163,9 @@ Tlp* Switch::tx_select(PciePort& p) {
 
 bool Switch::tx_none_eligible(const PciePort& p, Tick at, Tick& next_ready) const {
   const Egress& e = m_egress[p.index];
-  for (std::size_t in = e.next_busy(0); in < e.q.size(); in = e.next_busy(in + 1))
-    for (const auto& vcq : e.q[in])
-      for (const auto& q : vcq)
+  for (std::size_t in = e.next_busy(0); in < e.ports; in = e.next_busy(in + 1))
+    for (std::size_t vc = 0; vc < e.vcs; ++vc)
+      for (const auto& q : e.q[in * e.vcs + vc])
         if (!q.empty() && p.head_sendable(*q.front(), at, next_ready)) return false;
   return true;
 }

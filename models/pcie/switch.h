@@ -62,8 +62,11 @@ class Switch final : public sc_core::sc_module, public PortOwner {
   static int find_claim(const std::vector<Claim>& v, std::uint64_t key);
   std::vector<Claim> m_addr_claims, m_id_claims;
   struct Egress {
-    // [ingress][vc][class] FIFOs (the switch's VCs); rr[vc] = next ingress to look at
-    std::vector<std::vector<std::array<Fifo<Tlp*>, kFcClasses>>> q;
+    // [ingress][vc][class] FIFOs (the switch's VCs), one array: ingress in's
+    // VC vc at q[in * vcs + vc]. rr[vc] = next ingress to look at.
+    std::vector<std::array<Fifo<Tlp*>, kFcClasses>> q;
+    std::size_t ports = 0, vcs = 1;
+    std::array<Fifo<Tlp*>, kFcClasses>& at(std::size_t in, std::size_t vc) { return q[in * vcs + vc]; }
     std::vector<std::uint32_t> per_in;  // TLPs queued from each ingress
     std::vector<std::uint64_t> busy;    // bit per ingress with per_in > 0: idle ports are never visited
     std::vector<std::size_t> rr;
