@@ -189,9 +189,9 @@ class LinkEnd final : public Actor {
     int vc, cls, hdr, data;
   };
   // One VC's credit state, transmitter's and receiver's side by side: a
-  // link nearly always carries one VC, whose state then fits in two cache
+  // link nearly always carries one VC, whose state then takes two cache
   // lines instead of one line of each of seven [VC][class] arrays.
-  struct VcState {
+  struct alignas(64) VcState {
     std::array<Credits, kClasses> tx{};                     // the peer's buffers this end may fill
     std::array<int, kClasses> rx_hdr{}, rx_data{};          // occupancy of this end's receive buffer
     std::array<int, kClasses> fc_hdr{}, fc_data{}, fc_units{};  // freed, unreported
@@ -226,7 +226,6 @@ class LinkEnd final : public Actor {
   bool m_selecting = false;         // inside the owner's tx_select
   Tick m_deferred_wake = kNever;    // wakes asked for meanwhile
   std::vector<const Unit*> m_deferred_units;  // units queued meanwhile
-  std::array<VcState, kMaxVcs> m_vc{};
   Fifo<InFlight> m_credit_inflight;  // in order of arrival
   bool m_blocked = false;
 
@@ -234,6 +233,9 @@ class LinkEnd final : public Actor {
   int m_unacked = 0;
   Tick m_last_rx_tail = 0;
   Fifo<Tick> m_acks_due;  // ACKs this end owes its wire
+
+  // Per VC (after the scalars above, which then share a few cache lines).
+  std::array<VcState, kMaxVcs> m_vc{};
 
   // Read when the end is made, connected or fails (after the state above,
   // which every unit touches).
