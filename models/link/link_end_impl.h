@@ -51,8 +51,8 @@ void LinkEnd<T>::connect(LinkEnd& a, LinkEnd& b, const Link& link) {
           cr = Credits{};  // no credits: VC not enabled on this link
           continue;
         }
-        cr.hdr = rx->m_cfg.hdr_credits(vc, c);
-        cr.data = rx->m_cfg.data_credits(vc, c);
+        cr.hdr = rx->m_vc[vc].adv_hdr[c];
+        cr.data = rx->m_vc[vc].adv_data[c];
         cr.inf_hdr = cr.hdr == 0;
         cr.inf_data = cr.data == 0;
       }

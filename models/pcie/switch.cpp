@@ -19,9 +19,8 @@ Switch::Switch(sc_core::sc_module_name name, const SwitchConfig& cfg)
   m_egress.resize(cfg.ports.size());
   for (std::size_t i = 0; i < m_egress.size(); ++i) {
     Egress& e = m_egress[i];
-    e.ports = cfg.ports.size();
     e.vcs = static_cast<std::size_t>(m_vcs);
-    e.q.assign(e.ports * e.vcs, {});
+    e.q.assign(cfg.ports.size() * e.vcs, {});
     e.per_in.assign(cfg.ports.size(), 0);
     e.busy.assign((cfg.ports.size() + 63) / 64, 0);
     e.rr.assign(static_cast<std::size_t>(m_vcs), 0);
@@ -96,7 +95,7 @@ void Switch::rx_arrive(PciePort& p, Tlp* t, Tick head, Tick tail) {
 
 
 std::size_t Switch::Egress::next_busy(std::size_t from) const {
-  const std::size_t n = ports;
+  const std::size_t n = ports();
   std::size_t w = from / 64;
   if (w >= busy.size()) return n;
   std::uint64_t bits = busy[w] & (~0ull << (from % 64));
@@ -108,7 +107,7 @@ std::size_t Switch::Egress::next_busy(std::size_t from) const {
 }
 
 Tlp* Switch::select_vc(PciePort& p, Egress& e, int vc, Tick now, Tick& next_ready) {
-  const std::size_t n = e.ports;
+  const std::size_t n = e.ports();
   std::size_t& rr = e.rr[static_cast<std::size_t>(vc)];
   // Round robin over the ingress ports with something queued: rr..n-1, then 0..rr-1.
   for (int pass = 0; pass < 2; ++pass) {
@@ -163,7 +162,7 @@ Tlp* Switch::tx_select(PciePort& p) {
 
 bool Switch::tx_none_eligible(const PciePort& p, Tick at, Tick& next_ready) const {
   const Egress& e = m_egress[p.index];
-  for (std::size_t in = e.next_busy(0); in < e.ports; in = e.next_busy(in + 1))
+  for (std::size_t in = e.next_busy(0); in < e.ports(); in = e.next_busy(in + 1))
     for (std::size_t vc = 0; vc < e.vcs; ++vc)
       for (const auto& q : e.q[in * e.vcs + vc])
         if (!q.empty() && p.head_sendable(*q.front(), at, next_ready)) return false;

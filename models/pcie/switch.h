@@ -65,7 +65,8 @@ class Switch final : public sc_core::sc_module, public PortOwner {
     // [ingress][vc][class] FIFOs (the switch's VCs), one array: ingress in's
     // VC vc at q[in * vcs + vc]. rr[vc] = next ingress to look at.
     std::vector<std::array<Fifo<Tlp*>, kFcClasses>> q;
-    std::size_t ports = 0, vcs = 1;
+    std::size_t vcs = 1;
+    std::size_t ports() const { return per_in.size(); }
     std::array<Fifo<Tlp*>, kFcClasses>& at(std::size_t in, std::size_t vc) { return q[in * vcs + vc]; }
     std::vector<std::uint32_t> per_in;  // TLPs queued from each ingress
     std::vector<std::uint64_t> busy;    // bit per ingress with per_in > 0: idle ports are never visited
