@@ -230,7 +230,6 @@ class CachingAgent final : public Receiver, public Actor, public Sink {
 
   // channel and engine callbacks
   void arrive(Channel& from, Packet* p, Tick tail) override;
-  Scheduler& scheduler() override { return m_sched; }
   void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
   void send(const Msg& m) override;
 
@@ -360,7 +359,6 @@ class HomeAgent final : public Receiver, public Actor, public Sink, public mem::
   std::string status() const;
 
   void arrive(Channel& from, Packet* p, Tick tail) override;
-  Scheduler& scheduler() override { return m_sched; }
   void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
   void send(const Msg& m) override;
   void home_row_taken(const HomeRow& row, const Msg& req) override;

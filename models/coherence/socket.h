@@ -144,9 +144,8 @@ class SocketSystem final : public Receiver, public HomeMap, public Actor {
 
   AgentId home_of(std::uint64_t line) const override;
   bool drops_silently(AgentId agent, std::uint64_t line) const override;
-  // socket-link callbacks (the link engine's actions run on this scheduler)
+  // socket-link callbacks
   void arrive(Channel& from, Packet* p, Tick tail) override;
-  Scheduler& scheduler() override { return m_sched; }
   // A message passing through a socket, on its way to the next link.
   void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
   // Socket links a message from socket `from` to socket `to` crosses.

@@ -120,7 +120,6 @@ class Receiver {
   // A message from `from` whose last byte arrives at `tail`; the receiver
   // calls from.release(*p) once it has taken it.
   virtual void arrive(Channel& from, Packet* p, Tick tail) = 0;
-  virtual Scheduler& scheduler() = 0;
 };
 
 // Messages waiting for a link, per class, sent responses first.
@@ -166,7 +165,6 @@ class DirectLink final : public Channel, public CohPortOwner {
     m_owner.arrive(*this, u, tail);
   }
   bool tx_pending(const CohPort&) const override { return !m_tx.empty(); }
-  Scheduler& scheduler() override { return m_owner.scheduler(); }
 
  private:
   Receiver& m_owner;

@@ -186,7 +186,6 @@ class RootComplex final : public sc_core::sc_module, public pcie::PortOwner, pub
 
   pcie::Tlp* tx_select(pcie::PciePort& p) override;
   void rx_arrive(pcie::PciePort& p, Tlp* t, Tick head, Tick tail) override;
-  Scheduler& scheduler() override { return m_sched; }
   void on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) override;
 
   Counter writes, reads, completions, msis, p2p_forwarded, write_bytes, read_bytes, tracker_waits, atomics;

@@ -118,7 +118,6 @@ class Owner {
   // find nothing; `next_ready` gets the earliest ready time after `at`.
   // False when unsure: the end then simply tries at `at`.
   virtual bool tx_none_eligible(const LinkEnd<T>& p, Tick at, Tick& next_ready) const { return false; }
-  virtual Scheduler& scheduler() = 0;
 };
 
 template <class T>
@@ -241,6 +240,9 @@ class LinkEnd final : public Actor {
   // which every unit touches).
   std::string m_name;
   Config m_cfg;
+  // The end posts its own wakes and FC timers (the dispatcher is one per
+  // process; asking the owner for its handle cost a virtual call a unit).
+  Scheduler m_sched;
 };
 
 }  // namespace hx::link

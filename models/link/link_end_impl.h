@@ -12,7 +12,7 @@ namespace hx::link {
 
 template <class T>
 LinkEnd<T>::LinkEnd(Owner<T>& owner, std::string name, const Config& cfg)
-    : m_owner(owner), m_name(std::move(name)), m_cfg(cfg) {
+    : m_owner(owner), m_name(std::move(name)), m_cfg(cfg), m_sched(m_name) {
   for (int vc = 0; vc < kMaxVcs; ++vc)
     for (int c = 0; c < kClasses; ++c) {
       m_vc[vc].adv_hdr[c] = m_cfg.hdr_credits(vc, c);
@@ -184,7 +184,7 @@ void LinkEnd<T>::wake_at(Tick t) {
   if (t < m_wire_free) t = m_wire_free;
   if (m_next_wake != kNever && m_next_wake >= now && m_next_wake <= t) return;
   m_next_wake = t;
-  m_owner.scheduler().at(t, this, kWake, t);
+  m_sched.at(t, this, kWake, t);
 }
 
 template <class T>
@@ -367,7 +367,7 @@ void LinkEnd<T>::release(const Unit& u) {
     flush_fc(vc, cls);
   } else if (!m_vc[vc].fc_timer[cls]) {
     m_vc[vc].fc_timer[cls] = true;
-    m_owner.scheduler().at(now_tick() + m_link.fc_update_timeout, this, kFcDue,
+    m_sched.at(now_tick() + m_link.fc_update_timeout, this, kFcDue,
                            static_cast<std::uint64_t>(vc * kClasses + cls));
   }
 }

@@ -8,7 +8,7 @@ namespace hx::pcie {
 
 
 Switch::Switch(sc_core::sc_module_name name, const SwitchConfig& cfg)
-    : sc_core::sc_module(name), m_cfg(cfg), m_sched(basename()) {
+    : sc_core::sc_module(name), m_cfg(cfg) {
   if (cfg.ports.size() < 2) sim_fail(basename(), "a switch needs an upstream and at least one downstream port");
   for (std::size_t i = 0; i < cfg.ports.size(); ++i) {
     const std::string pn = std::string(name) + (i == 0 ? ".up" : ".down" + std::to_string(i - 1));

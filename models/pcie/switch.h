@@ -20,7 +20,6 @@
 #include <vector>
 
 #include "models/core/fifo.h"
-#include "models/core/scheduler.h"
 #include "models/pcie/port.h"
 #include "models/pcie/routing.h"
 
@@ -44,7 +43,6 @@ class Switch final : public sc_core::sc_module, public PortOwner {
 
   Tlp* tx_select(PciePort& p) override;
   void rx_arrive(PciePort& p, Tlp* t, Tick head, Tick tail) override;
-  Scheduler& scheduler() override { return m_sched; }
   bool tx_none_eligible(const PciePort& p, Tick at, Tick& next_ready) const override;
   bool tx_pending(const PciePort& p) const override { return m_egress[static_cast<std::size_t>(p.index)].queued > 0; }
 
@@ -77,7 +75,6 @@ class Switch final : public sc_core::sc_module, public PortOwner {
     std::size_t queued = 0;
   };
   SwitchConfig m_cfg;
-  Scheduler m_sched;
   std::vector<std::unique_ptr<PciePort>> m_ports;
   std::vector<Egress> m_egress;
   int m_vcs = 1;  // the most VCs any port enables

@@ -36,7 +36,6 @@ class Stub final : public PortOwner, public Actor {
   }
   void tx_done(PciePort&, const Tlp&, Tick start, Tick end) override { tx.push_back({start, end}); }
   bool tx_pending(const PciePort&) const override { return !q.empty(); }
-  Scheduler& scheduler() override { return sched; }
   void on_action(std::uint32_t, std::uint64_t, void* p) override {
     Tlp* t = static_cast<Tlp*>(p);
     port.release(*t);

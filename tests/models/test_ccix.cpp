@@ -65,7 +65,6 @@ struct Taker final : coherence::Receiver, Actor {
     ch->release(*p);
     Pool<Packet>::instance().put(p);
   }
-  Scheduler& scheduler() override { return sched; }
   Scheduler sched;
   coherence::Channel* ch = nullptr;
   bool hold = false;

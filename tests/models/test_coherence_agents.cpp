@@ -762,7 +762,6 @@ struct Inbox : Receiver {
     got.emplace_back(p->msg.type, tail);
     from.release(*p);
   }
-  Scheduler& scheduler() override { return sched; }
   Scheduler sched;
 };
 

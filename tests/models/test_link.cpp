@@ -86,7 +86,6 @@ class FlitStub final : public Owner<FlitTraits>, public Actor {
   }
   void tx_done(End&, const Flit&, Tick start, Tick stop) override { tx.push_back({start, stop}); }
   bool tx_pending(const End&) const override { return !q.empty(); }
-  Scheduler& scheduler() override { return sched; }
   void on_action(std::uint32_t, std::uint64_t, void* p) override { end.release(*static_cast<Flit*>(p)); }
   void send(bool data, std::uint8_t vc = 0) {
     flits.push_back(Flit{});
