@@ -76,13 +76,21 @@ class ActionQueue {
     const Key top = m_min;
     if (m_min_at == kInHeap) {
       heap_pop();
+      m_located = false;
     } else {
       Bucket& u = m_bucket[static_cast<std::size_t>(m_min_at)];
-      if (++u.head == u.end) u.head = u.end = 0;
-      if (u.end == 0) m_bits[static_cast<std::size_t>(m_min_at) / 64] &= ~(std::uint64_t{1} << (m_min_at % 64));
+      if (++u.head == u.end) {
+        u.head = u.end = 0;
+        m_bits[static_cast<std::size_t>(m_min_at) / 64] &= ~(std::uint64_t{1} << (m_min_at % 64));
+        m_located = false;
+      } else {
+        // The bucket is still the window's first non-empty one: its next
+        // key is the least of the buckets (what locate() would find).
+        m_min = u.key[u.head];
+        if (!m_heap.empty() && m_heap.front() < m_min) m_min_at = kInHeap, m_min = m_heap.front();
+      }
     }
     --m_size;
-    m_located = false;
     t = static_cast<Tick>(top >> 64);
     // Every action left is at t or later: the window starts at t's bucket.
     const std::uint64_t b = t >> kBucketBits;
