@@ -97,6 +97,13 @@ struct Wire {
 template <class T>
 class LinkEnd;
 
+// What an end will find queued when its wire frees (Owner::tx_outlook).
+enum class TxOutlook : std::uint8_t {
+  Empty,         // nothing: new work wakes the end
+  NoneEligible,  // only units sure not to go then (not ready, or short of credits)
+  Maybe,         // something may go then: the end tries
+};
+
 // The component an end belongs to: it queues what the end transmits and
 // takes what it receives.
 template <class T>
@@ -113,11 +120,15 @@ class Owner {
   virtual void tx_done(LinkEnd<T>& p, const Unit& u, Tick start, Tick end) {}
   // Whether anything is queued for `p` (it then wakes when its wire frees).
   virtual bool tx_pending(const LinkEnd<T>& p) const { return true; }
-  // Whether every unit queued for `p` that is ready by `at` is sure to lack
-  // credits then (ordering rules aside), so that selecting at `at` would
-  // find nothing; `next_ready` gets the earliest ready time after `at`.
-  // False when unsure: the end then simply tries at `at`.
-  virtual bool tx_none_eligible(const LinkEnd<T>& p, Tick at, Tick& next_ready) const { return false; }
+  // What `p` will find queued when its wire frees at `at`, asked after each
+  // unit it sends: NoneEligible when every unit queued for it that is ready
+  // by `at` is sure to lack credits then (ordering rules aside), so that
+  // selecting at `at` would find nothing; `next_ready` then gets the
+  // earliest ready time after `at`. Maybe when unsure. One call where two
+  // (pending, then eligible) cost a second indirect call a unit.
+  virtual TxOutlook tx_outlook(const LinkEnd<T>& p, Tick at, Tick& next_ready) const {
+    return tx_pending(p) ? TxOutlook::Maybe : TxOutlook::Empty;
+  }
 };
 
 template <class T>
@@ -154,7 +165,7 @@ class LinkEnd final : public Actor {
   bool can_send(const Unit& u);
   // Whether u would have credits at `at`, counting those in flight by then.
   bool credits_at(const Unit& u, Tick at) const;
-  // For an owner's tx_none_eligible: whether queue head h could go at `at`
+  // For an owner's tx_outlook: whether queue head h could go at `at`
   // (ready and with credits); a head not yet ready lowers `next_ready`.
   bool head_sendable(const Unit& h, Tick at, Tick& next_ready) const;
   void release(const Unit& u);  // the owner drained u from this end's receive buffer

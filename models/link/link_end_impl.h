@@ -211,16 +211,19 @@ void LinkEnd<T>::try_send() {
   } else {
     transmit(u, now);
     Tick next_ready = kNever;
-    if (!m_owner.tx_pending(*this)) {
-      // nothing queued: new work wakes the end
-    } else if (m_owner.tx_none_eligible(*this, m_wire_free, next_ready)) {
-      // Trying when the wire frees would fail for credits: set up what that
-      // failure would (a wake at the next credit or ready time, and wakes on
-      // credit returns) without the attempt.
-      m_blocked = true;
-      wake = std::min({wake, next_ready, credit_after(m_wire_free)});
-    } else {
-      wake = std::min(wake, m_wire_free);
+    switch (m_owner.tx_outlook(*this, m_wire_free, next_ready)) {
+      case TxOutlook::Empty:  // new work wakes the end
+        break;
+      case TxOutlook::NoneEligible:
+        // Trying when the wire frees would fail for credits: set up what
+        // that failure would (a wake at the next credit or ready time, and
+        // wakes on credit returns) without the attempt.
+        m_blocked = true;
+        wake = std::min({wake, next_ready, credit_after(m_wire_free)});
+        break;
+      case TxOutlook::Maybe:
+        wake = std::min(wake, m_wire_free);
+        break;
     }
   }
   // Units the owner queued while selecting, now that the wire time is known.

@@ -111,10 +111,14 @@ Tlp* Endpoint::tx_select(PciePort& p) {
   return nullptr;
 }
 
-bool Endpoint::tx_none_eligible(const PciePort& p, Tick at, Tick& next_ready) const {
-  for (const auto& s : m_streams)
-    if (!s.q.empty() && p.head_sendable(*s.q.front(), at, next_ready)) return false;
-  return true;
+link::TxOutlook Endpoint::tx_outlook(const PciePort& p, Tick at, Tick& next_ready) const {
+  bool queued = false;
+  for (const auto& s : m_streams) {
+    if (s.q.empty()) continue;
+    queued = true;
+    if (p.head_sendable(*s.q.front(), at, next_ready)) return link::TxOutlook::Maybe;
+  }
+  return queued ? link::TxOutlook::NoneEligible : link::TxOutlook::Empty;
 }
 
 Tlp* Endpoint::completion_for(const Tlp& req) {

@@ -98,7 +98,7 @@ class Endpoint final : public sc_core::sc_module, public PortOwner, public Actor
   void rx_arrive(PciePort& p, Tlp* t, Tick head, Tick tail) override;
   void tx_done(PciePort& p, const Tlp& t, Tick start, Tick end) override;
   Scheduler& scheduler() { return m_sched; }
-  bool tx_none_eligible(const PciePort& p, Tick at, Tick& next_ready) const override;
+  link::TxOutlook tx_outlook(const PciePort& p, Tick at, Tick& next_ready) const override;
   bool tx_pending(const PciePort&) const override {
     for (const auto& s : m_streams)
       if (!s.q.empty()) return true;

@@ -160,13 +160,14 @@ Tlp* Switch::tx_select(PciePort& p) {
   return nullptr;
 }
 
-bool Switch::tx_none_eligible(const PciePort& p, Tick at, Tick& next_ready) const {
+link::TxOutlook Switch::tx_outlook(const PciePort& p, Tick at, Tick& next_ready) const {
   const Egress& e = m_egress[p.index];
+  if (e.queued == 0) return link::TxOutlook::Empty;
   for (std::size_t in = e.next_busy(0); in < e.ports(); in = e.next_busy(in + 1))
     for (std::size_t vc = 0; vc < e.vcs; ++vc)
       for (const auto& q : e.q[in * e.vcs + vc])
-        if (!q.empty() && p.head_sendable(*q.front(), at, next_ready)) return false;
-  return true;
+        if (!q.empty() && p.head_sendable(*q.front(), at, next_ready)) return link::TxOutlook::Maybe;
+  return link::TxOutlook::NoneEligible;
 }
 
 }  // namespace hx::pcie

@@ -43,7 +43,7 @@ class Switch final : public sc_core::sc_module, public PortOwner {
 
   Tlp* tx_select(PciePort& p) override;
   void rx_arrive(PciePort& p, Tlp* t, Tick head, Tick tail) override;
-  bool tx_none_eligible(const PciePort& p, Tick at, Tick& next_ready) const override;
+  link::TxOutlook tx_outlook(const PciePort& p, Tick at, Tick& next_ready) const override;
   bool tx_pending(const PciePort& p) const override { return m_egress[static_cast<std::size_t>(p.index)].queued > 0; }
 
   std::size_t queued() const { return m_queued; }
