@@ -370,8 +370,7 @@ void LinkEnd<T>::release(const Unit& u) {
     flush_fc(vc, cls);
   } else if (!m_vc[vc].fc_timer[cls]) {
     m_vc[vc].fc_timer[cls] = true;
-    m_sched.at(now_tick() + m_link.fc_update_timeout, this, kFcDue,
-                           static_cast<std::uint64_t>(vc * kClasses + cls));
+    m_sched.at(now_tick() + m_link.fc_update_timeout, this, kFcDue, static_cast<std::uint64_t>(vc * kClasses + cls));
   }
 }
 
