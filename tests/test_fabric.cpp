@@ -510,6 +510,23 @@ TEST(BenchDma, WriteCommandPeriodAndPayload) {
   EXPECT_EQ(r["stats"]["warm.up.tx_tlps"]["value"].get<int>(), 2000);
 }
 
+// The write path forms one TLP at a time: each TLP of a write command after
+// its first adds `write_tlp_interval` to the command's period, whatever its
+// size. With 128 B TLPs, 129 B writes (128 B and 1 B) take 80 ns and 257 B
+// ones 110 ns, far above their link and per-byte times (`write_interval`
+// alone: 50 ns, as BenchDma.WriteCommandPeriodAndPayload shows): 12.5 and
+// 9.09 M writes/s.
+TEST(BenchDma, EachWriteTlpAfterTheFirstAddsItsInterval) {
+  const std::string engine = ", issue_interval: 5ns, write_interval: 50ns, write_tlp_interval: 30ns, write_payload: 128B";
+  std::string topo = plain_host(engine);
+  const auto r = simulate(topo, "[{type: bench_bw, name: two, device: warm, op: wr, size: 129B, transactions: 2000},"
+                                " {type: bench_bw, name: three, device: cold, op: wr, size: 257B, transactions: 2000}]");
+  EXPECT_NEAR(r["metrics"]["two.transactions_per_s"].get<double>(), 12.5e6, 12.5e6 * 0.01);
+  EXPECT_NEAR(r["metrics"]["three.transactions_per_s"].get<double>(), 1e9 / 110, 1e9 / 110 * 0.01);
+  EXPECT_EQ(r["stats"]["warm.up.tx_tlps"]["value"].get<int>(), 2000 * 2);
+  EXPECT_EQ(r["stats"]["cold.up.tx_tlps"]["value"].get<int>(), 2000 * 3);
+}
+
 // An engine that retires commands in issue order holds a fast write behind
 // the slower read before it: with two commands in flight, reads and writes
 // alternating, they retire in pairs, one pair per read's turnaround (the

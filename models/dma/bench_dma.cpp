@@ -236,7 +236,10 @@ void BenchDma::pump() {
     ++m_active;
     m_contexts.add(1, now);
     Tick period = m_cfg.issue_interval;
-    if (c.write) period = std::max(m_cfg.write_interval, period + static_cast<Tick>(c.len) * m_cfg.write_byte_time);
+    if (c.write) {
+      const Tick path = m_cfg.write_interval + static_cast<Tick>(write_tlps(c) - 1) * m_cfg.write_tlp_interval;
+      period = std::max(path, period + static_cast<Tick>(c.len) * m_cfg.write_byte_time);
+    }
     m_next_issue = now + period;
     m_issue_busy += period;
     c.start = now + m_cfg.cmd_latency;
@@ -247,13 +250,26 @@ void BenchDma::pump() {
   }
 }
 
+std::uint32_t BenchDma::write_tlp_max() const {
+  std::uint32_t max_len = static_cast<std::uint32_t>(m_ep->mps());
+  if (m_cfg.write_payload) max_len = std::min(max_len, m_cfg.write_payload);
+  return max_len;
+}
+
+std::uint64_t BenchDma::write_tlps(const Cmd& c) const {
+  if (!m_cfg.write_tlp_interval) return 1;  // the count matters only with a per-TLP interval
+  const std::uint32_t max_len = write_tlp_max();
+  std::uint64_t n = 0;
+  for (std::uint64_t at = 0; at < c.len; ++n) at += next_chunk(c.addr + at, c.len - at, max_len);
+  return std::max<std::uint64_t>(n, 1);
+}
+
 void BenchDma::progress(std::size_t s) {
   if (!m_slot_used[s]) return;
   Cmd& c = m_slots[s];
   const Tick now = now_tick();
   if (c.write) {
-    std::uint32_t max_len = static_cast<std::uint32_t>(m_ep->mps());
-    if (m_cfg.write_payload) max_len = std::min(max_len, m_cfg.write_payload);
+    const std::uint32_t max_len = write_tlp_max();
     while (c.next < c.len && !m_ep->stream_full(m_s_cmd)) {
       const std::uint64_t addr = c.addr + c.next;
       const std::uint32_t len = next_chunk(addr, c.len - c.next, max_len);

@@ -4,7 +4,8 @@
 // command latency before the first TLP and a completion latency after the
 // last data (the engine's internal memory path); a write command also waits
 // for its data to be fetched (per byte) and for the write path's own command
-// period; reads are split at MRRS and 4 KiB, writes at MPS (or the engine's
+// period (one TLP's, and a further one for each TLP after the first: the
+// path forms one TLP at a time); reads are split at MRRS and 4 KiB, writes at MPS (or the engine's
 // smaller write payload) and 4 KiB; at most `max_outstanding` commands and
 // `tags` read requests in flight. Commands leave in issue order on one TX
 // queue: a read issued after a write never overtakes it (LAT_DMA_WRRD).
@@ -43,6 +44,7 @@ struct BenchDmaConfig {
   Tick read_byte_time = 0;  // per-byte cost of moving read data into device memory
   Tick write_byte_time = 0; // per-byte cost of fetching write data before a write command issues
   Tick write_interval = 0;  // minimum time between write commands, however small
+  Tick write_tlp_interval = 0;  // added to that minimum for each TLP of a write after its first
   std::uint32_t write_payload = 0;  // largest write TLP payload the engine forms (0: MPS)
   int max_outstanding = 64;
   bool retire_in_order = false;  // completions signalled in issue order
@@ -139,6 +141,8 @@ class BenchDma final : public pcie::Device, public Actor {
   std::uint32_t m_ats_tag = 0;
   void pump();
   void progress(std::size_t slot);
+  std::uint32_t write_tlp_max() const;          // a write TLP's largest payload: MPS, or write_payload if smaller
+  std::uint64_t write_tlps(const Cmd& c) const;  // the TLPs a write command is cut into
   void complete(std::size_t slot, Tick when);
   std::string m_name;
   BenchDmaConfig m_cfg;
