@@ -451,15 +451,14 @@ WRRD_GAP = ('LAT_DMA_WRRD grows ~0.28 ns/B from 1 to 2 KiB on every host, about 
             '(link and engine write time); the missing mechanism is not identified (docs/calibration.md, S011 hosts)')
 DIP_HOST_GAP = ('the measured dip at 513-1793 B (a point more than 5% below the 512 B and 2048 B ones) is not explained by '
                 'the completion model; it appears on every MRRS-512 host and not on the MRRS-4096 Broadwell host')
-PARTIAL_READ_GAP = ('a read that ends in part of a line, below 512 B, takes longer than its lines and completions explain: '
-                    '63 B and 65 B take 23.7 ns on every host, as 128 B, where the model takes 16-19 ns; on the Ivy '
-                    'Bridge and Sandy Bridge hosts 127, 255 and 511 B take 4-5 ns more than 128, 256 and 512 B. On '
-                    'Broadwell, 257 B is combined (41.1 ns, less than 256 B\'s 43.0), where the model answers its lines '
-                    'one by one as they arrive. The engine\'s or host\'s handling of the part line is not identified')
-ODD_LINES_GAP = ('reads of 3, 5 and 6 lines, answered one completion per line: the measured time per read rises 12-15 ns '
-                 'with a line that makes the count odd and 7-8 ns with one that makes it even (Haswell E5-2620 v3: 23.4, '
-                 '35.8, 42.9, 58.3, 66.2 ns at 128-384 B), where each line\'s completion adds 10.7 ns in the model; '
-                 'no mechanism found')
+PARTIAL_READ_GAP = ('on the Ivy Bridge and Sandy Bridge hosts a read that ends in part of a line takes 4-5 ns more than '
+                    'the whole lines (127, 255 and 511 B against 128, 256 and 512 B; on the other hosts within 1 ns of '
+                    'them): the host\'s handling of the part line is not identified')
+ODD_LINES_GAP = ('reads of 3, 5 and 6 lines below 512 B: the measured time per read rises 12-15 ns with a line that makes '
+                 'the count odd and 7-8 ns with one that makes it even (Haswell E5-2620 v3: 23.4, 35.8, 42.9, 58.3, '
+                 '66.2 ns at 128-384 B), where each line\'s 64 B completion adds 10.7 ns in the model; on Broadwell, '
+                 'which combines from five lines, 257 B takes 41.1 ns, less than 256 B\'s 43.0, where the model '
+                 'answers its lines one by one as they arrive. No mechanism found')
 def measured(fname, key):
     # One pcie-bench curve file's values, by (system, test, size).
     return {(r['system'], r['test'], int(r['size_B'])): float(r[key])
@@ -485,10 +484,10 @@ def HOST_GAPS(x, test, size):
         return FAR_BW_GAP
     if test == 'BW_DMA_RD' and 513 <= size <= 1793 and dips(x['system'], size):
         return DIP_HOST_GAP
-    if test == 'BW_DMA_RD' and size < 512 and size % 64:
-        return PARTIAL_READ_GAP
-    if test == 'BW_DMA_RD' and size in (192, 320, 384):
+    if test == 'BW_DMA_RD' and size < 512 and (size + 63) // 64 in (3, 5, 6, 7):
         return ODD_LINES_GAP
+    if test == 'BW_DMA_RD' and size < 512 and size % 64 and x['host'] in ('ivb_e5_2620v2', 'snb_e5_2630'):
+        return PARTIAL_READ_GAP
     if test == 'LAT_DMA_WRRD' and size == 2048:
         return WRRD_GAP
     return None

@@ -527,6 +527,17 @@ TEST(BenchDma, EachWriteTlpAfterTheFirstAddsItsInterval) {
   EXPECT_EQ(r["stats"]["cold.up.tx_tlps"]["value"].get<int>(), 2000 * 3);
 }
 
+// A read whose length ends in part of a 4-byte word holds the command path
+// for `read_partial_interval`: 63 B reads at one per 40 ns (25 M/s), where
+// 64 B reads, on the same path, run at least 50% faster.
+TEST(BenchDma, AReadEndingInPartOfAWordTakesItsInterval) {
+  std::string topo = plain_host(", issue_interval: 5ns, read_partial_interval: 40ns");
+  const auto r = simulate(topo, "[{type: bench_bw, name: part, device: warm, op: rd, size: 63B, transactions: 2000},"
+                                " {type: bench_bw, name: whole, device: cold, op: rd, size: 64B, transactions: 2000}]");
+  EXPECT_NEAR(r["metrics"]["part.transactions_per_s"].get<double>(), 25e6, 25e6 * 0.01);
+  EXPECT_GT(r["metrics"]["whole.transactions_per_s"].get<double>(), 1.5 * 25e6);
+}
+
 // An engine that retires commands in issue order holds a fast write behind
 // the slower read before it: with two commands in flight, reads and writes
 // alternating, they retire in pairs, one pair per read's turnaround (the

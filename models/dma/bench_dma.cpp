@@ -239,6 +239,8 @@ void BenchDma::pump() {
     if (c.write) {
       const Tick path = m_cfg.write_interval + static_cast<Tick>(write_tlps(c) - 1) * m_cfg.write_tlp_interval;
       period = std::max(path, period + static_cast<Tick>(c.len) * m_cfg.write_byte_time);
+    } else if (c.len % 4) {
+      period = std::max(period, m_cfg.read_partial_interval);
     }
     m_next_issue = now + period;
     m_issue_busy += period;

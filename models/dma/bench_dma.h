@@ -5,7 +5,9 @@
 // last data (the engine's internal memory path); a write command also waits
 // for its data to be fetched (per byte) and for the write path's own command
 // period (one TLP's, and a further one for each TLP after the first: the
-// path forms one TLP at a time); reads are split at MRRS and 4 KiB, writes at MPS (or the engine's
+// path forms one TLP at a time); a read whose length ends in part of a
+// 4-byte word holds the command path longer (its last word is stored with
+// a byte mask); reads are split at MRRS and 4 KiB, writes at MPS (or the engine's
 // smaller write payload) and 4 KiB; at most `max_outstanding` commands and
 // `tags` read requests in flight. Commands leave in issue order on one TX
 // queue: a read issued after a write never overtakes it (LAT_DMA_WRRD).
@@ -42,6 +44,7 @@ struct BenchDmaConfig {
   Tick cmd_latency = 100 * kNs;
   Tick done_latency = 50 * kNs;
   Tick read_byte_time = 0;  // per-byte cost of moving read data into device memory
+  Tick read_partial_interval = 0;  // minimum time between read commands that end in part of a 4-byte word
   Tick write_byte_time = 0; // per-byte cost of fetching write data before a write command issues
   Tick write_interval = 0;  // minimum time between write commands, however small
   Tick write_tlp_interval = 0;  // added to that minimum for each TLP of a write after its first
