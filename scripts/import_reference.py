@@ -484,7 +484,7 @@ def HOST_GAPS(x, test, size):
         return FAR_BW_GAP
     if test == 'BW_DMA_RD' and 513 <= size <= 1793 and dips(x['system'], size):
         return DIP_HOST_GAP
-    if test == 'BW_DMA_RD' and size < 512 and (size + 63) // 64 in (3, 5, 6, 7):
+    if test == 'BW_DMA_RD' and size < 512 and (size + 63) // 64 in (3, 5, 6):
         return ODD_LINES_GAP
     if test == 'BW_DMA_RD' and size < 512 and size % 64 and x['host'] in ('ivb_e5_2620v2', 'snb_e5_2630'):
         return PARTIAL_READ_GAP

@@ -7,8 +7,8 @@
 // period (one TLP's, and a further one for each TLP after the first: the
 // path forms one TLP at a time); a read whose length ends in part of a
 // 4-byte word holds the command path longer (its last word is stored with
-// a byte mask); reads are split at MRRS and 4 KiB, writes at MPS (or the engine's
-// smaller write payload) and 4 KiB; at most `max_outstanding` commands and
+// a byte mask); reads are split at MRRS and 4 KiB, writes at MPS (or the
+// engine's smaller write payload) and 4 KiB; at most `max_outstanding` commands and
 // `tags` read requests in flight. Commands leave in issue order on one TX
 // queue: a read issued after a write never overtakes it (LAT_DMA_WRRD).
 // With ATS on, the engine works on untranslated (virtual) addresses behind
