@@ -161,8 +161,8 @@ Tlp* Switch::tx_select(PciePort& p) {
 }
 
 link::TxOutlook Switch::tx_outlook(const PciePort& p, Tick at, Tick& next_ready) const {
+  if (!tx_pending(p)) return link::TxOutlook::Empty;
   const Egress& e = m_egress[p.index];
-  if (e.queued == 0) return link::TxOutlook::Empty;
   for (std::size_t in = e.next_busy(0); in < e.ports(); in = e.next_busy(in + 1))
     for (std::size_t vc = 0; vc < e.vcs; ++vc)
       for (const auto& q : e.q[in * e.vcs + vc])
