@@ -418,11 +418,16 @@ def write_host_study(name, desc, workload, axes):
 # Every size the dataset measures on its curves vs size, so that each curve
 # is checked point by point (the sizes between powers of two, 63, 65, 129,
 # 257 B and so on, show mechanisms the powers of two do not).
-def dataset_sizes(fname, tests):
-    return sorted({int(r['size_B']) for r in csv.DictReader(open(os.path.join(SRC, 's011_pciebench', fname)))
-                   if r['test'] in tests})
-LAT_SIZES = dataset_sizes('lat_dma_vs_size.csv', ('LAT_DMA_RD', 'LAT_DMA_WRRD'))
-BW_SIZES = dataset_sizes('bw_dma_vs_size.csv', ('BW_DMA_RD', 'BW_DMA_WR'))
+def measured(fname, key):
+    # One pcie-bench curve file's values, by (system, test, size).
+    return {(r['system'], r['test'], int(r['size_B'])): float(r[key])
+            for r in csv.DictReader(open(os.path.join(SRC, 's011_pciebench', fname)))}
+bw_rows = measured('bw_dma_vs_size.csv', 'gbit_per_s')
+lat_rows = measured('lat_dma_vs_size.csv', 'median_ns')
+def dataset_sizes(rows, tests):
+    return sorted({size for (_, test, size) in rows if test in tests})
+LAT_SIZES = dataset_sizes(lat_rows, ('LAT_DMA_RD', 'LAT_DMA_WRRD'))
+BW_SIZES = dataset_sizes(bw_rows, ('BW_DMA_RD', 'BW_DMA_WR'))
 write_host_study('s011_hosts_lat', 'S011 LAT_DMA_RD and LAT_DMA_WRRD medians vs transfer size on every pcie-bench host and '
                  'system setting (IOMMU mode, memory and control socket); 8 KiB window, sequential, host cache warm',
                  '{type: bench_lat, name: lat, device: nfp, op: rd, size: 64B, window: 8KiB, pattern: seq, reps: 2000, page_size: 2MiB, untimed: 2097152}',
@@ -460,12 +465,6 @@ ODD_LINES_GAP = ('reads of 3, 5 and 6 lines below 512 B: the measured time per r
                  'which combines from five lines, 257 B takes 41.1 ns, less than 256 B\'s 43.0, where the model\'s '
                  'line pipeline takes 46.5 ns for its five lines (9.3 ns a line, the Haswell host\'s rate). No '
                  'mechanism found')
-def measured(fname, key):
-    # One pcie-bench curve file's values, by (system, test, size).
-    return {(r['system'], r['test'], int(r['size_B'])): float(r[key])
-            for r in csv.DictReader(open(os.path.join(SRC, 's011_pciebench', fname)))}
-bw_rows = measured('bw_dma_vs_size.csv', 'gbit_per_s')
-lat_rows = measured('lat_dma_vs_size.csv', 'median_ns')
 def dips(system, size):
     # The measured curve dips there: more than 5% below both its 512 B and 2048 B values.
     v = bw_rows[(system, 'BW_DMA_RD', size)]
