@@ -26,6 +26,7 @@
 #include "models/memory/memory.h"
 #include "models/pcie/tlp.h"
 #include "src/config/params.h"
+#include "src/config/params/declare.h"
 #include "src/config/units.h"
 #include "src/config/yaml_util.h"
 #include "src/sim/analytic.h"
@@ -931,9 +932,9 @@ struct Zeroed {
   C& get() { return *reinterpret_cast<C*>(buf); }
 };
 
-// The parameters whose declared default (the one YAML runs use) differs
-// from the model struct's own member default (the one a model test with a
-// hand-made config gets).
+// The parameters whose shown default (`hxsim params`, and what YAML runs
+// parse when a key is absent) does not read back as the model struct's
+// own member default (the one a model test with a hand-made config gets).
 template <class C>
 std::vector<std::string> default_mismatches(const hx::cfg::ParamTable<C>& table) {
   std::vector<std::string> bad;
@@ -944,16 +945,17 @@ std::vector<std::string> default_mismatches(const hx::cfg::ParamTable<C>& table)
     unsigned char before[sizeof(C)];
     std::memcpy(before, a.buf, sizeof(C));
     p.set(a.get(), p.def);
-    if (std::memcmp(before, a.buf, sizeof(C)) != 0) bad.push_back(p.decl.name + " (declared " + p.decl.def + ")");
+    if (std::memcmp(before, a.buf, sizeof(C)) != 0) bad.push_back(p.decl.name + " (shown " + p.decl.def + ")");
   }
   return bad;
 }
 }  // namespace
 
-// One default per parameter (STYLE.md rule 5): a model struct's member
-// defaults are the declared ones, so a model built from a hand-made config
-// behaves as the same model built from YAML.
-TEST(Params, ModelStructDefaultsAreTheDeclaredDefaults) {
+// One default per parameter (STYLE.md rule 5): a declaration shows its
+// model struct's member default, and the text it shows parses back into
+// exactly that value, so a model built from a hand-made config behaves as
+// the same model built from YAML.
+TEST(Params, ShownDefaultsReadBackAsTheModelStructs) {
   using namespace hx;
   const std::vector<std::pair<const char*, std::vector<std::string>>> tables = {
       {"link", default_mismatches(cfg::link_params())},       {"port", default_mismatches(cfg::port_params())},
@@ -968,5 +970,39 @@ TEST(Params, ModelStructDefaultsAreTheDeclaredDefaults) {
       {"rtl", default_mismatches(cfg::rtl_params())},
   };
   for (const auto& [name, bad] : tables)
-    for (const std::string& b : bad) ADD_FAILURE() << name << "." << b << " differs from the model struct's default";
+    for (const std::string& b : bad) ADD_FAILURE() << name << "." << b << " does not read back as the model struct's default";
+}
+
+namespace {
+struct ShownProbe {
+  hx::Tick wait = 53 * hx::kNs;
+  std::uint64_t window = 64ull << 30;
+  double clock_mhz = 250;
+  double GBps = 12.8;
+  bool on = true;
+  int depth = 16;
+};
+}  // namespace
+
+// A declaration's default is its struct's member value, in the parameter's
+// type: change the struct and the shown default follows.
+TEST(Params, ADeclarationShowsItsStructsDefault) {
+  using namespace hx;
+  using namespace hx::cfg;
+  using C = ShownProbe;
+  const auto noop = [](C&, const Cursor&) {};
+  EXPECT_EQ(P<C>("wait", "time", &C::wait, {}, "", noop).decl.def, "53ns");
+  EXPECT_EQ(P<C>("window", "size", &C::window, {}, "", noop).decl.def, "64GiB");
+  EXPECT_EQ(P<C>("clock", "frequency", &C::clock_mhz, {}, "", noop).decl.def, "250MHz");
+  EXPECT_EQ(P<C>("bw", "bandwidth", [](const C& c) { return c.GBps * 1e9; }, {}, "", noop).decl.def, "12.8GB/s");
+  EXPECT_EQ(P<C>("on", "bool", &C::on, {}, "", noop).decl.def, "true");
+  EXPECT_EQ(P<C>("depth", "int", &C::depth, ints(1, 64), "", noop).decl.def, "16");
+  EXPECT_EQ(P<C>("mode", "choice", [](const C& c) { return c.on ? "on" : "off"; }, options({"on", "off"}), "", noop)
+                .decl.def,
+            "on");
+  // A value the type cannot show is a declaration error, not a silent text.
+  EXPECT_THROW(shown("size", 1.5), std::logic_error);
+  EXPECT_THROW(shown("time", -1LL), std::logic_error);
+  EXPECT_EQ(shown("time", static_cast<long long>(4 * kMs)), "4ms");
+  EXPECT_EQ(shown("time", 1500LL), "1500ps");
 }

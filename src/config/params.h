@@ -1,7 +1,9 @@
 // Every model parameter is declared once, next to its domain
-// (src/config/params/<domain>.cpp): name, type, default, valid range and
-// description (STYLE.md rule 5). The same declaration drives YAML parsing,
-// defaults, range checks, `hxsim params` and docs/parameters.md.
+// (src/config/params/<domain>.cpp): name, type, where its default lives in
+// the model struct, valid range and description (STYLE.md rule 5). The
+// same declaration drives YAML parsing, defaults, range checks, `hxsim
+// params` and docs/parameters.md. The default itself is written once, as
+// the struct's member initialiser (declare.h).
 #pragma once
 #include <functional>
 #include <set>
@@ -31,7 +33,7 @@ namespace hx::cfg {
 struct ParamDecl {
   std::string name;
   std::string type;  // int, number, bool, time, size, frequency, choice
-  std::string def;
+  std::string def;  // the model struct's default, written in `type`
   std::string range;  // the values it takes, as `hxsim params` prints them
   std::string desc;
 };
@@ -53,7 +55,7 @@ template <class C>
 using ParamTable = std::vector<Param<C>>;
 
 // Node-level settings the topology layer reads itself (not model params).
-// Their member defaults are the declared ones (a unit test holds them equal).
+// Their member initialisers are the parameters' defaults.
 struct SwitchParams {
   Tick latency = 150 * kNs;
   bool cut_through = true;

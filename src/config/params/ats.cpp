@@ -2,6 +2,7 @@
 // geometries the IOMMU and the devices' translation caches share.
 #include "models/ats/tlb.h"
 #include "src/config/params/declare.h"
+#include "src/config/units.h"
 
 namespace hx::cfg {
 
@@ -19,6 +20,16 @@ std::uint64_t page_size_set(const Cursor& v) {
   return mask;
 }
 
+namespace {
+// A mask of page shifts as `page_sizes:` takes it.
+std::string page_size_list(std::uint64_t mask) {
+  std::string s = "[";
+  for (unsigned shift = 0; shift < 64; ++shift)
+    if (mask >> shift & 1) s += (s.size() > 1 ? ", " : "") + format_size(std::uint64_t{1} << shift);
+  return s + "]";
+}
+}  // namespace
+
 void check_tlb(const Cursor& section, const char* ways_key, const ats::TlbConfig& c) {
   const std::string e = ats::geometry_error(c);
   if (!e.empty()) (section.has(ways_key) ? section.child(ways_key) : section).fail(e);
@@ -27,43 +38,44 @@ void check_tlb(const Cursor& section, const char* ways_key, const ats::TlbConfig
 const ParamTable<ats::IommuConfig>& iommu_params() {
   using C = ats::IommuConfig;
   static const ParamTable<C> t = {
-      P<C>("enabled", "bool", "false", {}, "remap inbound DMA through the IOMMU (VT-d / SMMU)",
+      P<C>("enabled", "bool", &C::enabled, {}, "remap inbound DMA through the IOMMU (VT-d / SMMU)",
            [](C& c, const Cursor& v) { c.enabled = v.boolean(); }),
-      P<C>("superpages", "bool", "true", {},
+      P<C>("superpages", "bool", &C::superpages, {},
            "map buffers with the largest supported page their backing allows (false: 4 KiB pages only)",
            [](C& c, const Cursor& v) { c.superpages = v.boolean(); }),
-      P<C>("page_sizes", "list of size", "[4KiB, 2MiB, 1GiB]",
+      P<C>("page_sizes", "list of size", [](const C& c) { return page_size_list(c.page_sizes); },
            described("4KiB, 64KiB, 2MiB, 32MiB or 1GiB, 4KiB among them"), "page sizes the IOMMU maps with",
            [](C& c, const Cursor& v) { c.page_sizes = page_size_set(v); }),
-      P<C>("iotlb_entries", "int", "64", ints(1, 1 << 20), "IOTLB entries",
+      P<C>("iotlb_entries", "int", [](const C& c) { return c.iotlb.entries; }, ints(1, 1 << 20), "IOTLB entries",
            [](C& c, const Cursor& v) { c.iotlb.entries = static_cast<int>(v.integer()); }),
-      P<C>("iotlb_ways", "int", "4", ints(0, 1 << 20),
+      P<C>("iotlb_ways", "int", [](const C& c) { return c.iotlb.ways; }, ints(0, 1 << 20),
            "IOTLB associativity (0 = fully associative); must divide the entries",
            [](C& c, const Cursor& v) { c.iotlb.ways = static_cast<int>(v.integer()); }),
-      P<C>("iotlb_replacement", "choice", "lru", replacement(),
+      P<C>("iotlb_replacement", "choice", [](const C& c) { return replacement_word(c.iotlb.replacement); },
+           replacement(),
            "IOTLB replacement: lru, plru (tree pseudo-LRU) or random",
            [](C& c, const Cursor& v) { c.iotlb.replacement = replacement_policy(v); }),
-      P<C>("lookup", "time", "0ns", {}, "IOTLB lookup, hit or miss",
+      P<C>("lookup", "time", [](const C& c) { return c.iotlb.lookup; }, {}, "IOTLB lookup, hit or miss",
            [](C& c, const Cursor& v) { c.iotlb.lookup = v.time(); }),
-      P<C>("pwc_entries", "int", "16", ints(1, 1 << 16),
+      P<C>("pwc_entries", "int", &C::pwc_entries, ints(1, 1 << 16),
            "page-walk cache entries per non-leaf level (fully associative)",
            [](C& c, const Cursor& v) { c.pwc_entries = static_cast<int>(v.integer()); }),
-      P<C>("walkers", "int", "1", ints(1, 1024), "page-table walks in flight at once",
+      P<C>("walkers", "int", &C::walkers, ints(1, 1024), "page-table walks in flight at once",
            [](C& c, const Cursor& v) { c.walkers = static_cast<int>(v.integer()); }),
-      P<C>("walk_overhead", "time", "0ns", {},
+      P<C>("walk_overhead", "time", &C::walk_overhead, {},
            "walker time per walk besides its memory reads (request, pipeline, fill)",
            [](C& c, const Cursor& v) { c.walk_overhead = v.time(); }),
-      P<C>("miss_latency", "time", "0ns", {},
+      P<C>("miss_latency", "time", &C::miss_latency, {},
            "extra latency of a read that missed, after its walk, not holding a walker (its replay into the read "
            "pipeline, "
            "plus one rc.line_interval per line after the first; a posted write goes on when its walk ends)",
            [](C& c, const Cursor& v) { c.miss_latency = v.time(); }),
-      P<C>("tables_in_llc", "bool", "true", {},
+      P<C>("tables_in_llc", "bool", &C::tables_in_llc, {},
            "page-table reads are served by the LLC (false: by DRAM through the memory controller)",
            [](C& c, const Cursor& v) { c.tables_in_llc = v.boolean(); }),
-      P<C>("pte_read", "time", "20ns", {}, "one page-table entry read served by the LLC",
+      P<C>("pte_read", "time", &C::pte_read, {}, "one page-table entry read served by the LLC",
            [](C& c, const Cursor& v) { c.pte_read = v.time(); }),
-      P<C>("table_region", "size", "64MiB", bytes(4096, 0), "DRAM reserved at its top for I/O page tables",
+      P<C>("table_region", "size", &C::table_region, bytes(4096, 0), "DRAM reserved at its top for I/O page tables",
            [](C& c, const Cursor& v) { c.table_region = v.size(); }),
   };
   return t;

@@ -2,18 +2,14 @@
 
 #include <algorithm>
 #include <limits>
+#include <sstream>
+#include <stdexcept>
+
+#include "src/config/units.h"
 
 namespace hx::cfg {
 
 namespace {
-
-// A size as a reader writes it: 4KiB, 1GiB, 48B.
-std::string bytes_text(std::uint64_t b) {
-  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (u < 4 && b >= 1024 && b % 1024 == 0) b /= 1024, ++u;
-  return std::to_string(b) + units[u];
-}
 
 // "a, b or c".
 std::string listed(const std::vector<std::string>& items) {
@@ -23,6 +19,32 @@ std::string listed(const std::vector<std::string>& items) {
 }
 
 }  // namespace
+
+std::string shown(const std::string& type, long long v) {
+  if (type == "int") return std::to_string(v);
+  if (v < 0) throw std::logic_error("a " + type + " default below 0");
+  if (type == "time") return format_time(static_cast<Tick>(v));
+  if (type == "size") return format_size(static_cast<std::uint64_t>(v));
+  throw std::logic_error("a whole-number default of type " + type);
+}
+
+std::string shown(const std::string& type, double v) {
+  std::ostringstream os;
+  if (type == "frequency")
+    os << v << "MHz";
+  else if (type == "rate")
+    os << v << "GT/s";
+  else if (type == "bandwidth")
+    os << v / 1e9 << "GB/s";
+  else
+    throw std::logic_error("a fractional default of type " + type);
+  return os.str();
+}
+
+std::string shown(const std::string& type, bool v) {
+  if (type != "bool") throw std::logic_error("a true/false default of type " + type);
+  return v ? "true" : "false";
+}
 
 std::string type_range(const std::string& type) {
   if (type == "time") return "0 or more";
@@ -52,7 +74,7 @@ Range int_set(const std::vector<long long>& values, const char* what) {
 }
 
 Range pow2_bytes(std::uint64_t lo, std::uint64_t hi, bool zero) {
-  const std::string span = bytes_text(lo) + " to " + bytes_text(hi);
+  const std::string span = format_size(lo) + " to " + format_size(hi);
   return {std::string("a power of two, ") + span + (zero ? ", or 0B" : ""), [lo, hi, zero, span](const Cursor& v) {
             const std::uint64_t b = v.size();
             if (zero && b == 0) return;
@@ -63,7 +85,7 @@ Range pow2_bytes(std::uint64_t lo, std::uint64_t hi, bool zero) {
 
 Range byte_set(const std::vector<std::uint64_t>& values) {
   std::vector<std::string> words;
-  for (std::uint64_t x : values) words.push_back(bytes_text(x));
+  for (std::uint64_t x : values) words.push_back(format_size(x));
   std::string text = listed(words);
   return {text, [values, text](const Cursor& v) {
             if (std::find(values.begin(), values.end(), v.size()) == values.end())
@@ -72,8 +94,8 @@ Range byte_set(const std::vector<std::uint64_t>& values) {
 }
 
 Range bytes(std::uint64_t lo, std::uint64_t hi, std::uint64_t multiple) {
-  std::string text = hi ? bytes_text(lo) + " to " + bytes_text(hi) : bytes_text(lo) + " or more";
-  if (multiple > 1) text += ", a multiple of " + bytes_text(multiple);
+  std::string text = hi ? format_size(lo) + " to " + format_size(hi) : format_size(lo) + " or more";
+  if (multiple > 1) text += ", a multiple of " + format_size(multiple);
   return {text, [lo, hi, multiple, text](const Cursor& v) {
             const std::uint64_t b = v.size();
             if (b < lo || (hi && b > hi) || b % multiple) v.fail("'" + v.scalar() + "' is not " + text);
