@@ -984,8 +984,8 @@ struct ShownProbe {
 };
 }  // namespace
 
-// A declaration's default is its struct's member value, in the parameter's
-// type: change the struct and the shown default follows.
+// A declaration's default is its struct's member value (or a function of
+// the struct), written in the parameter's type.
 TEST(Params, ADeclarationShowsItsStructsDefault) {
   using namespace hx;
   using namespace hx::cfg;

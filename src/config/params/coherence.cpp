@@ -311,7 +311,7 @@ const ParamTable<coherence::SocketSystemConfig>& socket_params() {
       P<C>("socket_bytes", "size", &C::socket_bytes, bytes(4096, 0, 4096),
            "DRAM per socket: socket s homes the addresses [s, s+1) times this",
            [](C& c, const Cursor& v) { c.socket_bytes = v.size(); }),
-      P<C>("graph", "choice or list", [](const C& c) { return socket_graph_text(c); },
+      P<C>("graph", "choice or list", socket_graph_text,
            described("full (every pair of sockets), ring (each socket and the next, the last and socket 0), or a list of "
                      "pairs of sockets, e.g. [[0, 1], [1, 2]]; the sockets must all be joined"),
            "which pairs of sockets socket links join; a message between sockets no link joins takes the shortest route, "

@@ -48,7 +48,7 @@ const ParamTable<pcie::LinkConfig>& link_params() {
       P<C>("rate", "rate", &C::rate_gts, {},
            "lane rate if not the generation's (CCIX ESM: 20GT/s or 25GT/s on a gen 4 link); 0 = the generation's",
            [](C& c, const Cursor& v) { c.rate_gts = v.rate_gts(); }),
-      P<C>("encoding", "choice", [](const C& c) { return encoding_word(c); },
+      P<C>("encoding", "choice", encoding_word,
            options({"gen", "8b10b", "128b130b", "flit"}),
            "line encoding if not the generation's: 8b10b, 128b130b or flit (framing follows it)",
            [](C& c, const Cursor& v) {
@@ -88,7 +88,7 @@ const ParamTable<pcie::PortConfig>& port_params() {
       P<C>("vcs", "int", &C::vcs, ints(1, pcie::kMaxVcs),
            "virtual channels enabled, VC0 up to VC7 (VC0: PCIe and ATS, VC1: CCIX)",
            [](C& c, const Cursor& v) { c.vcs = static_cast<int>(v.integer()); }),
-      P<C>("vc_credits", "list of credit maps", [](const C& c) { return vc_credits_text(c); },
+      P<C>("vc_credits", "list of credit maps", vc_credits_text,
            described("at most 8 maps; header credits 0 to 127, data credits 0 to 2047"),
            "per-VC receive buffers where they differ: item k for VC k, a map of p_hdr, p_data, np_hdr, np_data, "
            "cpl_hdr, "
