@@ -215,13 +215,44 @@ class OwnDesign(unittest.TestCase):
         self.expect_bad('no port tx_cpl_ready', r'topo\.yaml:\d+:\d+: nodes\.fpga\.rtl\.top')
 
     def test_a_tool_that_does_not_finish_is_stopped(self):
+        # An empty cache: the tools must run (their versions first).
+        cache = os.path.join(self.d, 'cache')
         for limit, pattern in (('0.001', r'topo\.yaml:\d+:\d+: nodes\.fpga\.rtl\.sources: \S+ did not finish within 0\.001 s'),
                                ('soon', r"HXSIM_RTL_BUILD_TIMEOUT is 'soon'")):
             p = subprocess.run([HXSIM, 'run', 'study.yaml', '-o', 'out', '-q'], cwd=self.d, capture_output=True, text=True,
-                               timeout=300, env=dict(os.environ, HXSIM_RTL_BUILD_TIMEOUT=limit))
+                               timeout=300, env=dict(os.environ, HXSIM_RTL_BUILD_TIMEOUT=limit, HXSIM_RTL_CACHE=cache))
             self.assertEqual(p.returncode, 2, p.stderr)
             self.assertRegex(p.stderr, pattern)
             self.assertFalse(os.path.exists(os.path.join(self.d, 'out')))
+
+    def test_the_tools_versions_are_asked_once_until_a_tool_changes(self):
+        # A verilator of its own on the PATH, which logs its calls: a new
+        # tool file, so the cache holds no versions for it yet.
+        tools = os.path.join(self.d, 'tools')
+        os.mkdir(tools)
+        calls = os.path.join(self.d, 'calls')
+        wrapper = os.path.join(tools, 'verilator')
+        with open(wrapper, 'w') as f:
+            f.write('#!/bin/sh\necho "$@" >> %s\nexec %s "$@"\n' % (calls, shutil.which('verilator')))
+        os.chmod(wrapper, 0o755)
+        env = dict(os.environ, PATH=tools + os.pathsep + os.environ['PATH'])
+
+        def calls_after(out):
+            p = subprocess.run([HXSIM, 'run', 'study.yaml', '-o', out, '-q'], cwd=self.d, capture_output=True, text=True,
+                               timeout=900, env=env)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(calls) as f:
+                lines = [line.split()[0] for line in f if line.strip()]
+            return lines.count('--version'), lines.count('--cc')  # versions asked, designs verilated
+
+        asked, built = calls_after('a')  # the design may be built here, in a cache no other test filled yet
+        self.assertEqual(asked, 1)
+        self.assertEqual(calls_after('b'), (1, built))  # the versions kept: not asked again
+        st = os.stat(wrapper)
+        os.utime(wrapper, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))  # the tool changed
+        # Asked again; the same versions name the same library: no second build.
+        self.assertEqual(calls_after('c'), (2, built))
+        self.assertEqual(self.point('a')['metrics'], self.point('c')['metrics'])
 
     def test_a_missing_source_is_bad_input(self):
         self.write('topo.yaml', TOPOLOGY.replace('[desc_dma.sv]', '[nowhere.sv]'))

@@ -253,6 +253,56 @@ const std::vector<std::string> kCompile = {"g++", "-std=c++17", "-O2", "-fPIC", 
 
 // The Verilator runtime, compiled once per Verilator and compiler version
 // (every design links the same objects): the object files.
+// Where `name` runs from: the first executable of that name on $PATH, its
+// links resolved ("" if there is none).
+std::string on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  std::string d;
+  while (std::getline(dirs, d, ':')) {
+    const std::string p = (d.empty() ? "." : d) + "/" + name;
+    if (::access(p.c_str(), X_OK) != 0) continue;
+    std::error_code ec;
+    const auto real = std::filesystem::canonical(p, ec);
+    return ec ? p : real.string();
+  }
+  return "";
+}
+
+// The tools' versions, as the design's hash takes them. Asking Verilator
+// and g++ takes ~60 ms, which every point of a study pays (a point is a
+// process of its own), so the answer is kept in the cache beside what
+// identifies the tools' files: path, inode, size and modification time of
+// verilator, verilator_bin and g++, and $VERILATOR_ROOT. An upgrade changes
+// them, and the versions are asked again.
+std::string tool_versions() {
+  std::string id;
+  bool all = true;
+  for (const char* tool : {"verilator", "verilator_bin", "g++"}) {
+    const std::string p = on_path(tool);
+    struct stat st{};
+    if (p.empty() || ::stat(p.c_str(), &st) != 0) {
+      all = false;
+      continue;
+    }
+    id += p + ":" + std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) +
+          "." + std::to_string(st.st_mtim.tv_nsec) + "\n";
+  }
+  const char* root = std::getenv("VERILATOR_ROOT");
+  id += std::string("VERILATOR_ROOT=") + (root ? root : "");
+  const auto ask = [] { return tool_version({"verilator", "--version"}) + tool_version({"g++", "-dumpfullversion"}); };
+  if (!all) return ask();  // a tool is missing: asking it says so
+  const std::string file = cache_dir() + "/versions-" + StableHash().field(id).hex().substr(0, 20);
+  bool ok = false;
+  const std::string kept = slurp(file, ok);
+  if (ok && !kept.empty()) return kept;
+  const std::string v = ask();
+  const std::string tmp = file + ".tmp." + std::to_string(::getpid());
+  write_file(tmp, v);
+  if (::rename(tmp.c_str(), file.c_str()) != 0) ::unlink(tmp.c_str());
+  return v;
+}
+
 std::vector<std::string> runtime(const std::string& versions) {
   const std::string dir = cache_dir() + "/runtime-" + StableHash().field(versions).field(kGlueVersion).hex().substr(0, 16);
   const std::vector<std::string> units = {"verilated", "verilated_vcd_c", "verilated_threads"};
@@ -318,8 +368,8 @@ std::string cache_dir() {
 Built build(const Spec& s) {
   std::lock_guard<std::mutex> lock(g_mu);
   // Everything that goes into the library, by content.
-  // The tools' versions, asked once per process (each point re-reads its topology).
-  static const std::string versions = tool_version({"verilator", "--version"}) + tool_version({"g++", "-dumpfullversion"});
+  // The tools' versions, once per process (each point re-reads its topology).
+  static const std::string versions = tool_versions();
   for (const auto& f : s.sources)
     if (!exists(f)) throw BuildError{"cannot read " + f};
   StableHash h;

@@ -5,7 +5,8 @@
 // Built once per distinct input: the library is cached under a hash of
 // everything that goes into it (sources and include files by content,
 // top, parameters, arguments, the Verilator and compiler versions, the
-// glue's version), so a second run, every point of a sweep and every point
+// glue's version; the versions themselves are kept in the cache beside the
+// tools' file identities, not asked again by every process), so a second run, every point of a sweep and every point
 // server load the same file. The cache is $HXSIM_RTL_CACHE, else
 // $XDG_CACHE_HOME/hxsim/rtl, else ~/.cache/hxsim/rtl. Builds of one design by
 // several processes at once are serialised by a lock file; a build is
