@@ -251,8 +251,6 @@ std::vector<Port> read_ports(const std::string& path) {
 const std::vector<std::string> kCompile = {"g++", "-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden",
                                            "-fvisibility-inlines-hidden", "-DVM_TRACE=1", "-DVM_TRACE_VCD=1", "-w"};
 
-// The Verilator runtime, compiled once per Verilator and compiler version
-// (every design links the same objects): the object files.
 // Where `name` runs from: the first executable of that name on $PATH, its
 // links resolved ("" if there is none).
 std::string on_path(const std::string& name) {
@@ -297,12 +295,19 @@ std::string tool_versions() {
   const std::string kept = slurp(file, ok);
   if (ok && !kept.empty()) return kept;
   const std::string v = ask();
+  // Kept if it can be (a cache that takes no file is asked again next time).
   const std::string tmp = file + ".tmp." + std::to_string(::getpid());
-  write_file(tmp, v);
-  if (::rename(tmp.c_str(), file.c_str()) != 0) ::unlink(tmp.c_str());
+  try {
+    write_file(tmp, v);
+    if (::rename(tmp.c_str(), file.c_str()) == 0) return v;
+  } catch (const BuildError&) {
+  }
+  ::unlink(tmp.c_str());
   return v;
 }
 
+// The Verilator runtime, compiled once per Verilator and compiler version
+// (every design links the same objects): the object files.
 std::vector<std::string> runtime(const std::string& versions) {
   const std::string dir = cache_dir() + "/runtime-" + StableHash().field(versions).field(kGlueVersion).hex().substr(0, 16);
   const std::vector<std::string> units = {"verilated", "verilated_vcd_c", "verilated_threads"};
