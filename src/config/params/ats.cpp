@@ -23,10 +23,10 @@ std::uint64_t page_size_set(const Cursor& v) {
 namespace {
 // A mask of page shifts as `page_sizes:` takes it.
 std::string page_size_list(std::uint64_t mask) {
-  std::string s = "[";
+  std::vector<std::uint64_t> sizes;
   for (unsigned shift = 0; shift < 64; ++shift)
-    if (mask >> shift & 1) s += (s.size() > 1 ? ", " : "") + format_size(std::uint64_t{1} << shift);
-  return s + "]";
+    if (mask >> shift & 1) sizes.push_back(std::uint64_t{1} << shift);
+  return flow_list(sizes, format_size);
 }
 }  // namespace
 

@@ -202,9 +202,7 @@ void set_socket_graph(coherence::SocketSystemConfig& c, const Cursor& v) {
 std::string socket_graph_text(const coherence::SocketSystemConfig& c) {
   if (c.graph == coherence::SocketGraph::Full) return "full";
   if (c.graph == coherence::SocketGraph::Ring) return "ring";
-  std::string s = "[";
-  for (const auto& p : c.pairs) s += (s.size() > 1 ? ", " : "") + int_list(p);
-  return s + "]";
+  return flow_list(c.pairs, [](const std::array<int, 2>& p) { return int_list(p); });
 }
 
 const char* silent_word(coherence::SocketSystemConfig::Silent s) {

@@ -96,12 +96,17 @@ inline long long cache_bytes(long long lines) { return lines * 64; }
 // A replacement policy, from a value in replacement(); and its word.
 cache::Policy replacement_policy(const Cursor& v);
 inline std::string replacement_word(cache::Policy p) { return cache::policy_name(p); }
-// A list of whole numbers as YAML writes it: [1, 2, 3].
+// A list as YAML writes it on one line, [a, b, c], each item by `text`.
+template <class Seq, class Text>
+std::string flow_list(const Seq& xs, Text text) {
+  std::string s = "[";
+  for (const auto& x : xs) s += (s.size() > 1 ? ", " : "") + text(x);
+  return s + "]";
+}
+// A list of whole numbers: [1, 2, 3].
 template <class Seq>
 std::string int_list(const Seq& xs) {
-  std::string s = "[";
-  for (const auto& x : xs) s += (s.size() > 1 ? ", " : "") + std::to_string(x);
-  return s + "]";
+  return flow_list(xs, [](const auto& x) { return std::to_string(x); });
 }
 
 // The items of a list value; `example` shows its form in errors. A default

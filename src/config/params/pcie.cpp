@@ -15,9 +15,8 @@ const char* encoding_word(const pcie::LinkConfig& c) {
 
 // Per-VC receive buffers as `vc_credits:` takes them: a key for each value given.
 std::string vc_credits_text(const pcie::PortConfig& c) {
-  const char* names[] = {"p", "np", "cpl"};
-  std::string s = "[";
-  for (const auto& vc : c.vc_credits) {
+  return flow_list(c.vc_credits, [](const pcie::PortConfig::VcCredits& vc) {
+    const char* names[] = {"p", "np", "cpl"};
     std::string m;
     for (std::size_t cls = 0; cls < static_cast<std::size_t>(pcie::kFcClasses); ++cls) {
       if (vc.hdr[cls] >= 0)
@@ -25,9 +24,8 @@ std::string vc_credits_text(const pcie::PortConfig& c) {
       if (vc.data[cls] >= 0)
         m += (m.empty() ? "" : ", ") + std::string(names[cls]) + "_data: " + std::to_string(vc.data[cls]);
     }
-    s += (s.size() > 1 ? ", {" : "{") + m + "}";
-  }
-  return s + "]";
+    return "{" + m + "}";
+  });
 }
 
 const char* vc_arbitration_word(pcie::VcArbitration a) {
