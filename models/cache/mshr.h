@@ -48,7 +48,8 @@ class MshrTable {
 
   // Allocates an entry for `key` or merges `t` into the one outstanding.
   Outcome request(std::uint64_t key, const Target& t) {
-    if (key == kNoKey) sim_fail(m_name, "a request for the key that marks a free entry");
+    if (key == kNoKey)
+      sim_fail_with(m_name, [] { return std::string("a request for the key that marks a free entry"); });
     int s = slot_of(key);
     if (s >= 0) {
       const auto i = static_cast<std::size_t>(s);
@@ -91,7 +92,8 @@ class MshrTable {
   template <class F>
   void complete(std::uint64_t key, F&& f) {
     const int s = slot_of(key);
-    if (s < 0) sim_fail(m_name, "completion for a line with no outstanding transaction");
+    if (s < 0)
+      sim_fail_with(m_name, [] { return std::string("completion for a line with no outstanding transaction"); });
     const auto i = static_cast<std::size_t>(s);
     // The line's transaction is over before its targets are taken: a
     // target's callback may start the next transaction of the same line (a

@@ -225,15 +225,20 @@ void CachingAgent::run(const Access& a) {
                                                                   : a.op,
                                           l.state);
   if ((e == RnEvent::ReadNoSnp || e == RnEvent::WriteNoSnp) && l.state != RnState::I)
-    sim_fail(m_name, std::string("a ") + rn_event_name(e) + " to line " + hex(a.line) + ", which this agent holds (" +
-                         rn_state_name(l.state) + "): a line no agent caches must not be cached");
+    sim_fail_with(m_name, [&] {
+      return std::string("a ") + rn_event_name(e) + " to line " + hex(a.line) + ", which this agent holds (" +
+             rn_state_name(l.state) + "): a line no agent caches must not be cached";
+    });
   if (e == RnEvent::Replace && l.state == RnState::I) {  // nothing to give up
     ++hits;
     a.core->access_done(a.tag, 0, now_tick());
     return;
   }
   const RnRow* row = rn_row(l.state, e);
-  if (!row) sim_fail(m_name, std::string("a core access found line in ") + rn_state_name(l.state) + " with no request outstanding");
+  if (!row)
+    sim_fail_with(m_name, [&] {
+      return std::string("a core access found line in ") + rn_state_name(l.state) + " with no request outstanding";
+    });
   if (row->send != MsgType::None && m_mshr.full()) {
     m_blocked.push_back(a);
     return;
@@ -318,7 +323,7 @@ void CachingAgent::receive(Packet* p) {
   PacketPool::instance().put(p);
   if (led) led->charge(Stage::Coherence, now_tick());
   const RnEvent e = rn_event_of(m.type);
-  if (e == RnEvent::Count) sim_fail(m_name, "received " + describe(m));
+  if (e == RnEvent::Count) sim_fail_with(m_name, [&] { return "received " + describe(m); });
   // A store completing on this message writes the value (the bits of its
   // mask) of the access that sent the request (the first of its MSHR entry).
   const Access* first = m_mshr.first(m.line);
@@ -408,7 +413,9 @@ void CachingAgent::placed(std::uint64_t line, RnState before, RnState after) {
   std::vector<std::uint64_t>& set = m_sets[line % m_sets.size()];
   if (had) {
     const auto it = std::find(set.begin(), set.end(), line);
-    if (it == set.end()) sim_fail(m_name, "line " + std::to_string(line) + " holds data but is in no set of the cache");
+    if (it == set.end())
+      sim_fail_with(m_name,
+                    [&] { return "line " + std::to_string(line) + " holds data but is in no set of the cache"; });
     set.erase(it);
   }
   if (!has) return;
@@ -443,7 +450,9 @@ bool CachingAgent::evict_from(std::vector<std::uint64_t>& set, std::uint64_t kee
     if (rn_dirty(vb)) ++writebacks;
     m_victims.insert(vl);
     if (m_cfg.victims > 0 && m_victims.size() > static_cast<std::size_t>(m_cfg.victims))
-      sim_fail(m_name, "the replacement buffer holds more victims than its " + std::to_string(m_cfg.victims) + " entries");
+      sim_fail_with(m_name, [&] {
+        return "the replacement buffer holds more victims than its " + std::to_string(m_cfg.victims) + " entries";
+      });
     lost(vl);
     return true;
   }
@@ -519,7 +528,7 @@ CohPort& HomeAgent::add_port(AgentId agent, const CohEndConfig& cfg) {
 
 Channel& HomeAgent::channel(AgentId agent) {
   Channel* c = agent < m_channels.size() ? m_channels[agent] : nullptr;
-  if (!c) sim_fail(m_name, "no channel to agent " + std::to_string(agent));
+  if (!c) sim_fail_with(m_name, [&] { return "no channel to agent " + std::to_string(agent); });
   return *c;
 }
 
@@ -565,7 +574,7 @@ void HomeAgent::arrive(Channel&, Packet* p, Tick tail) {
 void HomeAgent::on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) {
   if (kind == kCacheData) {
     if (m_cache_reads.empty() || m_cache_reads.front().first != arg)
-      sim_fail(m_name, "a line from its cache came out of order: " + hex(arg));
+      sim_fail_with(m_name, [&] { return "a line from its cache came out of order: " + hex(arg); });
     mem::MemRequest r;
     r.addr = arg * kLineB;
     r.tag = m_cache_reads.front().second;
@@ -589,7 +598,9 @@ void HomeAgent::on_action(std::uint32_t kind, std::uint64_t arg, void* ptr) {
     led->charge(Stage::Coherence, now_tick());
     if (msg_class(m.type) == MsgClass::Req) {
       Ledger*& slot = m_timed[{m.line, m.src}];
-      if (slot) sim_fail(m_name, "two timed requests outstanding from one agent for one line: " + describe(m));
+      if (slot)
+        sim_fail_with(m_name,
+                      [&] { return "two timed requests outstanding from one agent for one line: " + describe(m); });
       slot = led;
     } else {
       if (l.wait.led) l.wait.led->copy_from(*led);

@@ -6,6 +6,22 @@
 
 namespace hx::coherence {
 
+namespace {
+// The checks' failures, out of line: the checks run on every step of every
+// agent, and a message built in place would weigh on each call.
+[[noreturn, gnu::cold, gnu::noinline]] void single_writer_broken(std::uint16_t agent, std::uint64_t line, RnState after,
+                                                                 int readers, int writers) {
+  sim_fail("coherence checker", "line " + std::to_string(line) + ": agent " + std::to_string(agent) + " went to " +
+                                    rn_state_name(after) + " while " + std::to_string(readers) + " agents hold it (" +
+                                    std::to_string(writers) + " writable): single writer broken");
+}
+[[noreturn, gnu::cold, gnu::noinline]] void stale_load(std::uint16_t agent, std::uint64_t line, std::uint64_t value,
+                                                       std::uint64_t golden) {
+  sim_fail("coherence checker", "line " + std::to_string(line) + ": agent " + std::to_string(agent) + " loaded " +
+                                    std::to_string(value) + ", the last store wrote " + std::to_string(golden));
+}
+}  // namespace
+
 CoherenceChecker& CoherenceChecker::instance() {
   static CoherenceChecker c;
   return c;
@@ -46,16 +62,12 @@ void CoherenceChecker::changed(std::uint16_t agent, std::uint64_t line, Line& l,
   l.writers += static_cast<int>(rn_writable(after)) - static_cast<int>(rn_writable(before));
   ++m_checks;
   if (l.writers > 1 || (l.writers == 1 && l.readers > 1))
-    sim_fail("coherence checker", "line " + std::to_string(line) + ": agent " + std::to_string(agent) + " went to " +
-                                      rn_state_name(after) + " while " + std::to_string(l.readers) + " agents hold it (" +
-                                      std::to_string(l.writers) + " writable): single writer broken");
+    single_writer_broken(agent, line, after, l.readers, l.writers);
 }
 
 void CoherenceChecker::loaded(std::uint16_t agent, std::uint64_t line, const Line& l, std::uint64_t value) {
   ++m_checks;
-  if (value != l.golden)
-    sim_fail("coherence checker", "line " + std::to_string(line) + ": agent " + std::to_string(agent) + " loaded " +
-                                      std::to_string(value) + ", the last store wrote " + std::to_string(l.golden));
+  if (value != l.golden) stale_load(agent, line, value, l.golden);
 }
 
 }  // namespace hx::coherence

@@ -8,8 +8,12 @@ namespace hx::coherence {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& who, std::uint64_t line, const std::string& what) {
-  throw SimError(who + " line " + hex(line) + ": " + what);
+// A protocol rule broken: the agent, the line and what happened. The names
+// are made by who() and what() only when it fails, out of line: the checks
+// run on every step, and messages built in place would weigh on each.
+template <class Who, class What>
+[[noreturn, gnu::cold, gnu::noinline]] void fail_at(std::uint64_t line, Who who, What what) {
+  throw SimError(who() + " line " + hex(line) + ": " + what());
 }
 
 std::string agent(AgentId a) { return "agent " + std::to_string(a); }
@@ -25,17 +29,21 @@ RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId hom
   RnStep r;
   r.row = rn_row(l.state, e);
   if (!r.row) {
-    if (in) fail(agent(self), line, std::string("in ") + rn_state_name(l.state) + " received " + describe(*in) + ", which the protocol has no row for");
+    if (in) fail_at(line, [&] { return agent(self); },
+        [&] { return std::string("in ") + rn_state_name(l.state) + " received " + describe(*in) +
+            ", which the protocol has no row for"; });
     return r;  // a core operation that waits for the outstanding request
   }
   const std::uint16_t ops = r.row->ops;
   RnState next = r.row->next;
   if (ops & kOpInstall) {
-    if (!in || !msg_has_data(in->type)) fail(agent(self), line, "a row installs data from a message without data");
+    if (!in || !msg_has_data(in->type)) fail_at(line, [&] { return agent(self); },
+        [&] { return std::string("a row installs data from a message without data"); });
     l.data = in->data;
   }
   if (ops & kOpMerge) {  // memory's lanes where the line holds none
-    if (!in || !msg_line_data(in->type)) fail(agent(self), line, "a row merges a line from a message without one");
+    if (!in || !msg_line_data(in->type)) fail_at(line, [&] { return agent(self); },
+        [&] { return std::string("a row merges a line from a message without one"); });
     const std::uint64_t own = lane_bits(l.valid);
     l.data = merge_bits(in->data, l.data, own);
     l.valid = kAllLanes;
@@ -46,9 +54,12 @@ RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId hom
   }
   if (ops & kOpStore) {
     if (next == RnState::UDP) {  // a store to a line held empty or partial: its lanes
-      if (rmw) fail(agent(self), line, std::string("a near atomic in ") + rn_state_name(l.state) + ", without the line's data");
+      if (rmw) fail_at(line, [&] { return agent(self); },
+          [&] { return std::string("a near atomic in ") + rn_state_name(l.state) + ", without the line's data"; });
       if (!lane_aligned(store_mask))
-        fail(agent(self), line, "a store of part of a lane (mask " + hex(store_mask) + ") to a line held " + rn_state_name(l.state));
+        fail_at(line, [&] { return agent(self); },
+            [&] { return "a store of part of a lane (mask " + hex(store_mask) + ") to a line held " +
+                rn_state_name(l.state); });
       l.valid = static_cast<std::uint8_t>((l.state == RnState::UDP ? l.valid : 0) | lanes_of(store_mask));
       if (l.valid == kAllLanes) next = RnState::UD;
     }
@@ -65,7 +76,8 @@ RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId hom
     r.value = l.data;
   }
   if (ops & kOpResult) {
-    if (!in || in->type != MsgType::CompDataAtomic) fail(agent(self), line, "an atomic's result from a message without one");
+    if (!in || in->type != MsgType::CompDataAtomic) fail_at(line, [&] { return agent(self); },
+        [&] { return std::string("an atomic's result from a message without one"); });
     r.result = true;
     r.value = in->data;
   }
@@ -73,7 +85,8 @@ RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId hom
   // A forwarded line leaves before the response to the home: it is what
   // the requester waits for (both may take the same socket link).
   if (r.row->forward != MsgType::None) {
-    if (!in) fail(agent(self), line, "a row forwards data with no snoop to name the requester");
+    if (!in) fail_at(line, [&] { return agent(self); },
+        [&] { return std::string("a row forwards data with no snoop to name the requester"); });
     Msg m;
     m.type = r.row->forward;
     m.src = self;
@@ -91,11 +104,13 @@ RnStep rn_step(CacheLine& l, RnEvent e, const Msg* in, AgentId self, AgentId hom
     if (ops & kOpData) m.data = l.data;
     if (msg_partial(m.type)) m.cmp = lane_bits(l.valid);  // its byte enables
     if (ops & kOpStoreData) {
-      if (store_mask != ~0ull) fail(agent(self), line, std::string("a ") + msg_name(m.type) + " writes a whole line, not some of its bytes");
+      if (store_mask != ~0ull) fail_at(line, [&] { return agent(self); },
+          [&] { return std::string("a ") + msg_name(m.type) + " writes a whole line, not some of its bytes"; });
       m.data = store_value;
     }
     if (ops & kOpOperands) {
-      if (!rmw || atomic_request(rmw->op) != m.type) fail(agent(self), line, std::string("a ") + msg_name(m.type) + " without its operation's operands");
+      if (!rmw || atomic_request(rmw->op) != m.type) fail_at(line, [&] { return agent(self); },
+          [&] { return std::string("a ") + msg_name(m.type) + " without its operation's operands"; });
       m.data = rmw->operand;
       m.cmp = rmw->compare;
     }
@@ -139,7 +154,8 @@ void update_directory(HomeLine& h, AgentId self) {
       h.sharers |= bit;
       break;
     case DirUpdate::MakeOwner:
-      if (h.sharers & ~bit) fail("home " + std::to_string(self), h.cur.line, "made agent " + std::to_string(req) + " owner while others still hold the line");
+      if (h.sharers & ~bit) fail_at(h.cur.line, [&] { return "home " + std::to_string(self); },
+          [&] { return "made agent " + std::to_string(req) + " owner while others still hold the line"; });
       h.sharers = bit;
       h.owner = req;
       break;
@@ -167,14 +183,16 @@ void grant(HomeLine& h, AgentId self, Sink& out) {
     rmw.operand = h.cur.data;
     rmw.compare = h.cur.cmp;
     const std::uint64_t old = h.mem;
-    if (h.sharers) fail("home " + std::to_string(self), h.cur.line, "an atomic executed while agents still hold the line: " + describe(h.cur));
+    if (h.sharers) fail_at(h.cur.line, [&] { return "home " + std::to_string(self); },
+        [&] { return "an atomic executed while agents still hold the line: " + describe(h.cur); });
     h.mem = rmw_apply(rmw, old);
     out.home_atomic(h.cur, old, h.mem);
     g.data = old;
   } else if (row.ops & kHomeWriteLine) {
     // Every copy is gone: the line is the request's, whatever memory or a
     // snoop's dirty data held.
-    if (h.sharers) fail("home " + std::to_string(self), h.cur.line, "a whole-line write done while agents still hold the line: " + describe(h.cur));
+    if (h.sharers) fail_at(h.cur.line, [&] { return "home " + std::to_string(self); },
+        [&] { return "a whole-line write done while agents still hold the line: " + describe(h.cur); });
     const std::uint64_t old = h.mem;
     h.mem = h.cur.data;
     out.home_write(h.cur, old);
@@ -193,9 +211,9 @@ void start(HomeLine& h, const Msg& m, AgentId self, Sink& out, const HomePolicy&
   const DirCond c = h.cond_of(m.src);
   const HomeRow* row = home_row(m.type, c, policy.forward, policy.migratory, policy.owned, policy.empty);
   if (!row)
-    fail("home " + std::to_string(self), m.line,
-         std::string("directory ") + dir_state_name(h.dir()) + " (requester " + dir_cond_name(c) + ") received " + describe(m) +
-             ", which the protocol has no row for");
+    fail_at(m.line, [&] { return "home " + std::to_string(self); },
+        [&] { return std::string("directory ") + dir_state_name(h.dir()) + " (requester " + dir_cond_name(c) +
+            ") received " + describe(m) + ", which the protocol has no row for"; });
   out.home_row_taken(*row, m);
   h.busy = true;
   h.cur = m;
@@ -236,7 +254,8 @@ void snoops_done(HomeLine& h, AgentId self, Sink& out, const HomePolicy& policy)
     if (h.early_ack) finish(h, self, out, policy);
     return;
   }
-  if (h.early_ack) fail("home " + std::to_string(self), h.cur.line, "a CompAck came before the requester had its data: " + describe(h.cur));
+  if (h.early_ack) fail_at(h.cur.line, [&] { return "home " + std::to_string(self); },
+      [&] { return "a CompAck came before the requester had its data: " + describe(h.cur); });
   grant(h, self, out);
   if (!h.await_ack) finish(h, self, out, policy);
 }
@@ -286,14 +305,18 @@ void home_receive(HomeLine& h, const Msg& m, AgentId self, Sink& out, const Home
     case MsgType::SnpRespFwded_SC:
     case MsgType::SnpRespDataFwded_SC:
     case MsgType::SnpRespDataPtl: {
-      if (!h.busy || h.snoops_left <= 0) fail(who(), m.line, "a snoop response nobody waits for: " + describe(m));
-      if (!(h.sharers >> m.src & 1)) fail(who(), m.line, "a snoop response from an agent the directory does not list: " + describe(m));
+      if (!h.busy || h.snoops_left <= 0) fail_at(m.line, [&] { return who(); },
+          [&] { return "a snoop response nobody waits for: " + describe(m); });
+      if (!(h.sharers >> m.src & 1)) fail_at(m.line, [&] { return who(); },
+          [&] { return "a snoop response from an agent the directory does not list: " + describe(m); });
       if (msg_forwarded(m.type)) {
-        if (!(h.row->ops & kHomeForward)) fail(who(), m.line, "a forwarded response to a snoop that asked for none: " + describe(m));
+        if (!(h.row->ops & kHomeForward)) fail_at(m.line, [&] { return who(); },
+            [&] { return "a forwarded response to a snoop that asked for none: " + describe(m); });
         h.forwarded = true;
       }
       if (m.type == MsgType::SnpRespData_SD) {  // the owner keeps its dirty line: a copy for the requester
-        if (h.owner != m.src) fail(who(), m.line, "a shared-dirty response from an agent the directory does not name owner: " + describe(m));
+        if (h.owner != m.src) fail_at(m.line, [&] { return who(); },
+            [&] { return "a shared-dirty response from an agent the directory does not name owner: " + describe(m); });
         h.has_copy = true;
         h.copy = m.data;
       } else {
@@ -313,11 +336,13 @@ void home_receive(HomeLine& h, const Msg& m, AgentId self, Sink& out, const Home
         h.early_ack = true;
         return;
       }
-      if (!h.busy || !h.await_ack || m.src != h.cur.src) fail(who(), m.line, "a CompAck nobody waits for: " + describe(m));
+      if (!h.busy || !h.await_ack || m.src != h.cur.src) fail_at(m.line, [&] { return who(); },
+          [&] { return "a CompAck nobody waits for: " + describe(m); });
       finish(h, self, out, policy);
       return;
     default:
-      fail(who(), m.line, "received " + describe(m) + ", which only caching agents receive");
+      fail_at(m.line, [&] { return who(); },
+          [&] { return "received " + describe(m) + ", which only caching agents receive"; });
   }
 }
 

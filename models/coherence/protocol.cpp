@@ -9,17 +9,6 @@
 namespace hx::coherence {
 
 namespace {
-struct MsgInfo {
-  const char* name;
-  MsgClass cls;
-  std::uint32_t bytes;
-};
-constexpr MsgInfo kMsgs[] = {
-#define HX_X(n, c, b) {#n, MsgClass::c, b},
-    HX_COHERENCE_MESSAGES(HX_X)
-#undef HX_X
-};
-
 using S = RnState;
 using E = RnEvent;
 using M = MsgType;
@@ -354,10 +343,7 @@ const Index& index() {
 }
 }  // namespace
 
-const char* msg_name(MsgType m) { return m == MsgType::None ? "None" : kMsgs[static_cast<int>(m)].name; }
-MsgClass msg_class(MsgType m) { return kMsgs[static_cast<int>(m)].cls; }
-std::uint32_t msg_data_bytes(MsgType m) { return m == MsgType::None ? 0 : kMsgs[static_cast<int>(m)].bytes; }
-bool msg_has_data(MsgType m) { return msg_data_bytes(m) > 0; }
+const char* msg_name(MsgType m) { return m == MsgType::None ? "None" : kMsgInfo[static_cast<int>(m)].name; }
 bool msg_line_data(MsgType m) { return msg_data_bytes(m) == kLineBytes; }
 bool msg_to_memory(MsgType m) {
   return msg_line_data(m) && m != M::SnpRespData_SD && m != M::CompDataSC && m != M::CompDataUC && m != M::CompDataI;
@@ -365,7 +351,7 @@ bool msg_to_memory(MsgType m) {
 bool msg_partial(MsgType m) { return m == M::WriteBackPtl || m == M::SnpRespDataPtl; }
 std::uint32_t class_data_bytes(MsgClass c) {
   std::uint32_t n = 0;
-  for (const MsgInfo& i : kMsgs)
+  for (const MsgInfo& i : kMsgInfo)
     if (i.cls == c) n = std::max(n, i.bytes);
   return n;
 }
@@ -395,14 +381,10 @@ const char* rn_state_name(RnState s) {
   static_assert(sizeof n / sizeof n[0] == kRnStates, "a name per state");
   return n[static_cast<int>(s)];
 }
-bool rn_readable(RnState s) { return s == S::SC || s == S::UC || s == S::UD || s == S::SD || s == S::SM_P || s == S::SDM_P; }
-bool rn_writable(RnState s) { return s == S::UC || s == S::UD || s == S::UCE || s == S::UDP; }
 bool rn_stable(RnState s) {
   return s == S::I || s == S::SC || s == S::UC || s == S::UD || s == S::SD || s == S::UCE || s == S::UDP;
 }
 bool rn_dirty(RnState s) { return s == S::UD || s == S::SD || s == S::SDM_P || s == S::UDP || s == S::UDR_P; }
-bool rn_partial(RnState s) { return s == S::UDP || s == S::UDR_P || s == S::WBP_P; }
-bool rn_placed(RnState s) { return rn_readable(s) || s == S::UCE || s == S::UDP || s == S::UDR_P; }
 
 const char* rn_event_name(RnEvent e) {
   static const char* const n[] = {"Load",       "Store",      "Replace",        "AtomicStore", "AtomicLoad", "AtomicSwap",

@@ -200,10 +200,25 @@ enum class MsgType : std::uint8_t {
 };
 constexpr int kMsgTypes = static_cast<int>(MsgType::None);
 
+// Each message's name, class and data bytes, from the X-macro. In the
+// header, so that the lookups below inline where messages are handled
+// (every message asks them several times).
+struct MsgInfo {
+  const char* name;
+  MsgClass cls;
+  std::uint32_t bytes;
+};
+inline constexpr MsgInfo kMsgInfo[] = {
+#define HX_X(n, c, b) {#n, MsgClass::c, b},
+    HX_COHERENCE_MESSAGES(HX_X)
+#undef HX_X
+};
+
 const char* msg_name(MsgType m);
-MsgClass msg_class(MsgType m);
-bool msg_has_data(MsgType m);            // carries data (a line, or an atomic's operands or result)
-std::uint32_t msg_data_bytes(MsgType m);  // how many bytes of it
+inline MsgClass msg_class(MsgType m) { return kMsgInfo[static_cast<int>(m)].cls; }
+// How many bytes of data it carries (a line, or an atomic's operands or result).
+inline std::uint32_t msg_data_bytes(MsgType m) { return m == MsgType::None ? 0 : kMsgInfo[static_cast<int>(m)].bytes; }
+inline bool msg_has_data(MsgType m) { return msg_data_bytes(m) > 0; }
 bool msg_line_data(MsgType m);           // the data is a copy of the line
 // The line's data is for memory: a snoop's dirty data, a write-back, or a
 // whole line written (not a grant's, nor an SD owner's copy for a
@@ -257,14 +272,25 @@ enum class RnState : std::uint8_t {
 };
 constexpr int kRnStates = static_cast<int>(RnState::Count);
 const char* rn_state_name(RnState s);
-bool rn_readable(RnState s);  // a load hits
-bool rn_writable(RnState s);  // a store hits
+// The states' classes, inline: every step of the caching agent asks them.
+// A load hits.
+inline bool rn_readable(RnState s) {
+  return s == RnState::SC || s == RnState::UC || s == RnState::UD || s == RnState::SD || s == RnState::SM_P ||
+         s == RnState::SDM_P;
+}
+// A store hits.
+inline bool rn_writable(RnState s) {
+  return s == RnState::UC || s == RnState::UD || s == RnState::UCE || s == RnState::UDP;
+}
 bool rn_stable(RnState s);
 bool rn_dirty(RnState s);     // holds data memory does not have (UD, SD, UDP, and their transients that keep it)
-bool rn_partial(RnState s);   // holds some lanes only (UDP, UDR_P, WBP_P: CacheLine::valid)
+// Holds some lanes only (UDP, UDR_P, WBP_P: CacheLine::valid).
+inline bool rn_partial(RnState s) { return s == RnState::UDP || s == RnState::UDR_P || s == RnState::WBP_P; }
 // Takes a place in a cache's set: a line it can read, or one held unique
 // without all its data (UCE, UDP, and UDP's load outstanding).
-bool rn_placed(RnState s);
+inline bool rn_placed(RnState s) {
+  return rn_readable(s) || s == RnState::UCE || s == RnState::UDP || s == RnState::UDR_P;
+}
 
 // What happens to a caching agent's line: its core's operations, then the
 // messages it receives.

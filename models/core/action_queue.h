@@ -15,6 +15,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "models/core/error.h"
@@ -40,13 +41,13 @@ class ActionQueue {
     std::uint32_t slot;
     if (m_free.empty()) {
       slot = static_cast<std::uint32_t>(m_slab.size());
-      if (slot > kSlotMask) throw SimError("action queue: more than 4 M actions pending");
+      if (slot > kSlotMask) full("more than 4 M actions pending");
       m_slab.emplace_back();
     } else {
       slot = m_free.back();
       m_free.pop_back();
     }
-    if (m_seq > kSeqMax) throw SimError("action queue: posting counter exhausted");
+    if (m_seq > kSeqMax) full("posting counter exhausted");
     const Key k = (static_cast<Key>(t) << 64) | (m_seq++ << kSlotBits) | slot;
     const std::uint64_t b = t >> kBucketBits;
     const std::size_t i = static_cast<std::size_t>(b) & kBucketMask;
@@ -101,6 +102,10 @@ class ActionQueue {
   }
 
  private:
+  // Out of line: a push that builds its error in place pays for it on every call.
+  [[noreturn, gnu::cold, gnu::noinline]] static void full(const char* what) {
+    throw SimError(std::string("action queue: ") + what);
+  }
   __extension__ typedef unsigned __int128 Key;
   static constexpr unsigned kSlotBits = 22;
   static constexpr std::uint64_t kSlotMask = (1ull << kSlotBits) - 1;

@@ -23,4 +23,13 @@ std::string hex(std::uint64_t v);
 
 [[noreturn]] void sim_fail(const std::string& component, const std::string& what);
 
+// sim_fail with its message made by what(), out of line and only when it
+// fails: for checks on the paths every message or cycle takes, where a
+// message built in place would weigh on each call (its temporaries'
+// clean-up and the registers they need).
+template <class F>
+[[noreturn, gnu::cold, gnu::noinline]] void sim_fail_with(const std::string& component, F what) {
+  sim_fail(component, what());
+}
+
 }  // namespace hx

@@ -82,7 +82,9 @@ struct Dispatcher {
 
   static Tick sc_now() { return sc_core::sc_time_stamp().value(); }
 
-  void arm(Tick t) {
+  // Out of line: Scheduler::at calls it only while the loop is not running,
+  // and its kernel calls would otherwise weigh on every post.
+  [[gnu::noinline]] void arm(Tick t) {
     if (t >= armed) return;
     armed = t;
     const Tick s = sc_now();

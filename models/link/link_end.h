@@ -189,6 +189,14 @@ class LinkEnd final : public Actor {
 
  private:
   enum : std::uint32_t { kWake, kFcDue };
+  // The rules' failures and the trace's first use, out of line: the checks
+  // run on every unit, and a message built in place would weigh on each.
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_vc(int vc) const;
+  [[noreturn, gnu::cold, gnu::noinline]] void fail(const char* what) const;
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_ledger(Tick ready, Tick mark) const;
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_overflow(const char* credits, int cls) const;
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_unbuffered() const;
+  [[gnu::cold, gnu::noinline]] void open_tracks();
   struct Credits {
     int hdr = 0, data = 0;
     bool inf_hdr = false, inf_data = false;

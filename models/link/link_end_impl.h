@@ -89,9 +89,41 @@ bool LinkEnd<T>::can_send(const Unit& u) {
 }
 
 template <class T>
+void LinkEnd<T>::fail_vc(int vc) const {
+  sim_fail(m_name, std::string(T::kUnitUnit) + " on VC" + std::to_string(vc) + " which this link does not enable");
+}
+
+template <class T>
+void LinkEnd<T>::fail(const char* what) const {
+  sim_fail(m_name, what);
+}
+
+template <class T>
+void LinkEnd<T>::fail_ledger(Tick ready, Tick mark) const {
+  sim_fail(m_name, std::string("latency ledger: a ") + T::kUnitUnit + " queued ready at " + std::to_string(ready) +
+                       " ps was accounted for only up to " + std::to_string(mark) + " ps");
+}
+
+template <class T>
+void LinkEnd<T>::fail_unbuffered() const {
+  sim_fail(m_name, std::string("released a ") + T::kUnitUnit + " that was not buffered");
+}
+
+template <class T>
+void LinkEnd<T>::fail_overflow(const char* credits, int cls) const {
+  sim_fail(m_name, std::string("receive buffer overflow (") + credits + " credits) on " + T::class_name(cls));
+}
+
+template <class T>
+void LinkEnd<T>::open_tracks() {
+  auto& trace = Trace::instance();
+  if (m_trace_tx < 0) m_trace_tx = trace.track("link " + m_name + " -> " + m_peer->m_name);
+  if (m_peer->m_trace_rx < 0) m_peer->m_trace_rx = trace.track("in " + m_peer->m_name);
+}
+
+template <class T>
 void LinkEnd<T>::check_vc(const Unit& u) const {
-  if (u.vc >= std::min(m_cfg.vcs, m_peer->m_cfg.vcs))
-    sim_fail(m_name, std::string(T::kUnitUnit) + " on VC" + std::to_string(u.vc) + " which this link does not enable");
+  if (u.vc >= std::min(m_cfg.vcs, m_peer->m_cfg.vcs)) fail_vc(u.vc);
 }
 
 template <class T>
@@ -236,7 +268,7 @@ void LinkEnd<T>::transmit(Unit* u, Tick now) {
   Credits& c = m_vc[u->vc].tx[T::cls(*u)];
   if (!c.inf_hdr) c.hdr -= 1;
   if (!c.inf_data) c.data -= T::data_credits(*u);
-  if (c.hdr < 0 || c.data < 0) sim_fail(m_name, "flow-control credits went negative");
+  if (c.hdr < 0 || c.data < 0) fail("flow-control credits went negative");
   T::check_transmit(*this, *u);
   const std::uint32_t bytes = wire_bytes(*u);
   const Tick dur = serialize(bytes);
@@ -259,9 +291,7 @@ void LinkEnd<T>::transmit(Unit* u, Tick now) {
   ++u->hops;
   if (Ledger* l = T::ledger(*u)) {
     // The owner accounts for the unit up to the time it queued it ready.
-    if (l->mark < u->ready)
-      sim_fail(m_name, std::string("latency ledger: a ") + T::kUnitUnit + " queued ready at " + std::to_string(u->ready) +
-                           " ps was accounted for only up to " + std::to_string(l->mark) + " ps");
+    if (l->mark < u->ready) fail_ledger(u->ready, l->mark);
     if (wake) {  // the wait to leave the idle state is the physical layer's
       l->on_wire(now, m_cfg.tx_pipeline, m_link.latency);
       l->charge(Stage::Propagation, start);
@@ -275,8 +305,7 @@ void LinkEnd<T>::transmit(Unit* u, Tick now) {
   u->rx_start = start + m_link.latency + m_cfg.tx_pipeline;
   auto& trace = Trace::instance();
   if (trace.want(start)) {
-    if (m_trace_tx < 0) m_trace_tx = trace.track("link " + m_name + " -> " + m_peer->m_name);
-    if (m_peer->m_trace_rx < 0) m_peer->m_trace_rx = trace.track("in " + m_peer->m_name);
+    if (m_trace_tx < 0 || m_peer->m_trace_rx < 0) open_tracks();
     trace.span(m_trace_tx, T::name(*u), start, end, u->id, u->len);
     if (trace.want(head)) trace.span(m_peer->m_trace_rx, T::name(*u), head, tail, u->id, u->len);
   }
@@ -292,10 +321,8 @@ void LinkEnd<T>::on_received(const Unit& u, Tick tail) {
   m_vc[u.vc].rx_hdr[cls] += 1;
   m_vc[u.vc].rx_data[cls] += T::data_credits(u);
   const int adv_h = m_vc[u.vc].adv_hdr[cls], adv_d = m_vc[u.vc].adv_data[cls];
-  if (adv_h && m_vc[u.vc].rx_hdr[cls] > adv_h)
-    sim_fail(m_name, "receive buffer overflow (header credits) on " + std::string(T::class_name(cls)));
-  if (adv_d && m_vc[u.vc].rx_data[cls] > adv_d)
-    sim_fail(m_name, "receive buffer overflow (data credits) on " + std::string(T::class_name(cls)));
+  if (adv_h && m_vc[u.vc].rx_hdr[cls] > adv_h) fail_overflow("header", cls);
+  if (adv_d && m_vc[u.vc].rx_data[cls] > adv_d) fail_overflow("data", cls);
   // ACK policy: after ack_every units, or ack_timeout after the last unit of
   // a batch that stopped short (known once the next unit's tail is known).
   if (m_unacked > 0 && tail > m_last_rx_tail + m_link.ack_timeout) {
@@ -344,8 +371,7 @@ void LinkEnd<T>::release(const Unit& u) {
   const int vc = u.vc;
   m_vc[vc].rx_hdr[cls] -= 1;
   m_vc[vc].rx_data[cls] -= T::data_credits(u);
-  if (m_vc[vc].rx_hdr[cls] < 0 || m_vc[vc].rx_data[cls] < 0)
-    sim_fail(m_name, std::string("released a ") + T::kUnitUnit + " that was not buffered");
+  if (m_vc[vc].rx_hdr[cls] < 0 || m_vc[vc].rx_data[cls] < 0) fail_unbuffered();
   const int adv_h = m_vc[vc].adv_hdr[cls], adv_d = m_vc[vc].adv_data[cls];
   const bool inf_h = adv_h == 0, inf_d = adv_d == 0;
   if (inf_h && inf_d) return;  // infinite credits are never returned
